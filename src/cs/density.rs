@@ -1,0 +1,62 @@
+//! Density bitmaps: which variables a query (A over aux, B over inputs and aux) actually uses.
+
+/// A growable bitmap with one bit per variable; set bits are the variables a query touches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Density {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Density {
+    /// An empty bitmap with room for `n` bits (A2 pre-sizing).
+    pub fn with_capacity(n: usize) -> Self {
+        Density { words: Vec::with_capacity(n.div_ceil(64)), len: 0 }
+    }
+
+    /// Appends one clear bit (a newly allocated variable).
+    #[inline]
+    pub fn push_clear(&mut self) {
+        if self.len % 64 == 0 {
+            self.words.push(0);
+        }
+        self.len += 1;
+    }
+
+    /// Marks variable `i` as used.
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        debug_assert!(i < self.len);
+        self.words[i / 64] |= 1u64 << (i % 64);
+    }
+
+    /// Whether variable `i` is used.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        i < self.len && (self.words[i / 64] >> (i % 64)) & 1 == 1
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of set bits.
+    pub fn popcount(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The raw 64-bit words (bit i of the map is bit i%64 of word i/64).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Indices of the set bits, ascending.
+    pub fn iter_set(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len).filter(move |&i| self.get(i))
+    }
+}

@@ -1,0 +1,78 @@
+//! The constraint system circuits are written against: variables, linear combinations, allocation and
+//! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator).
+
+mod density;
+mod lc;
+mod prover;
+mod shape;
+
+pub use density::Density;
+pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
+pub use prover::ProvingAssignment;
+pub use shape::{MatrixRecorder, Shape, ShapeCounter};
+
+use blstrs::Scalar;
+
+/// Where a variable lives: public inputs (index 0 is the constant one) or private aux values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Index {
+    /// Public input `i`; input 0 is the constant 1.
+    Input(usize),
+    /// Private (aux) variable `i`.
+    Aux(usize),
+}
+
+/// A handle to an allocated variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variable(pub Index);
+
+impl Variable {
+    /// The variable fixed to 1 (public input 0), used for constants in linear combinations.
+    pub const ONE: Variable = Variable(Index::Input(0));
+
+    /// Its value in the given assignments.
+    #[inline]
+    pub fn value_in(self, inputs: &[Scalar], aux: &[Scalar]) -> Scalar {
+        match self.0 {
+            Index::Input(i) => inputs[i],
+            Index::Aux(i) => aux[i],
+        }
+    }
+}
+
+/// Shorthand for the linear combination type of a constraint system.
+pub type Lc<CS> = LinearCombination<<CS as ConstraintSystem>::Store>;
+
+/// The interface gadgets and circuits synthesize into. Circuits always carry their witness, so allocation
+/// takes the value directly; consumers that only need the shape ignore it.
+pub trait ConstraintSystem {
+    /// Term store of this system's linear combinations (A1).
+    type Store: TermStore;
+
+    /// Allocates a private variable with the given value.
+    fn alloc(&mut self, value: Scalar) -> Variable;
+
+    /// Allocates a public input with the given value.
+    fn alloc_input(&mut self, value: Scalar) -> Variable;
+
+    /// Adds the constraint ⟨a⟩ · ⟨b⟩ = ⟨c⟩; each closure builds its linear combination from an empty one.
+    fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
+    where
+        A: FnOnce(Lc<Self>) -> Lc<Self>,
+        B: FnOnce(Lc<Self>) -> Lc<Self>,
+        C: FnOnce(Lc<Self>) -> Lc<Self>;
+
+    /// The value of a variable (gadgets read back values they did not keep).
+    fn value(&self, var: Variable) -> Scalar;
+
+    /// The variable fixed to 1.
+    fn one() -> Variable {
+        Variable::ONE
+    }
+}
+
+/// A circuit: something that can synthesize itself, witness included, into any constraint system.
+pub trait Circuit: Sync {
+    /// Writes the circuit's variables and constraints into `cs`.
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS);
+}

@@ -1,0 +1,3 @@
+//! Gadgets: reusable circuit pieces (bits, 32-bit words, SHA-256, field numbers, Poseidon, Merkle paths).
+
+pub mod boolean;
