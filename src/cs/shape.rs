@@ -4,7 +4,7 @@ use blstrs::Scalar;
 use ff::Field;
 use serde::{Deserialize, Serialize};
 
-use super::{Circuit, ConstraintSystem, Index, Lc, LinearCombination, Term, VecStore, Variable};
+use super::{Circuit, ConstraintSystem, Index, Lc, LinearCombination, Term, Variable, VecStore};
 
 /// Size of a circuit as the prover sees it; also the A2 capacity hint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
@@ -40,7 +40,11 @@ pub struct ShapeCounter {
 impl ShapeCounter {
     /// The shape of `circuit`.
     pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Shape {
-        let mut cs = ShapeCounter { shape: Shape { inputs: 1, ..Shape::default() }, inputs: vec![Scalar::ONE], aux: vec![] };
+        let mut cs = ShapeCounter {
+            shape: Shape { inputs: 1, ..Shape::default() },
+            inputs: vec![Scalar::ONE],
+            aux: vec![],
+        };
         circuit.synthesize(&mut cs);
         cs.shape
     }

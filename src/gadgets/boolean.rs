@@ -101,7 +101,12 @@ impl Boolean {
 
     /// Adds `coeff · self` to `lc`.
     #[inline]
-    pub fn add_to<S: TermStore>(&self, lc: LinearCombination<S>, one: Variable, coeff: Scalar) -> LinearCombination<S> {
+    pub fn add_to<S: TermStore>(
+        &self,
+        lc: LinearCombination<S>,
+        one: Variable,
+        coeff: Scalar,
+    ) -> LinearCombination<S> {
         match self {
             Boolean::Constant(false) => lc,
             Boolean::Constant(true) => lc + (coeff, one),
