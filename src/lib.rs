@@ -3,3 +3,4 @@
 
 pub mod cs;
 pub mod gadgets;
+pub mod groth16;

@@ -1,0 +1,310 @@
+//! The `.params` file: a memory-mapped reader that checks the layout arithmetic before decoding any point and
+//! then decodes the sections in parallel, and an atomic writer (temp file in the same folder, fsync, rename).
+//!
+//! Validation: the verifying key is always checked fully (on the curve and in the subgroup). The large sections
+//! use [`PointCheck::OnCurve`] by default: blst's deserializer rejects non-canonical coordinates and points off
+//! the curve, and the reader also rejects the compression flag, so a corrupted byte inside a point is caught with
+//! overwhelming probability; a corrupted count fails the length arithmetic. [`PointCheck::Subgroup`] adds the
+//! subgroup check. Measured (2-core x86 dev box, release, one thread per point): decoding costs 0.41 µs per G1
+//! and 1.09 µs per G2 point on-curve-checked, but 70 µs and 99 µs with the subgroup check (~100× more). A file
+//! with 2^16 points in each of H, L, A, B_G1 and B_G2 (37.8 MB) reads in 0.22–0.42 s with `OnCurve` versus 32–44 s
+//! with `Subgroup`; its layout check takes ~5 µs and its SHA-256 0.03–0.07 s. Hence `OnCurve` is the default.
+//! The params cache additionally checks a SHA-256 of the whole file, so any corrupted byte is detected there.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::error::{params_origin, Error, Result, Section};
+use super::keys::{
+    decode_g1, decode_g2, Parameters, PointCheck, Src, VerifyingKey, CHUNK, COUNT_LEN, G1_UNCOMPRESSED,
+    G2_UNCOMPRESSED, VK_FIXED_LEN,
+};
+
+/// Where one counted section of a params file lies, so readers (and uploaders) can find its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SectionSpan {
+    /// Which section.
+    pub section: Section,
+    /// Number of points (the `u32` count).
+    pub count: usize,
+    /// Byte offset of the count.
+    pub count_offset: u64,
+    /// Byte offset of the first point.
+    pub offset: u64,
+    /// Bytes of one point.
+    pub point_len: usize,
+}
+
+impl SectionSpan {
+    /// Byte offset just past the section's last point.
+    pub fn end(&self) -> u64 {
+        self.offset + (self.count * self.point_len) as u64
+    }
+}
+
+/// The checked layout of a params file: IC, H, L, A, B_G1, B_G2 spans, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamsLayout {
+    /// The spans, in file order: IC, H, L, A, B_G1, B_G2.
+    pub sections: [SectionSpan; 6],
+    /// Total length in bytes (equal to the file length once checked).
+    pub len: u64,
+}
+
+impl ParamsLayout {
+    /// The span of `section`, if it is one of the counted sections.
+    pub fn span(&self, section: Section) -> Option<&SectionSpan> {
+        self.sections.iter().find(|s| s.section == section)
+    }
+}
+
+const VK_FIELDS: [(Section, usize); 6] = [
+    (Section::AlphaG1, G1_UNCOMPRESSED),
+    (Section::BetaG1, G1_UNCOMPRESSED),
+    (Section::BetaG2, G2_UNCOMPRESSED),
+    (Section::GammaG2, G2_UNCOMPRESSED),
+    (Section::DeltaG1, G1_UNCOMPRESSED),
+    (Section::DeltaG2, G2_UNCOMPRESSED),
+];
+
+const COUNTED: [(Section, usize); 6] = [
+    (Section::Ic, G1_UNCOMPRESSED),
+    (Section::H, G1_UNCOMPRESSED),
+    (Section::L, G1_UNCOMPRESSED),
+    (Section::A, G1_UNCOMPRESSED),
+    (Section::BG1, G1_UNCOMPRESSED),
+    (Section::BG2, G2_UNCOMPRESSED),
+];
+
+/// Checks the length arithmetic of a params file (every field and count fits, nothing trails) without
+/// decoding a single point; errors name the section and the expected vs found bytes.
+pub fn layout(bytes: &[u8], origin: &str) -> Result<ParamsLayout> {
+    let len = bytes.len() as u64;
+    let truncated = |section, what: String, expected: u64, offset: u64| Error::Truncated {
+        origin: origin.to_string(),
+        section,
+        what,
+        expected,
+        offset,
+        len,
+    };
+    let mut off = 0u64;
+    for (section, size) in VK_FIELDS {
+        if off + size as u64 > len {
+            return Err(truncated(section, "point".into(), size as u64, off));
+        }
+        off += size as u64;
+    }
+    debug_assert_eq!(off, VK_FIXED_LEN as u64);
+    let empty = SectionSpan { section: Section::Ic, count: 0, count_offset: 0, offset: 0, point_len: 0 };
+    let mut sections = [empty; 6];
+    for (slot, (section, point_len)) in sections.iter_mut().zip(COUNTED) {
+        let count_offset = off;
+        if off + COUNT_LEN as u64 > len {
+            return Err(truncated(section, "count".into(), COUNT_LEN as u64, off));
+        }
+        let at = off as usize;
+        let count = u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as u64;
+        off += COUNT_LEN as u64;
+        let need = count * point_len as u64;
+        if off + need > len {
+            return Err(truncated(section, format!("{count} points"), need, off));
+        }
+        *slot = SectionSpan { section, count: count as usize, count_offset, offset: off, point_len };
+        off += need;
+    }
+    if off != len {
+        return Err(Error::TrailingBytes {
+            origin: origin.to_string(),
+            section: Section::BG2,
+            end: off,
+            len,
+            extra: len - off,
+        });
+    }
+    Ok(ParamsLayout { sections, len })
+}
+
+/// Decodes `count` points of `span` in parallel; on failure reports the first bad point's index and offset.
+fn decode_points<T: Copy + Default + Send>(
+    bytes: &[u8],
+    span: &SectionSpan,
+    origin: &str,
+    decode: impl Fn(&[u8]) -> Result<T, &'static str> + Sync,
+) -> Result<Vec<T>> {
+    let size = span.point_len;
+    let data = &bytes[span.offset as usize..span.end() as usize];
+    let mut out = vec![T::default(); span.count];
+    let first_bad = AtomicUsize::new(usize::MAX);
+    out.par_chunks_mut(CHUNK).zip(data.par_chunks(CHUNK * size)).enumerate().for_each(|(ci, (o, d))| {
+        for (j, (slot, enc)) in o.iter_mut().zip(d.chunks_exact(size)).enumerate() {
+            match decode(enc) {
+                Ok(p) => *slot = p,
+                Err(_) => {
+                    first_bad.fetch_min(ci * CHUNK + j, Ordering::Relaxed);
+                    return;
+                }
+            }
+        }
+    });
+    let index = first_bad.into_inner();
+    if index == usize::MAX {
+        return Ok(out);
+    }
+    let offset = span.offset + (index * size) as u64;
+    let problem = decode(&data[index * size..(index + 1) * size]).err().unwrap_or("invalid point");
+    Err(Error::BadPoint { origin: origin.to_string(), section: span.section, index, offset, problem })
+}
+
+/// Parses a whole params file image: layout first, then the vk (fully checked), then the sections with `check`.
+pub fn parse_params(bytes: &[u8], origin: &str, check: PointCheck) -> Result<Parameters> {
+    let lay = layout(bytes, origin)?;
+    let [ic, h, l, a, b_g1, b_g2] = &lay.sections;
+    let vk = VerifyingKey::read_src(&mut Src::new(&bytes[..ic.end() as usize], origin))?;
+    let g1 = |b: &[u8]| decode_g1(b, check);
+    Ok(Parameters {
+        vk,
+        h: decode_points(bytes, h, origin, g1)?,
+        l: decode_points(bytes, l, origin, g1)?,
+        a: decode_points(bytes, a, origin, g1)?,
+        b_g1: decode_points(bytes, b_g1, origin, g1)?,
+        b_g2: decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check))?,
+    })
+}
+
+/// A read-only view of a file's bytes: a memory map, or an empty slice for an empty file.
+struct Mapped(Option<memmap2::Mmap>);
+
+impl Mapped {
+    fn open(path: &Path, origin: &str) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(origin, "open", e))?;
+        let len = file.metadata().map_err(|e| Error::io(origin, "stat", e))?.len();
+        if len == 0 {
+            return Ok(Mapped(None));
+        }
+        // SAFETY: the map is read-only and our writers never modify a params file in place (they write a temp
+        // file and rename it over), so the mapped inode does not change while we read it. Another program
+        // truncating the file in place could still fault the process; that is the documented memmap2 caveat.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(origin, "memory-map", e))?;
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Ok(Mapped(Some(map)))
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.0.as_deref().unwrap_or(&[])
+    }
+}
+
+/// Reads and validates a params file (memory-mapped); errors name the file and the section.
+pub fn read_params(path: &Path, check: PointCheck) -> Result<Parameters> {
+    let origin = params_origin(path);
+    let map = Mapped::open(path, &origin)?;
+    parse_params(map.bytes(), &origin, check)
+}
+
+/// Reads a params file and computes the SHA-256 of its bytes concurrently (for the cache's checksum).
+/// The outer error is for opening the file; the inner result is the parse outcome.
+pub fn read_params_hashed(path: &Path, check: PointCheck) -> Result<(Result<Parameters>, [u8; 32])> {
+    let origin = params_origin(path);
+    let map = Mapped::open(path, &origin)?;
+    let bytes = map.bytes();
+    let (digest, parsed) = rayon::join(|| sha256(bytes), || parse_params(bytes, &origin, check));
+    Ok((parsed, digest))
+}
+
+/// SHA-256 of a byte slice.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Lower-case hex of a digest (the sidecar checksum format).
+pub fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A writer that hashes everything passed through, so a file's checksum costs no second read.
+struct HashWriter<W> {
+    inner: W,
+    hasher: Sha256,
+}
+
+impl<W: Write> Write for HashWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes `params` to `path` atomically; returns the SHA-256 of the bytes written.
+pub fn write_params(path: &Path, params: &Parameters) -> Result<[u8; 32]> {
+    let mut digest = [0u8; 32];
+    write_atomic(path, &params_origin(path), |w| {
+        let mut hw = HashWriter { inner: w, hasher: Sha256::new() };
+        params.write(&mut hw)?;
+        digest = hw.hasher.finalize().into();
+        Ok(())
+    })?;
+    Ok(digest)
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The temp path used for an atomic write of `path`: a hidden name in the same folder, unique per process/call.
+fn temp_path(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_string_lossy();
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    Some(path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id())))
+}
+
+/// Writes a file so it never tears: `fill` writes into a temp file in the same folder, which is fsynced and then
+/// renamed over `path`. An existing `path` stays untouched until the new content is complete; on any error the
+/// temp file is removed. `origin` labels errors (e.g. `params file /x/y.params`).
+pub fn write_atomic(
+    path: &Path,
+    origin: &str,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let tmp = temp_path(path).ok_or_else(|| {
+        Error::io(
+            origin,
+            "write",
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name"),
+        )
+    })?;
+    let file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| Error::io(origin, "create temp file", e))?;
+    let result = (|| {
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        fill(&mut w).map_err(|e| Error::io(origin, "write", e))?;
+        let file = w.into_inner().map_err(|e| Error::io(origin, "write", e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(origin, "fsync", e))?;
+        drop(file);
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(origin, "rename into place", e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return result;
+    }
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        // Best effort: persist the rename itself. Failure here does not undo a complete, renamed file.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
