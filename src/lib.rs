@@ -1,6 +1,7 @@
 //! cuzk: a Groth16 prover for BLS12-381 shaped like Filecoin's PoRep C2 prover, with a CPU backend, a CUDA
 //! backend and a profiling console. See DESIGN.md (shared) and README.md.
 
+pub mod backend;
 pub mod cs;
 pub mod gadgets;
 pub mod groth16;
