@@ -2,6 +2,7 @@
 //! arithmetic with long division by X^N − 1.
 
 use blstrs::Scalar;
+use cuzk::backend::cpu::fr;
 use cuzk::backend::cpu::ntt::{compute_h, Domain, NttError};
 use ff::{Field, PrimeField};
 use rand_chacha::ChaCha8Rng;
@@ -79,11 +80,35 @@ fn div_by_vanishing(p: &[Scalar], n: usize) -> (Vec<Scalar>, Vec<Scalar>) {
 }
 
 #[test]
+fn native_fr_addition_matches_blst() {
+    let mut r = rng(6);
+    let mut vals = vec![Scalar::ZERO, Scalar::ONE, -Scalar::ONE, -Scalar::from(2u64)];
+    vals.extend(random_vec(40, &mut r));
+    for a in &vals {
+        for b in &vals {
+            assert_eq!(fr::add(*a, *b), *a + b);
+            assert_eq!(fr::sub(*a, *b), *a - b);
+        }
+    }
+}
+
+#[test]
 fn inverse_undoes_forward() {
     let mut r = rng(1);
-    for (log_n, table_bits) in
-        [(0, 21), (1, 21), (2, 21), (5, 21), (12, 21), (13, 21), (15, 21), (14, 4), (16, 6)]
-    {
+    for (log_n, table_bits) in [
+        (0, 21),
+        (1, 21),
+        (2, 21),
+        (5, 21),
+        (12, 21),
+        (13, 21),
+        (14, 21),
+        (15, 21),
+        (16, 21),
+        (17, 21),
+        (14, 4),
+        (16, 6),
+    ] {
         let d = Domain::with_table_bits(log_n, table_bits).unwrap();
         let x = random_vec(d.size(), &mut r);
         let mut y = x.clone();

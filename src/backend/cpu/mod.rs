@@ -1,6 +1,7 @@
 //! The CPU backend: the prover's arithmetic on rayon, written against blstrs' field and curve types.
 //!
-//! - [`ntt`]: radix-2 NTT over Fr with precomputed twiddles, coset variants and Groth16's `compute_h`.
+//! - [`ntt`]: radix-2/4 NTT over Fr with precomputed twiddles, coset variants and Groth16's `compute_h`
+//!   (passes in `ntt_kernels`, native Fr addition in [`fr`]).
 //! - [`msm`]: Pippenger MSM for G1 and G2 with signed (Booth) window digits and batch-affine buckets.
 //! - [`batch_add`]: the sum of the bases selected by a bitmap (scalars that are exactly one).
 //! - [`fixed_base`]: many multiples of one base point, for parameter generation.
@@ -14,5 +15,7 @@ pub mod curve;
 pub mod digits;
 pub mod field;
 pub mod fixed_base;
+pub mod fr;
 pub mod msm;
 pub mod ntt;
+mod ntt_kernels;

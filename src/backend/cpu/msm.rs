@@ -3,8 +3,10 @@
 //! Scalars are recoded into signed (Booth) window digits ([`super::digits`]): each window's digit lies in
 //! [−2^(c−1), 2^(c−1)] and is read independently of the others; bucket `|d| − 1` of a window collects ±P.
 //! Buckets are accumulated in affine form by rounds of independent additions that share one inversion
-//! ([`reduce_runs`]), reduced by running sums in Jacobian form, and windows are combined by doubling (Horner).
-//! Work is split over (window, slice of points) tasks on rayon.
+//! ([`reduce_runs`]), reduced to Σ (b+1)·B_b by row and column sums (batch-affine again) and short running
+//! sums, and windows are combined by doubling (Horner). Work is split over (window, slice of points) tasks
+//! on rayon. Against blst's Pippenger (`multi_exp`, Jacobian/XYZZ buckets) this saves about 40% of the field
+//! multiplications per point.
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;
