@@ -2,8 +2,9 @@
 //!
 //! A table holds d·2^(w·c)·P in affine form for every window w and digit 1 ≤ d ≤ 2^(c−1); a scalar's signed
 //! window digits (the same Booth recoding as the MSM) then select one table entry per window, so k·P costs
-//! ⌈256/c⌉ mixed additions. Scalars are processed in parallel chunks, each chunk normalized to affine with
-//! one shared inversion ([`batch_normalize`]).
+//! ⌈255/c⌉ mixed additions. Scalars are processed in parallel chunks, each chunk normalized to affine with
+//! one shared inversion ([`batch_normalize`]) rather than `group::Curve::batch_normalize`, which blstrs
+//! implements with one inversion per point (2^16 G1 points, one core: 34 ms vs 230 ms).
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;
@@ -18,7 +19,7 @@ const CHUNK: usize = 1024;
 /// Widest table window: 16 windows × 2^15 entries = 48 MiB of G1 table (96 MiB for G2).
 const MAX_WINDOW: usize = 16;
 
-/// The table window for `n` scalars: the table costs ⌈256/c⌉·2^(c−1) additions and each scalar ⌈256/c⌉,
+/// The table window for `n` scalars: the table costs ⌈255/c⌉·2^(c−1) additions and each scalar ⌈255/c⌉,
 /// which balance near c = log2(n) − 3.
 pub fn fixed_base_window(n: usize) -> usize {
     let lg = (usize::BITS - n.max(1).leading_zeros()) as usize;

@@ -64,9 +64,10 @@ impl Twiddles {
     /// out[t] = ω^(start + t·step); every exponent must be below N/2.
     #[inline]
     fn fill(&self, start: usize, step: usize, out: &mut [Scalar]) {
+        debug_assert!(out.is_empty() || start + (out.len() - 1) * step < self.n / 2);
         if self.hi.len() <= 1 {
-            for (t, o) in out.iter_mut().enumerate() {
-                *o = self.lo[start + t * step];
+            for (o, w) in out.iter_mut().zip(self.lo[start..].iter().step_by(step)) {
+                *o = *w;
             }
         } else if let Some((first, rest)) = out.split_first_mut() {
             *first = self.get(start);
