@@ -16,7 +16,7 @@ impl Density {
     /// Appends one clear bit (a newly allocated variable).
     #[inline]
     pub fn push_clear(&mut self) {
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             self.words.push(0);
         }
         self.len += 1;

@@ -169,6 +169,8 @@ impl<S: TermStore> Sub<&LinearCombination<S>> for LinearCombination<S> {
 
 impl<S: TermStore> Add<(Scalar, &LinearCombination<S>)> for LinearCombination<S> {
     type Output = Self;
+    // Adding a scaled combination multiplies each coefficient by the scale: intended.
+    #[allow(clippy::suspicious_arithmetic_impl)]
     #[inline]
     fn add(mut self, (scale, other): (Scalar, &LinearCombination<S>)) -> Self {
         self.0.reserve_terms(other.terms().len());
@@ -181,6 +183,7 @@ impl<S: TermStore> Add<(Scalar, &LinearCombination<S>)> for LinearCombination<S>
 
 impl<S: TermStore> Sub<(Scalar, &LinearCombination<S>)> for LinearCombination<S> {
     type Output = Self;
+    #[allow(clippy::suspicious_arithmetic_impl)]
     #[inline]
     fn sub(mut self, (scale, other): (Scalar, &LinearCombination<S>)) -> Self {
         self.0.reserve_terms(other.terms().len());

@@ -29,24 +29,66 @@ impl Shape {
     }
 }
 
-/// Counts a circuit's shape while still computing its witness values (so gadgets can read values back).
+/// Counts a circuit's shape and digests its matrices (not its witness), while still computing witness values
+/// so gadgets can read values back.
 #[derive(Default)]
 pub struct ShapeCounter {
     shape: Shape,
+    digest: u64,
     inputs: Vec<Scalar>,
     aux: Vec<Scalar>,
+}
+
+/// One step of a 64-bit multiply-xorshift mix (fast, non-cryptographic: it names cache entries, it does not
+/// defend against adversaries).
+#[inline]
+fn mix(h: u64, x: u64) -> u64 {
+    let h = (h ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
 }
 
 impl ShapeCounter {
     /// The shape of `circuit`.
     pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Shape {
+        Self::count_with_digest(circuit).0
+    }
+
+    /// The shape and a 64-bit digest of the A, B, C matrices (variables and coefficients, in order): two
+    /// circuits with equal digests need the same params.
+    pub fn count_with_digest<C: Circuit + ?Sized>(circuit: &C) -> (Shape, u64) {
         let mut cs = ShapeCounter {
             shape: Shape { inputs: 1, ..Shape::default() },
+            digest: 0x6375_7a6b,
             inputs: vec![Scalar::ONE],
             aux: vec![],
         };
         circuit.synthesize(&mut cs);
-        cs.shape
+        let d = mix(
+            mix(mix(cs.digest, cs.shape.constraints as u64), cs.shape.inputs as u64),
+            cs.shape.aux as u64,
+        );
+        (cs.shape, d)
+    }
+
+    fn absorb(&mut self, lc: &LinearCombination<VecStore>, tag: u64) {
+        let mut h = mix(self.digest, tag);
+        for (var, coeff) in lc.terms() {
+            let v = match var.0 {
+                Index::Input(i) => (i as u64) << 1,
+                Index::Aux(i) => ((i as u64) << 1) | 1,
+            };
+            h = mix(h, v);
+            if *coeff == Scalar::ONE {
+                h = mix(h, 1);
+                continue;
+            }
+            for limb in coeff.to_bytes_le().chunks_exact(8) {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(limb);
+                h = mix(h, u64::from_le_bytes(w));
+            }
+        }
+        self.digest = h;
     }
 }
 
@@ -65,13 +107,16 @@ impl ConstraintSystem for ShapeCounter {
         Variable(Index::Input(self.inputs.len() - 1))
     }
 
-    fn enforce<A, B, C>(&mut self, _a: A, _b: B, _c: C)
+    fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
     where
         A: FnOnce(Lc<Self>) -> Lc<Self>,
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
         self.shape.constraints += 1;
+        self.absorb(&a(LinearCombination::zero()), 0xA);
+        self.absorb(&b(LinearCombination::zero()), 0xB);
+        self.absorb(&c(LinearCombination::zero()), 0xC);
     }
 
     fn value(&self, var: Variable) -> Scalar {

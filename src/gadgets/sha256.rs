@@ -1,10 +1,15 @@
 //! SHA-256 (FIPS 180-4) as a circuit, plus the native functions its witnesses and tests need.
 //!
-//! Cost of one compression with 512 allocated input bits: **17,756 constraints** with an allocated current
-//! hash (bellpepper 0.4: 26,192) and 17,561 with the constant IV (bellpepper 0.4: 25,840), as counted by
-//! `tests/sha256.rs::compression_constraint_count`. The savings come from one-constraint three-input XOR
-//! and Maj (see `Boolean::xor3`, `Boolean::sha256_maj`) and from folding the last round into the final
-//! state addition. Every bit is big-endian per byte and per word, as in the standard.
+//! Two styles (`Sha256Style`), counted by `tests/sha256.rs::compression_constraint_count` for one compression
+//! with 512 allocated input bits:
+//! - `Standard` (what every sample uses): the bellpepper-shaped circuit, three-input XOR as two two-input
+//!   XORs — within 5% of bellpepper 0.4 (26,192 with an allocated state, 25,840 with the IV), so sample
+//!   constraint counts stay comparable with the production PoRep circuit and with supraseal's numbers.
+//! - `Compact`: one-constraint three-input XOR (`Boolean::xor3`) and the last round folded into the final
+//!   state addition: **17,756** (allocated state) and 17,561 (IV), −32%. A different circuit (different
+//!   params), so it is offered to circuit authors, not swapped in under a production shape.
+//!
+//! Every bit is big-endian per byte and per word, as in the standard.
 
 use super::boolean::Boolean;
 use super::uint32::UInt32;
@@ -31,30 +36,76 @@ pub fn sha256_iv() -> Vec<UInt32> {
     IV.iter().map(|&w| UInt32::constant(w)).collect()
 }
 
+/// Which SHA-256 circuit to build (see the module doc for the counts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sha256Style {
+    /// Bellpepper-shaped: comparable with the production PoRep circuit.
+    Standard,
+    /// 32% fewer constraints: one-constraint XOR3 and a folded last round.
+    Compact,
+}
+
+/// Three-word XOR in the chosen style.
+fn xor3<CS: ConstraintSystem>(cs: &mut CS, style: Sha256Style, a: &UInt32, b: &UInt32, c: &UInt32) -> UInt32 {
+    match style {
+        Sha256Style::Compact => UInt32::xor3(cs, a, b, c),
+        Sha256Style::Standard => {
+            let ab = a.xor(cs, b);
+            ab.xor(cs, c)
+        }
+    }
+}
+
+/// Maj in the chosen style: `Standard` adds the booleanity constraint bellpepper puts on each Maj bit (the
+/// one-constraint form already forces a bit, so `Compact` leaves it out).
+fn maj<CS: ConstraintSystem>(cs: &mut CS, style: Sha256Style, a: &UInt32, b: &UInt32, c: &UInt32) -> UInt32 {
+    let m = UInt32::sha256_maj(cs, a, b, c);
+    if style == Sha256Style::Standard {
+        for bit in m.bits_le() {
+            if let Boolean::Is(x) = bit {
+                let v = x.variable();
+                cs.enforce(|lc| lc + v, |lc| lc + CS::one() - v, |lc| lc);
+            }
+        }
+    }
+    m
+}
+
 /// σ0 of the message schedule: ROTR7 ⊕ ROTR18 ⊕ SHR3.
-fn small_sigma0<CS: ConstraintSystem>(cs: &mut CS, x: &UInt32) -> UInt32 {
-    UInt32::xor3(cs, &x.rotr(7), &x.rotr(18), &x.shr(3))
+fn small_sigma0<CS: ConstraintSystem>(cs: &mut CS, st: Sha256Style, x: &UInt32) -> UInt32 {
+    xor3(cs, st, &x.rotr(7), &x.rotr(18), &x.shr(3))
 }
 
 /// σ1 of the message schedule: ROTR17 ⊕ ROTR19 ⊕ SHR10.
-fn small_sigma1<CS: ConstraintSystem>(cs: &mut CS, x: &UInt32) -> UInt32 {
-    UInt32::xor3(cs, &x.rotr(17), &x.rotr(19), &x.shr(10))
+fn small_sigma1<CS: ConstraintSystem>(cs: &mut CS, st: Sha256Style, x: &UInt32) -> UInt32 {
+    xor3(cs, st, &x.rotr(17), &x.rotr(19), &x.shr(10))
 }
 
 /// Σ0 of the rounds: ROTR2 ⊕ ROTR13 ⊕ ROTR22.
-fn big_sigma0<CS: ConstraintSystem>(cs: &mut CS, x: &UInt32) -> UInt32 {
-    UInt32::xor3(cs, &x.rotr(2), &x.rotr(13), &x.rotr(22))
+fn big_sigma0<CS: ConstraintSystem>(cs: &mut CS, st: Sha256Style, x: &UInt32) -> UInt32 {
+    xor3(cs, st, &x.rotr(2), &x.rotr(13), &x.rotr(22))
 }
 
 /// Σ1 of the rounds: ROTR6 ⊕ ROTR11 ⊕ ROTR25.
-fn big_sigma1<CS: ConstraintSystem>(cs: &mut CS, x: &UInt32) -> UInt32 {
-    UInt32::xor3(cs, &x.rotr(6), &x.rotr(11), &x.rotr(25))
+fn big_sigma1<CS: ConstraintSystem>(cs: &mut CS, st: Sha256Style, x: &UInt32) -> UInt32 {
+    xor3(cs, st, &x.rotr(6), &x.rotr(11), &x.rotr(25))
 }
 
-/// One SHA-256 compression: `input` is one 512-bit block (big-endian words), `current_hash` the 8-word
-/// state; returns the next state. Constant inputs or state fold, so a constant IV costs fewer constraints.
+/// One standard SHA-256 compression: `input` is one 512-bit block (big-endian words), `current_hash` the
+/// 8-word state; returns the next state. Constant inputs or state fold, so a constant IV costs fewer
+/// constraints.
 pub fn sha256_compression_function<CS: ConstraintSystem>(
     cs: &mut CS,
+    input: &[Boolean],
+    current_hash: &[UInt32],
+) -> Vec<UInt32> {
+    sha256_compression_styled(cs, Sha256Style::Standard, input, current_hash)
+}
+
+/// One compression in the given style.
+pub fn sha256_compression_styled<CS: ConstraintSystem>(
+    cs: &mut CS,
+    style: Sha256Style,
     input: &[Boolean],
     current_hash: &[UInt32],
 ) -> Vec<UInt32> {
@@ -64,16 +115,18 @@ pub fn sha256_compression_function<CS: ConstraintSystem>(
     let mut w: Vec<UInt32> = Vec::with_capacity(64);
     w.extend(input.chunks_exact(32).map(UInt32::from_bits_be));
     for t in 16..64 {
-        let s0 = small_sigma0(cs, &w[t - 15]);
-        let s1 = small_sigma1(cs, &w[t - 2]);
+        let s0 = small_sigma0(cs, style, &w[t - 15]);
+        let s1 = small_sigma1(cs, style, &w[t - 2]);
         let wt = UInt32::addmany(cs, [&w[t - 16], &s0, &w[t - 7], &s1]);
         w.push(wt);
     }
 
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] =
         std::array::from_fn(|i| current_hash[i].clone());
-    for (t, wt) in w.iter().enumerate().take(63) {
-        let r = RoundTerms::new(cs, [&a, &b, &c, &e, &f, &g], ROUND_CONSTANTS[t]);
+    let folded = style == Sha256Style::Compact;
+    let rounds = if folded { 63 } else { 64 };
+    for (t, wt) in w.iter().enumerate().take(rounds) {
+        let r = RoundTerms::new(cs, style, [&a, &b, &c, &e, &f, &g], ROUND_CONSTANTS[t]);
         let t1 = [&h, &r.s1, &r.ch, &r.k, wt];
         let new_e = UInt32::addmany(cs, t1.into_iter().chain([&d]));
         let new_a = UInt32::addmany(cs, t1.into_iter().chain([&r.s0, &r.maj]));
@@ -86,13 +139,19 @@ pub fn sha256_compression_function<CS: ConstraintSystem>(
         b = a;
         a = new_a;
     }
-    // The last round's T1 + T2 and d + T1 go straight into the final state addition (one addition each
-    // instead of two).
-    let r = RoundTerms::new(cs, [&a, &b, &c, &e, &f, &g], ROUND_CONSTANTS[63]);
+    let mut out = Vec::with_capacity(8);
+    if !folded {
+        for (word, cur) in [&a, &b, &c, &d, &e, &f, &g, &h].into_iter().zip(current_hash) {
+            out.push(UInt32::addmany(cs, [cur, word]));
+        }
+        return out;
+    }
+    // Compact: the last round's T1 + T2 and d + T1 go straight into the final state addition (one addition
+    // each instead of two).
+    let r = RoundTerms::new(cs, style, [&a, &b, &c, &e, &f, &g], ROUND_CONSTANTS[63]);
     let t1 = [&h, &r.s1, &r.ch, &r.k, &w[63]];
     let h0 = UInt32::addmany(cs, t1.into_iter().chain([&r.s0, &r.maj, &current_hash[0]]));
     let h4 = UInt32::addmany(cs, t1.into_iter().chain([&d, &current_hash[4]]));
-    let mut out = Vec::with_capacity(8);
     out.push(h0);
     for (word, cur) in [&a, &b, &c].into_iter().zip(&current_hash[1..4]) {
         out.push(UInt32::addmany(cs, [cur, word]));
@@ -115,12 +174,17 @@ struct RoundTerms {
 
 impl RoundTerms {
     /// Computes the terms from the working variables `[a, b, c, e, f, g]`.
-    fn new<CS: ConstraintSystem>(cs: &mut CS, [a, b, c, e, f, g]: [&UInt32; 6], k: u32) -> Self {
+    fn new<CS: ConstraintSystem>(
+        cs: &mut CS,
+        st: Sha256Style,
+        [a, b, c, e, f, g]: [&UInt32; 6],
+        k: u32,
+    ) -> Self {
         RoundTerms {
-            s1: big_sigma1(cs, e),
+            s1: big_sigma1(cs, st, e),
             ch: UInt32::sha256_ch(cs, e, f, g),
-            s0: big_sigma0(cs, a),
-            maj: UInt32::sha256_maj(cs, a, b, c),
+            s0: big_sigma0(cs, st, a),
+            maj: maj(cs, st, a, b, c),
             k: UInt32::constant(k),
         }
     }
