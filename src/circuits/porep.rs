@@ -1,0 +1,196 @@
+//! The PoRep-shaped circuit: per challenge, what a StackedDRG PoRep challenge proves (DESIGN.md, issue 2).
+//!
+//! Public inputs, in order: replica_id, comm_d, comm_r, then one challenged node index per challenge.
+//! Per challenge: tree_d inclusion of the data node (binary, SHA-256 truncated to 254 bits), the node's label
+//! on every layer (hash of replica id, layer, node index and parent labels), the column hash (Poseidon-11 over
+//! the labels) with tree_c inclusion (8-ary Poseidon), the encoding replica = data + key (key = last label)
+//! with tree_r_last inclusion (8-ary Poseidon); once per circuit comm_r = Poseidon-2(comm_c, comm_r_last).
+//! Parent labels are free witnesses (the real circuit also opens the parents' columns in tree_c).
+
+use blstrs::Scalar;
+use ff::Field;
+
+use super::porep_witness::{parents_on_layer, ChallengeWitness, SectorWitness, COLUMN_ARITY, LABEL_CHUNK};
+use super::sample::{LabelHash, PorepKnobs};
+use crate::cs::{Circuit, ConstraintSystem};
+use crate::gadgets::boolean::Boolean;
+use crate::gadgets::merkle::{conditionally_swap_bits, root_2, root_8};
+use crate::gadgets::num::AllocatedNum;
+use crate::gadgets::poseidon::poseidon_hash_gadget;
+use crate::gadgets::sha256::sha256;
+
+/// One partition's circuit of a PoRep-shaped sector.
+#[derive(Clone, Debug)]
+pub struct PorepCircuit {
+    knobs: PorepKnobs,
+    replica_id: Scalar,
+    comm_d: Scalar,
+    comm_c: Scalar,
+    comm_r_last: Scalar,
+    comm_r: Scalar,
+    challenges: Vec<ChallengeWitness>,
+}
+
+impl PorepCircuit {
+    /// The circuit of partition `partition` of a built sector.
+    pub fn new(knobs: PorepKnobs, sector: &SectorWitness, partition: usize) -> Self {
+        PorepCircuit {
+            knobs,
+            replica_id: sector.replica_id,
+            comm_d: sector.comm_d,
+            comm_c: sector.comm_c,
+            comm_r_last: sector.comm_r_last,
+            comm_r: sector.comm_r,
+            challenges: sector.partitions[partition].clone(),
+        }
+    }
+
+    /// The public inputs in circuit order (without the constant one).
+    pub fn public_inputs(&self) -> Vec<Scalar> {
+        let mut v = vec![self.replica_id, self.comm_d, self.comm_r];
+        v.extend(self.challenges.iter().map(|c| Scalar::from(c.node)));
+        v
+    }
+}
+
+/// SHA-256 input bits (big-endian within each byte) of a value given by its little-endian bits, as the
+/// 32 little-endian bytes Filecoin hashes; missing high bits are constant zero.
+fn sha_bits_of_le(bits_le: &[Boolean]) -> Vec<Boolean> {
+    let mut out = Vec::with_capacity(256);
+    for byte in 0..32 {
+        for k in (0..8).rev() {
+            out.push(bits_le.get(byte * 8 + k).copied().unwrap_or(Boolean::Constant(false)));
+        }
+    }
+    out
+}
+
+/// The 254 little-endian bits of SHA-order bits read as a truncated field element (top two bits dropped).
+fn le_bits_of_digest(digest: &[Boolean]) -> Vec<Boolean> {
+    (0..254).map(|i| digest[8 * (i / 8) + 7 - i % 8]).collect()
+}
+
+/// `n` big-endian bits of a u64/u32 field: constant where the value is fixed, `bits_le` where it is not.
+fn be_bits(bits_le: &[Boolean], width: usize) -> Vec<Boolean> {
+    (0..width).rev().map(|i| bits_le.get(i).copied().unwrap_or(Boolean::Constant(false))).collect()
+}
+
+fn const_be(value: u64, width: usize) -> Vec<Boolean> {
+    (0..width).rev().map(|i| Boolean::Constant((value >> i) & 1 == 1)).collect()
+}
+
+/// Allocates the 254 bits of a private Fr-safe value.
+fn alloc_value_bits<CS: ConstraintSystem>(cs: &mut CS, v: &Scalar) -> Vec<Boolean> {
+    let bytes = v.to_bytes_le();
+    (0..254).map(|i| Boolean::alloc(cs, (bytes[i / 8] >> (i % 8)) & 1 == 1)).collect()
+}
+
+impl Circuit for PorepCircuit {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+        let k = &self.knobs;
+        let replica_id = AllocatedNum::alloc_input(cs, self.replica_id);
+        let comm_d = AllocatedNum::alloc_input(cs, self.comm_d);
+        let comm_r = AllocatedNum::alloc_input(cs, self.comm_r);
+        let comm_c = AllocatedNum::alloc(cs, self.comm_c);
+        let comm_r_last = AllocatedNum::alloc(cs, self.comm_r_last);
+        let zero = AllocatedNum::alloc(cs, Scalar::ZERO);
+        cs.enforce(|lc| lc + zero.variable(), |lc| lc + CS::one(), |lc| lc);
+        let replica_sha = match k.hash {
+            LabelHash::Sha256 => sha_bits_of_le(&replica_id.to_bits_le(cs, 254)),
+            LabelHash::Poseidon => vec![],
+        };
+
+        for ch in &self.challenges {
+            let node = AllocatedNum::alloc_input(cs, Scalar::from(ch.node));
+            let node_bits = node.to_bits_le(cs, k.nodes_log2);
+            let data = AllocatedNum::alloc(cs, ch.data);
+
+            // tree_d inclusion of the data node.
+            let root_d = match k.hash {
+                LabelHash::Sha256 => {
+                    let mut cur = sha_bits_of_le(&data.to_bits_le(cs, 254));
+                    for (level, sib) in ch.tree_d.iter().enumerate() {
+                        let sib = sha_bits_of_le(&alloc_value_bits(cs, sib));
+                        let (l, r) = conditionally_swap_bits(cs, &cur, &sib, &node_bits[level]);
+                        let mut input = l;
+                        input.extend(r);
+                        let digest = sha256(cs, &input);
+                        cur = sha_bits_of_le(&le_bits_of_digest(&digest));
+                    }
+                    AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&cur))
+                }
+                LabelHash::Poseidon => {
+                    let sibs: Vec<AllocatedNum> =
+                        ch.tree_d.iter().map(|s| AllocatedNum::alloc(cs, *s)).collect();
+                    root_2(cs, &data, &node_bits, &sibs)
+                }
+            };
+            AllocatedNum::enforce_equal(cs, &root_d, &comm_d);
+
+            // Labels on every layer.
+            let mut labels = Vec::with_capacity(k.layers);
+            for layer in 1..=k.layers {
+                let parents = &ch.parents[layer - 1];
+                debug_assert_eq!(parents.len(), parents_on_layer(k, layer));
+                let label = match k.hash {
+                    LabelHash::Sha256 => {
+                        let mut input = replica_sha.clone();
+                        input.extend(const_be(layer as u64, 32));
+                        input.extend(be_bits(&node_bits, 64));
+                        for p in parents {
+                            input.extend(sha_bits_of_le(&alloc_value_bits(cs, p)));
+                        }
+                        let digest = sha256(cs, &input);
+                        AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&digest))
+                    }
+                    LabelHash::Poseidon => {
+                        let layer_num = AllocatedNum::alloc(cs, Scalar::from(layer as u64));
+                        cs.enforce(
+                            |lc| lc + layer_num.variable(),
+                            |lc| lc + CS::one(),
+                            |lc| lc + (Scalar::from(layer as u64), CS::one()),
+                        );
+                        let mut inputs = vec![replica_id, layer_num, node];
+                        inputs.extend(parents.iter().map(|p| AllocatedNum::alloc(cs, *p)));
+                        let mut acc = zero;
+                        for chunk in inputs.chunks(LABEL_CHUNK) {
+                            let mut block = vec![acc];
+                            block.extend_from_slice(chunk);
+                            block.resize(COLUMN_ARITY, zero);
+                            acc = poseidon_hash_gadget(cs, &block);
+                        }
+                        acc
+                    }
+                };
+                labels.push(label);
+            }
+
+            // Column hash and tree_c inclusion.
+            let mut column = labels.clone();
+            column.resize(COLUMN_ARITY, zero);
+            let col = poseidon_hash_gadget(cs, &column);
+            let sibs_c = alloc_siblings(cs, &ch.tree_c);
+            let root_c = root_8(cs, &col, &node_bits, &sibs_c);
+            AllocatedNum::enforce_equal(cs, &root_c, &comm_c);
+
+            // Encoding and tree_r_last inclusion.
+            let key = labels.last().unwrap_or(&zero);
+            let replica = AllocatedNum::alloc(cs, ch.data + key.value());
+            cs.enforce(
+                |lc| lc + data.variable() + key.variable(),
+                |lc| lc + CS::one(),
+                |lc| lc + replica.variable(),
+            );
+            let sibs_r = alloc_siblings(cs, &ch.tree_r);
+            let root_r = root_8(cs, &replica, &node_bits, &sibs_r);
+            AllocatedNum::enforce_equal(cs, &root_r, &comm_r_last);
+        }
+
+        let comm_r_calc = poseidon_hash_gadget(cs, &[comm_c, comm_r_last]);
+        AllocatedNum::enforce_equal(cs, &comm_r_calc, &comm_r);
+    }
+}
+
+fn alloc_siblings<CS: ConstraintSystem>(cs: &mut CS, levels: &[Vec<Scalar>]) -> Vec<[AllocatedNum; 7]> {
+    levels.iter().map(|l| std::array::from_fn(|j| AllocatedNum::alloc(cs, l[j]))).collect()
+}

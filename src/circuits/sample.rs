@@ -1,0 +1,298 @@
+//! Sample files (`samples/*.toml`, DESIGN.md §5): what circuit, how big, how many, which seed.
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::toggles::Toggles;
+
+/// A loaded, validated sample file.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// Short name shown everywhere.
+    pub name: String,
+    /// One line of description.
+    pub description: String,
+    /// Where it was loaded from.
+    pub path: PathBuf,
+    /// Seed of the witness, params and proof randomness.
+    pub seed: u64,
+    /// Circuits per sector (one per partition).
+    pub partitions: usize,
+    /// Sectors a job proves.
+    pub sectors: usize,
+    /// The circuit and its knobs.
+    pub circuit: CircuitSpec,
+    /// Toggle defaults from the file's `[toggles]` table.
+    pub toggles: Toggles,
+}
+
+/// Which circuit a sample proves, with its knobs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CircuitSpec {
+    /// A StackedDRG-PoRep-shaped circuit.
+    Porep(PorepKnobs),
+    /// A chain of SHA-256 compressions (the side-by-side comparison shape of ANCHORS.md).
+    Sha256Chain {
+        /// Number of compressions.
+        compressions: usize,
+    },
+    /// Inclusion proofs in an 8-ary Poseidon tree.
+    PoseidonMerkle {
+        /// Tree height in 8-ary levels.
+        height: usize,
+        /// Number of inclusion proofs per circuit.
+        paths: usize,
+    },
+}
+
+/// Which hash the PoRep labeling and tree_d use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelHash {
+    /// SHA-256, as the real circuit.
+    Sha256,
+    /// Poseidon: a compact stand-in keeping every other part of the shape (for fast tests).
+    Poseidon,
+}
+
+/// Knobs of the PoRep circuit; the real 32 GiB partition is challenges 18, layers 11, nodes_log2 30,
+/// base_parents 6, expander_parents 8, hash sha256.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PorepKnobs {
+    /// Challenges per partition circuit.
+    pub challenges: usize,
+    /// Layers of labeling.
+    pub layers: usize,
+    /// log2 of the sector size in 32-byte nodes (multiple of 3 so the 8-ary trees are complete).
+    pub nodes_log2: usize,
+    /// Base (same-layer) parents per label.
+    pub base_parents: usize,
+    /// Expander (previous-layer) parents per label after layer 1.
+    pub expander_parents: usize,
+    /// Hash of labeling and tree_d.
+    pub hash: LabelHash,
+}
+
+/// A sample file problem, printed as one line naming the file, the line and the key.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {msg}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct SampleError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong, naming the key.
+    pub msg: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSample {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "default_seed")]
+    seed: u64,
+    #[serde(default = "one")]
+    partitions: usize,
+    #[serde(default = "one")]
+    sectors: usize,
+    circuit: RawCircuit,
+    #[serde(default)]
+    toggles: Toggles,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum Kind {
+    Porep,
+    Sha256Chain,
+    PoseidonMerkle,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCircuit {
+    kind: Kind,
+    challenges: Option<usize>,
+    layers: Option<usize>,
+    nodes_log2: Option<usize>,
+    base_parents: Option<usize>,
+    expander_parents: Option<usize>,
+    hash: Option<LabelHash>,
+    compressions: Option<usize>,
+    height: Option<usize>,
+    paths: Option<usize>,
+}
+
+fn default_seed() -> u64 {
+    42
+}
+fn one() -> usize {
+    1
+}
+
+/// 1-based line of byte offset `pos`.
+fn line_of(text: &str, pos: usize) -> usize {
+    text[..pos.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// The key written on the line holding `pos` (`key = value`), if any.
+fn key_at(text: &str, pos: usize) -> Option<String> {
+    let start = text[..pos.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?;
+    let (key, _) = line.split_once('=')?;
+    Some(key.trim().trim_matches('"').to_string())
+}
+
+/// Line of `key` inside `[section]` (or the top level when `section` is empty).
+fn line_of_key(text: &str, section: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(h) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = h.trim().to_string();
+        } else if current == section && line.split('=').next().map(str::trim) == Some(key) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+impl Sample {
+    /// Loads and validates a sample file.
+    pub fn load(path: &Path) -> Result<Sample, SampleError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SampleError {
+            path: path.into(),
+            line: None,
+            msg: format!("cannot read sample file: {e}"),
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses and validates sample text; `path` is used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Sample, SampleError> {
+        let raw: RawSample = toml::from_str(text).map_err(|e| {
+            let pos = e.span().map(|s| s.start);
+            let mut msg = e.message().replace('\n', "; ");
+            if msg.starts_with("invalid") {
+                if let Some(key) = pos.and_then(|p| key_at(text, p)) {
+                    msg = format!("key `{key}`: {msg}");
+                }
+            }
+            SampleError { path: path.into(), line: pos.map(|p| line_of(text, p)), msg }
+        })?;
+        let err = |section: &str, key: &str, msg: String| SampleError {
+            path: path.into(),
+            line: line_of_key(text, section, key),
+            msg: format!(
+                "key `{}{key}`: {msg}",
+                if section.is_empty() { String::new() } else { format!("{section}.") }
+            ),
+        };
+        let range = |section: &str, key: &str, v: usize, r: RangeInclusive<usize>| {
+            if r.contains(&v) {
+                Ok(v)
+            } else {
+                Err(err(section, key, format!("{v} is out of range (expected {}..={})", r.start(), r.end())))
+            }
+        };
+        range("", "partitions", raw.partitions, 1..=64)?;
+        range("", "sectors", raw.sectors, 1..=1024)?;
+        range("toggles", "batch", raw.toggles.batch, 1..=1024)?;
+        let c = &raw.circuit;
+        let knob = |key: &str, v: Option<usize>, default: Option<usize>, r: RangeInclusive<usize>| match v
+            .or(default)
+        {
+            Some(v) => range("circuit", key, v, r),
+            None => Err(err("circuit", key, "missing (required for this kind)".into())),
+        };
+        let foreign = |keys: &[(&str, bool)], kind: &str| -> Result<(), SampleError> {
+            match keys.iter().find(|(_, present)| *present) {
+                Some((k, _)) => Err(err("circuit", k, format!("does not apply to kind {kind}"))),
+                None => Ok(()),
+            }
+        };
+        let circuit = match c.kind {
+            Kind::Porep => {
+                foreign(
+                    &[
+                        ("compressions", c.compressions.is_some()),
+                        ("height", c.height.is_some()),
+                        ("paths", c.paths.is_some()),
+                    ],
+                    "porep",
+                )?;
+                let nodes_log2 = knob("nodes_log2", c.nodes_log2, None, 3..=30)?;
+                if nodes_log2 % 3 != 0 {
+                    return Err(err(
+                        "circuit",
+                        "nodes_log2",
+                        format!("{nodes_log2} is not a multiple of 3 (8-ary trees need a power of 8 nodes)"),
+                    ));
+                }
+                CircuitSpec::Porep(PorepKnobs {
+                    challenges: knob("challenges", c.challenges, None, 1..=64)?,
+                    layers: knob("layers", c.layers, None, 1..=11)?,
+                    nodes_log2,
+                    base_parents: knob("base_parents", c.base_parents, Some(6), 0..=6)?,
+                    expander_parents: knob("expander_parents", c.expander_parents, Some(8), 0..=8)?,
+                    hash: c.hash.unwrap_or(LabelHash::Sha256),
+                })
+            }
+            Kind::Sha256Chain => {
+                foreign(
+                    &[
+                        ("challenges", c.challenges.is_some()),
+                        ("layers", c.layers.is_some()),
+                        ("nodes_log2", c.nodes_log2.is_some()),
+                        ("base_parents", c.base_parents.is_some()),
+                        ("expander_parents", c.expander_parents.is_some()),
+                        ("hash", c.hash.is_some()),
+                        ("height", c.height.is_some()),
+                        ("paths", c.paths.is_some()),
+                    ],
+                    "sha256-chain",
+                )?;
+                CircuitSpec::Sha256Chain {
+                    compressions: knob("compressions", c.compressions, None, 1..=10_000)?,
+                }
+            }
+            Kind::PoseidonMerkle => {
+                foreign(
+                    &[
+                        ("challenges", c.challenges.is_some()),
+                        ("layers", c.layers.is_some()),
+                        ("nodes_log2", c.nodes_log2.is_some()),
+                        ("base_parents", c.base_parents.is_some()),
+                        ("expander_parents", c.expander_parents.is_some()),
+                        ("hash", c.hash.is_some()),
+                        ("compressions", c.compressions.is_some()),
+                    ],
+                    "poseidon-merkle",
+                )?;
+                CircuitSpec::PoseidonMerkle {
+                    height: knob("height", c.height, None, 1..=10)?,
+                    paths: knob("paths", c.paths, None, 1..=100_000)?,
+                }
+            }
+        };
+        Ok(Sample {
+            name: raw.name,
+            description: raw.description,
+            path: path.into(),
+            seed: raw.seed,
+            partitions: raw.partitions,
+            sectors: raw.sectors,
+            circuit,
+            toggles: raw.toggles,
+        })
+    }
+
+    /// Circuits per proof call for one sector.
+    pub fn circuits_per_sector(&self) -> usize {
+        self.partitions
+    }
+}

@@ -1,0 +1,151 @@
+//! The sample circuits: every constraint holds when recomputed from the recorded matrices, tampering with
+//! any witness value breaks one, public inputs agree with the native computation, and A1/A2 do not change
+//! what synthesis produces.
+
+use std::path::Path;
+
+use blstrs::Scalar;
+use cuzk::circuits::{Sample, SampleCircuit};
+use cuzk::cs::{MatrixRecorder, ProvingAssignment, ShapeCounter, SmallStore, VecStore};
+use ff::Field;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn sample(text: &str) -> Sample {
+    Sample::parse(Path::new("test.toml"), text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn shipped(name: &str) -> Sample {
+    Sample::load(Path::new(&format!("samples/{name}.toml"))).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Small samples covering every circuit kind and both PoRep hashes.
+fn test_samples() -> Vec<Sample> {
+    vec![
+        shipped("porep-tiny"),
+        sample(
+            "name = \"porep-sha-small\"\npartitions = 2\nseed = 5\n[circuit]\nkind = \"porep\"\nchallenges = 2\n\
+             layers = 2\nnodes_log2 = 6\nbase_parents = 2\nexpander_parents = 1\nhash = \"sha256\"\n",
+        ),
+        sample("name = \"chain\"\npartitions = 2\nseed = 9\n[circuit]\nkind = \"sha256-chain\"\ncompressions = 3\n"),
+        sample(
+            "name = \"pm\"\npartitions = 2\nseed = 4\n[circuit]\nkind = \"poseidon-merkle\"\nheight = 3\npaths = 3\n",
+        ),
+    ]
+}
+
+fn check_circuit(name: &str, c: &SampleCircuit, rng: &mut ChaCha8Rng) {
+    let mut rec = MatrixRecorder::record(c);
+    assert!(
+        rec.unsatisfied().is_empty(),
+        "{name}: unsatisfied rows {:?}",
+        &rec.unsatisfied()[..4.min(rec.unsatisfied().len())]
+    );
+    assert_eq!(rec.inputs[1..], c.public_inputs()[..], "{name}: circuit inputs differ from the native ones");
+    assert_eq!(rec.shape(), ShapeCounter::count(c), "{name}: counter and recorder disagree");
+    // Tamper with random witness values: each change must break some constraint.
+    for _ in 0..25 {
+        let i = rng.gen_range(0..rec.aux.len());
+        let old = rec.aux[i];
+        rec.aux[i] = old + Scalar::ONE;
+        assert!(!rec.unsatisfied().is_empty(), "{name}: aux {i} + 1 left every constraint satisfied");
+        rec.aux[i] = old;
+    }
+    let j = rng.gen_range(1..rec.inputs.len());
+    rec.inputs[j] += Scalar::ONE;
+    assert!(!rec.unsatisfied().is_empty(), "{name}: public input {j} + 1 left every constraint satisfied");
+}
+
+#[test]
+fn every_sample_kind_is_satisfied_and_tamper_evident() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for s in test_samples() {
+        let circuits = s.sector_circuits(0);
+        assert_eq!(circuits.len(), s.partitions);
+        for (p, c) in circuits.iter().enumerate() {
+            check_circuit(&format!("{} c{p}", s.name), c, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn porep_mini_default_sample_is_satisfied() {
+    let s = shipped("porep-mini");
+    let c = &s.sector_circuits(0)[1];
+    let rec = MatrixRecorder::record(c);
+    assert!(rec.unsatisfied().is_empty());
+    assert_eq!(rec.inputs[1..], c.public_inputs()[..]);
+}
+
+#[test]
+fn partitions_of_a_sector_share_commitments_and_sectors_differ() {
+    let s = test_samples().remove(1);
+    let s0 = s.sector_circuits(0);
+    let s1 = s.sector_circuits(1);
+    let (a, b) = (s0[0].public_inputs(), s0[1].public_inputs());
+    assert_eq!(a[..3], b[..3], "replica_id, comm_d, comm_r are per sector");
+    assert_ne!(a[3..], b[3..], "partitions draw different challenges");
+    assert_ne!(s1[0].public_inputs()[..3], a[..3], "sectors differ");
+    // Same seed, same witness.
+    assert_eq!(s.sector_circuits(0)[0].public_inputs(), a);
+}
+
+#[test]
+fn all_circuits_of_a_sample_have_one_shape() {
+    for s in test_samples() {
+        let digests: Vec<_> = (0..2)
+            .flat_map(|sec| s.sector_circuits(sec))
+            .map(|c| ShapeCounter::count_with_digest(&c))
+            .collect();
+        assert!(digests.windows(2).all(|w| w[0] == w[1]), "{}: shapes differ between circuits", s.name);
+    }
+}
+
+#[test]
+fn structure_digest_changes_with_the_circuit() {
+    let a = ShapeCounter::count_with_digest(&shipped("porep-tiny").sector_circuits(0)[0]);
+    let b = ShapeCounter::count_with_digest(&test_samples()[1].sector_circuits(0)[0]);
+    assert_ne!(a.1, b.1);
+}
+
+fn same(x: &ProvingAssignment, y: &ProvingAssignment) -> bool {
+    x.a == y.a
+        && x.b == y.b
+        && x.c == y.c
+        && x.input_assignment == y.input_assignment
+        && x.aux_assignment == y.aux_assignment
+        && x.a_aux_density == y.a_aux_density
+        && x.b_input_density == y.b_input_density
+        && x.b_aux_density == y.b_aux_density
+}
+
+#[test]
+fn a1_and_a2_do_not_change_synthesis() {
+    for s in test_samples() {
+        let c = &s.sector_circuits(0)[0];
+        let hint = Some(ShapeCounter::count(c));
+        let base = ProvingAssignment::synthesize::<VecStore, _>(c, None);
+        assert_eq!(base.num_constraints(), hint.map_or(0, |h| h.rows()));
+        for (label, other) in [
+            ("a1", ProvingAssignment::synthesize::<SmallStore, _>(c, None)),
+            ("a2", ProvingAssignment::synthesize::<VecStore, _>(c, hint)),
+            ("a1+a2", ProvingAssignment::synthesize::<SmallStore, _>(c, hint)),
+        ] {
+            assert!(same(&base, &other), "{}: {label} changed the assignment", s.name);
+        }
+        // The prover's a/b/c are the recorded matrices evaluated at the witness, plus input constraints.
+        let rec = MatrixRecorder::record(c);
+        let eval = |row: &[cuzk::cs::Term]| {
+            row.iter().fold(Scalar::ZERO, |acc, (v, k)| acc + v.value_in(&rec.inputs, &rec.aux) * k)
+        };
+        for i in (0..rec.a.len()).step_by(97) {
+            assert_eq!(base.a[i], eval(&rec.a[i]));
+            assert_eq!(base.b[i], eval(&rec.b[i]));
+            assert_eq!(base.c[i], eval(&rec.c[i]));
+        }
+        let n = rec.a.len();
+        for (k, x) in rec.inputs.iter().enumerate() {
+            assert_eq!((base.a[n + k], base.b[n + k], base.c[n + k]), (*x, Scalar::ZERO, Scalar::ZERO));
+        }
+    }
+}
