@@ -2,4 +2,6 @@
 //!
 //! `cpu` runs anywhere on a rayon pool and is the reference every other backend is tested against.
 
+pub mod api;
 pub mod cpu;
+pub mod select;

@@ -10,6 +10,7 @@
 //!   others share.
 
 pub mod affine;
+pub mod backend;
 pub mod batch_add;
 pub mod curve;
 pub mod digits;

@@ -1,0 +1,237 @@
+//! Params generation from a seed: toxic waste from a seeded RNG, the QAP evaluated at τ in one synthesis
+//! pass, then fixed-base multiplications on all cores. For tests, benchmarks and samples — never for
+//! production keys (the toxic waste is reproducible by design).
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use ff::{BatchInvert, Field, PrimeField};
+use group::{Curve, Group};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use rayon::prelude::*;
+
+use super::keys::{Parameters, VerifyingKey};
+use crate::backend::cpu::curve::MsmAffine;
+use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
+use crate::cs::{
+    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, Variable, VecStore,
+};
+
+/// Setup stages, reported to the progress callback in this order.
+pub const SETUP_STAGES: [&str; 7] = ["evaluate", "h", "l", "a", "b_g1", "b_g2", "vk"];
+
+/// Receives (stage, done, total) as setup proceeds; stages are `SETUP_STAGES`.
+pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// Fixed-base multiplications per progress report: small enough for a smooth gauge, large enough that a
+/// chunk amortizes the parallel split.
+const CHUNK: usize = 1 << 14;
+
+/// The secret values of one setup.
+struct ToxicWaste {
+    tau: Scalar,
+    alpha: Scalar,
+    beta: Scalar,
+    gamma: Scalar,
+    delta: Scalar,
+}
+
+fn nonzero(rng: &mut ChaCha20Rng) -> Scalar {
+    loop {
+        let s = Scalar::random(&mut *rng);
+        if !bool::from(s.is_zero()) {
+            return s;
+        }
+    }
+}
+
+/// The QAP polynomials of every variable evaluated at τ, and which variables the A/B queries hold.
+struct Evaluator<'a> {
+    lagrange: &'a [Scalar],
+    row: usize,
+    inputs: Vec<Scalar>,
+    aux: Vec<Scalar>,
+    at: [Vec<Scalar>; 2],
+    bt: [Vec<Scalar>; 2],
+    ct: [Vec<Scalar>; 2],
+    a_aux: Density,
+    b_input: Density,
+    b_aux: Density,
+}
+
+impl Evaluator<'_> {
+    fn add(poly: &mut [Vec<Scalar>; 2], lc: &LinearCombination<VecStore>, l: Scalar) {
+        for (var, coeff) in lc.terms() {
+            match var.0 {
+                Index::Input(i) => poly[0][i] += *coeff * l,
+                Index::Aux(i) => poly[1][i] += *coeff * l,
+            }
+        }
+    }
+}
+
+impl ConstraintSystem for Evaluator<'_> {
+    type Store = VecStore;
+
+    fn alloc(&mut self, value: Scalar) -> Variable {
+        self.aux.push(value);
+        for p in [&mut self.at, &mut self.bt, &mut self.ct] {
+            p[1].push(Scalar::ZERO);
+        }
+        self.a_aux.push_clear();
+        self.b_aux.push_clear();
+        Variable(Index::Aux(self.aux.len() - 1))
+    }
+
+    fn alloc_input(&mut self, value: Scalar) -> Variable {
+        self.inputs.push(value);
+        for p in [&mut self.at, &mut self.bt, &mut self.ct] {
+            p[0].push(Scalar::ZERO);
+        }
+        self.b_input.push_clear();
+        Variable(Index::Input(self.inputs.len() - 1))
+    }
+
+    fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
+    where
+        A: FnOnce(Lc<Self>) -> Lc<Self>,
+        B: FnOnce(Lc<Self>) -> Lc<Self>,
+        C: FnOnce(Lc<Self>) -> Lc<Self>,
+    {
+        let l = self.lagrange[self.row];
+        self.row += 1;
+        let (a, b, c) =
+            (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
+        // Density is "appears in the combination", exactly as the prover marks it.
+        for (var, _) in a.terms() {
+            if let Index::Aux(i) = var.0 {
+                self.a_aux.set(i);
+            }
+        }
+        for (var, _) in b.terms() {
+            match var.0 {
+                Index::Input(i) => self.b_input.set(i),
+                Index::Aux(i) => self.b_aux.set(i),
+            }
+        }
+        Self::add(&mut self.at, &a, l);
+        Self::add(&mut self.bt, &b, l);
+        Self::add(&mut self.ct, &c, l);
+    }
+
+    fn value(&self, var: Variable) -> Scalar {
+        var.value_in(&self.inputs, &self.aux)
+    }
+}
+
+/// Lagrange basis polynomials of the size-`m` domain evaluated at τ: Lᵢ(τ) = (τᵐ − 1)/m · ωⁱ/(τ − ωⁱ).
+fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
+    let log = m.trailing_zeros();
+    let mut omega = Scalar::ROOT_OF_UNITY;
+    for _ in log..Scalar::S {
+        omega = omega.square();
+    }
+    let mut powers = vec![Scalar::ONE; m];
+    for i in 1..m {
+        powers[i] = powers[i - 1] * omega;
+    }
+    let mut denom: Vec<Scalar> = powers.par_iter().map(|w| tau - w).collect();
+    denom.par_chunks_mut(1 << 12).for_each(|c| {
+        c.iter_mut().batch_invert();
+    });
+    let z_over_m =
+        (tau.pow_vartime([m as u64]) - Scalar::ONE) * Scalar::from(m as u64).invert().unwrap_or(Scalar::ZERO);
+    powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
+}
+
+/// All multiples kᵢ·base, one table for the whole list, reporting progress per chunk.
+fn multiples<A: MsmAffine>(base: A::Proj, scalars: &[Scalar], stage: &str, progress: Progress) -> Vec<A> {
+    let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
+    let mut out = Vec::with_capacity(scalars.len());
+    for chunk in scalars.chunks(CHUNK) {
+        out.extend(table.mul_many(chunk));
+        progress(stage, out.len(), scalars.len());
+    }
+    out
+}
+
+/// Generates params for `circuit` (whose shape is `shape`) from `seed`.
+pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progress: Progress) -> Parameters {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let tw = ToxicWaste {
+        tau: nonzero(&mut rng),
+        alpha: nonzero(&mut rng),
+        beta: nonzero(&mut rng),
+        gamma: nonzero(&mut rng),
+        delta: nonzero(&mut rng),
+    };
+    let m = shape.domain();
+    progress("evaluate", 0, shape.rows());
+    let lagrange = lagrange_at(tw.tau, m);
+    let mut ev = Evaluator {
+        lagrange: &lagrange,
+        row: 0,
+        inputs: vec![Scalar::ONE],
+        aux: Vec::with_capacity(shape.aux),
+        at: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
+        bt: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
+        ct: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
+        a_aux: Density::with_capacity(shape.aux),
+        b_input: Density::default(),
+        b_aux: Density::with_capacity(shape.aux),
+    };
+    ev.b_input.push_clear();
+    circuit.synthesize(&mut ev);
+    // The appended `input_i * 1 = 0` constraints put each input in A.
+    let n_inputs = ev.inputs.len();
+    for i in 0..n_inputs {
+        ev.at[0][i] += lagrange[ev.row + i];
+    }
+    progress("evaluate", shape.rows(), shape.rows());
+
+    let g1 = G1Projective::generator();
+    let g2 = G2Projective::generator();
+    let gamma_inv = tw.gamma.invert().unwrap_or(Scalar::ZERO);
+    let delta_inv = tw.delta.invert().unwrap_or(Scalar::ZERO);
+
+    // H: τⁱ·Z(τ)/δ for i < m − 1.
+    let z_over_delta = (tw.tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
+    let mut h_scalars = vec![z_over_delta; m - 1];
+    h_scalars.par_chunks_mut(1 << 12).enumerate().for_each(|(ci, c)| {
+        let mut p = tw.tau.pow_vartime([(ci << 12) as u64]) * z_over_delta;
+        for s in c.iter_mut() {
+            *s = p;
+            p *= tw.tau;
+        }
+    });
+    let h = multiples::<G1Affine>(g1, &h_scalars, "h", progress);
+    drop(h_scalars);
+
+    let lin = |side: usize, scale: Scalar| -> Vec<Scalar> {
+        (0..ev.at[side].len())
+            .into_par_iter()
+            .map(|i| (tw.beta * ev.at[side][i] + tw.alpha * ev.bt[side][i] + ev.ct[side][i]) * scale)
+            .collect()
+    };
+    let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress);
+    let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {});
+
+    let a_scalars: Vec<Scalar> =
+        ev.at[0].iter().copied().chain(ev.a_aux.iter_set().map(|i| ev.at[1][i])).collect();
+    let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress);
+    let b_scalars: Vec<Scalar> =
+        ev.b_input.iter_set().map(|i| ev.bt[0][i]).chain(ev.b_aux.iter_set().map(|i| ev.bt[1][i])).collect();
+    let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress);
+    let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress);
+
+    let vk = VerifyingKey {
+        alpha_g1: (g1 * tw.alpha).to_affine(),
+        beta_g1: (g1 * tw.beta).to_affine(),
+        beta_g2: (g2 * tw.beta).to_affine(),
+        gamma_g2: (g2 * tw.gamma).to_affine(),
+        delta_g1: (g1 * tw.delta).to_affine(),
+        delta_g2: (g2 * tw.delta).to_affine(),
+        ic,
+    };
+    progress("vk", 1, 1);
+    Parameters { vk, h, l, a, b_g1, b_g2 }
+}
