@@ -1,0 +1,91 @@
+//! Facts about the machine and the process for run records: CPU model, threads, memory, peak RSS, clock.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::timeline::record::HostInfo;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// `key: value kB` from a /proc file, in bytes.
+fn proc_kb(text: &str, key: &str) -> u64 {
+    text.lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Physical memory in bytes (0 where unknown).
+pub fn memory_bytes() -> u64 {
+    proc_kb(&read("/proc/meminfo"), "MemTotal:")
+}
+
+/// Peak resident set of this process in bytes (0 where unknown).
+pub fn peak_rss_bytes() -> u64 {
+    proc_kb(&read("/proc/self/status"), "VmHWM:")
+}
+
+/// The host's description.
+pub fn host_info() -> HostInfo {
+    let cpu = read("/proc/cpuinfo")
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    HostInfo { cpu, threads: rayon::current_num_threads() as u64, memory_bytes: memory_bytes() }
+}
+
+/// (year, month, day) of days since 1970-01-01 (proleptic Gregorian).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// UTC broken down: (y, mo, d, h, mi, s, nanos).
+fn utc(t: SystemTime) -> (i64, u32, u32, u64, u64, u64, u32) {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (y, mo, day) = civil((secs / 86_400) as i64);
+    let rem = secs % 86_400;
+    (y, mo, day, rem / 3600, rem % 3600 / 60, rem % 60, d.subsec_nanos())
+}
+
+/// RFC 3339 UTC timestamp with milliseconds.
+pub fn rfc3339(t: SystemTime) -> String {
+    let (y, mo, d, h, mi, s, ns) = utc(t);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z", ns / 1_000_000)
+}
+
+/// A sortable, unique run id: `YYYYMMDD-HHMMSS-xxxx` (UTC; xxxx from the clock's nanos and the pid).
+pub fn run_id(t: SystemTime) -> String {
+    let (y, mo, d, h, mi, s, ns) = utc(t);
+    let salt =
+        (u64::from(ns) ^ u64::from(std::process::id()).rotate_left(20)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}-{:04x}", salt >> 48)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(11_016), (2000, 2, 29));
+        assert_eq!(civil(20_786), (2026, 11, 29));
+        let t = UNIX_EPOCH + Duration::from_millis(1_796_000_000_123);
+        assert_eq!(rfc3339(t), "2026-11-30T00:53:20.123Z");
+        assert!(run_id(t).starts_with("20261130-005320-"));
+    }
+}

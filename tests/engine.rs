@@ -1,0 +1,280 @@
+//! The engine on real runs: the captured timeline, pipelining and batching visible in the events, the run
+//! store's atomicity and addressing, and the exports of a real run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use cuzk::backend::cpu::backend::CpuBackend;
+use cuzk::circuits::Sample;
+use cuzk::engine::store::{write_atomic, RunStore};
+use cuzk::engine::{run, RunSpec};
+use cuzk::groth16::phases;
+use cuzk::timeline::export::{render, Format};
+use cuzk::timeline::record::{RecordEvent, RunRecord};
+use cuzk::toggles::Toggles;
+
+/// The timeline capture is process-wide: one run at a time.
+static RUNS: Mutex<()> = Mutex::new(());
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cuzk-engine-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn record(sectors: usize, toggles: Toggles, repeats: usize) -> RunRecord {
+    let _one = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+    std::env::set_var(
+        "CUZK_CACHE",
+        std::env::temp_dir().join(format!("cuzk-engine-cache-{}", std::process::id())),
+    );
+    let mut s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+    s.sectors = sectors;
+    let backend = CpuBackend::new();
+    let spec = RunSpec { sample: &s, toggles, backend: &backend, repeats, mem_budget: 1 << 32 };
+    run(&spec, &|_, _, _| {}).expect("run").record
+}
+
+/// Phases of a proof call after its synthesis.
+const PROVING: [&str; 6] = [
+    phases::PREP_MSM,
+    phases::NTT_MSM_H,
+    phases::BATCH_ADD,
+    phases::TAIL_MSM,
+    phases::B_G2_MSM,
+    phases::ASSEMBLE,
+];
+
+fn overlaps(a: &RecordEvent, b: &RecordEvent) -> bool {
+    a.start_us < b.start_us + b.dur_us && b.start_us < a.start_us + a.dur_us
+}
+
+/// Some synthesis of call k+1 overlaps proving of call k.
+fn pipelined(r: &RunRecord) -> bool {
+    r.events.iter().filter(|e| e.phase == phases::SYNTHESIS).any(|s| {
+        r.events
+            .iter()
+            .filter(|p| PROVING.contains(&p.phase.as_str()))
+            .any(|p| p.batch.is_some() && p.batch.map(|b| b + 1) == s.batch && overlaps(s, p))
+    })
+}
+
+#[test]
+fn pipeline_overlaps_synthesis_with_the_previous_call() {
+    let on = record(4, Toggles { pipeline: true, verify: false, ..Toggles::default() }, 1);
+    assert!(on.all_verified() || on.proofs.iter().all(|p| p.verified.is_none()));
+    assert!(pipelined(&on), "pipeline on: no synthesis overlapped the previous call's proving");
+    let off = record(4, Toggles { pipeline: false, verify: false, ..Toggles::default() }, 1);
+    assert!(!pipelined(&off), "pipeline off: synthesis overlapped proving");
+    // Same seed, same proofs either way.
+    assert_eq!(
+        on.proofs.iter().map(|p| &p.hex).collect::<Vec<_>>(),
+        off.proofs.iter().map(|p| &p.hex).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn batch_two_proves_two_sectors_in_one_call() {
+    let r = record(2, Toggles { batch: 2, ..Toggles::default() }, 1);
+    assert!(r.all_verified());
+    let calls: Vec<&RecordEvent> = r.events.iter().filter(|e| e.phase == phases::PREP_MSM).collect();
+    assert_eq!(calls.len(), 1, "one proof call for both sectors");
+    assert_eq!(calls[0].args.get("circuits").map(String::as_str), Some("4"), "2 sectors × 2 partitions");
+    let ntt: Vec<_> = r.events.iter().filter(|e| e.phase == phases::NTT_MSM_H).collect();
+    assert_eq!(ntt.len(), 4);
+    assert!(ntt.iter().all(|e| e.batch == Some(0)));
+    let r1 = record(2, Toggles { batch: 1, ..Toggles::default() }, 1);
+    assert_eq!(r1.events.iter().filter(|e| e.phase == phases::PREP_MSM).count(), 2);
+    assert_eq!(r.proofs, r1.proofs, "batching changes speed, not proofs");
+}
+
+#[test]
+fn real_run_timeline_and_exports() {
+    let r = record(1, Toggles::default(), 2);
+    assert_eq!(r.repeats.len(), 2);
+    assert!(r.all_verified());
+    for phase in [
+        phases::SYNTHESIS,
+        phases::PREP_MSM,
+        phases::NTT_MSM_H,
+        phases::NTT_H,
+        phases::MSM_H,
+        phases::TAIL_MSM,
+        phases::B_G2_MSM,
+        phases::ASSEMBLE,
+        phases::VERIFY,
+    ] {
+        for rep in 0..2 {
+            assert!(
+                r.events.iter().any(|e| e.phase == phase && e.repeat == rep && e.dur_us > 0),
+                "{phase} missing in repeat {rep}"
+            );
+            assert!(r.repeats[rep as usize].phases.get(phase).is_some_and(|t| t.sum_us > 0));
+        }
+    }
+    // Chrome trace: object form, ts everywhere, a thread_name per lane, no overlap without nesting per tid.
+    let chrome: serde_json::Value = serde_json::from_str(&render(&r, Format::Chrome)).expect("chrome json");
+    let evs = chrome["traceEvents"].as_array().expect("traceEvents");
+    assert!(evs.iter().all(|e| e.get("ts").is_some()));
+    let names: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["name"] == "thread_name")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
+    for lane in r.lanes() {
+        assert!(names.iter().any(|n| n.starts_with(&lane)), "lane {lane} has no thread_name");
+    }
+    let xs: Vec<&serde_json::Value> = evs.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(xs.len(), r.events.len());
+    for a in &xs {
+        assert!(a["dur"].as_f64().unwrap_or(0.0) > 0.0);
+        for b in &xs {
+            if std::ptr::eq(*a, *b) || a["tid"] != b["tid"] {
+                continue;
+            }
+            let (s1, d1, s2, d2) = (
+                a["ts"].as_f64().unwrap_or(0.0),
+                a["dur"].as_f64().unwrap_or(0.0),
+                b["ts"].as_f64().unwrap_or(0.0),
+                b["dur"].as_f64().unwrap_or(0.0),
+            );
+            let overlap = s1 < s2 + d2 && s2 < s1 + d1;
+            let nested = (s1 <= s2 && s2 + d2 <= s1 + d1) || (s2 <= s1 && s1 + d1 <= s2 + d2);
+            assert!(
+                !overlap || nested,
+                "overlap without nesting on tid {}: {} and {}",
+                a["tid"],
+                a["name"],
+                b["name"]
+            );
+        }
+    }
+    let csv = render(&r, Format::Csv);
+    assert_eq!(csv.lines().count(), r.events.len() + 1);
+    let svg = render(&r, Format::Svg);
+    assert!(svg.trim_start().starts_with("<svg") || svg.trim_start().starts_with("<?xml"));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    for lane in r.lanes() {
+        assert!(svg.contains(&format!(">{lane}<")), "svg row label for {lane}");
+    }
+}
+
+#[test]
+fn store_addresses_runs_and_skips_corrupt_files() {
+    let dir = temp("store");
+    let store = RunStore::open(Some(&dir)).expect("store");
+    let a = record(1, Toggles { verify: false, ..Toggles::default() }, 1);
+    let mut b = a.clone();
+    b.id = format!("{}-b", a.id);
+    b.started = format!("{}~", a.started);
+    store.save(&a).expect("save a");
+    store.save(&b).expect("save b");
+    assert_eq!(store.resolve("last").expect("last").id, b.id);
+    assert_eq!(store.resolve("last~1").expect("last~1").id, a.id);
+    assert_eq!(store.resolve(&b.id).expect("id").id, b.id);
+    assert!(store.resolve(&a.id[..8]).is_err(), "a prefix shared by two runs is ambiguous");
+    assert!(store.resolve("last~5").is_err());
+    assert!(store.resolve("zzz").is_err());
+    let path = store.runs_dir().join(format!("{}.json", a.id));
+    assert_eq!(store.resolve(path.to_str().expect("utf8")).expect("path").id, a.id);
+    // A corrupt file is skipped with a warning; a stray temp file from a killed write is ignored.
+    std::fs::write(store.runs_dir().join("broken.json"), b"{\"schema\": \"cuzk.run/1\", \"id\": ")
+        .expect("write");
+    std::fs::write(store.runs_dir().join(".x.json.tmp-1"), b"partial").expect("write");
+    let (runs, warnings) = store.list();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains("broken.json"), "{warnings:?}");
+    // Atomic replace: the old content stays whole until the new one is complete.
+    write_atomic(&path, b"new").expect("write");
+    assert_eq!(std::fs::read(&path).expect("read"), b"new");
+    let leftover = format!(".{}.json.tmp", a.id);
+    let names: Vec<String> = std::fs::read_dir(store.runs_dir())
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.starts_with(&leftover)), "temp file left behind: {names:?}");
+}
+
+fn cuzk(home: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(args)
+        .env("CUZK_HOME", home)
+        .env("CUZK_CACHE", home.join("cache"))
+        .output()
+        .expect("run cuzk")
+}
+
+#[test]
+fn cli_compare_export_and_errors() {
+    let home = temp("cli");
+    for set in ["d4=on", "d4=off"] {
+        let o = cuzk(
+            &home,
+            &[
+                "prove",
+                "--sample",
+                "samples/porep-tiny.toml",
+                "--backend",
+                "cpu",
+                "--set",
+                set,
+                "--repeat",
+                "2",
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = cuzk(&home, &["compare", "last~1", "last"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    for phase in ["synthesis", "tail_msm", "wall"] {
+        assert!(out.contains(phase), "{out}");
+    }
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "compare fits 100 columns:\n{out}");
+    let o = cuzk(&home, &["compare", "last~1", "last", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("compare json");
+    assert!(v["phases"].as_array().is_some_and(|a| !a.is_empty()));
+    let o = cuzk(&home, &["export", "last", "--format", "svg"]);
+    assert!(o.status.success());
+    let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+    assert!(p.starts_with(home.join("exports")) && p.exists(), "{p:?}");
+    let o = cuzk(&home, &["runs", "--json"]);
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("runs json").as_array().map(Vec::len),
+        Some(2)
+    );
+    for args in [
+        vec!["export", "nope", "--format", "csv"],
+        vec!["export", "last", "--format", "pdf"],
+        vec!["compare", "last", "missing.json"],
+    ] {
+        let o = cuzk(&home, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn killed_run_leaves_no_corrupt_record() {
+    let home = temp("kill");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--repeat", "50"])
+        .env("CUZK_HOME", &home)
+        .env("CUZK_CACHE", home.join("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let _ = child.kill();
+    let _ = child.wait();
+    let store = RunStore::open(Some(&home)).expect("store");
+    let (runs, warnings) = store.list();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(runs.is_empty(), "a killed run must not leave a record");
+}
