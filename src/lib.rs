@@ -2,6 +2,11 @@
 //! backend and a profiling console. See DESIGN.md (shared) and README.md.
 
 pub mod backend;
+pub mod circuits;
+pub mod cli;
 pub mod cs;
+pub mod engine;
 pub mod gadgets;
 pub mod groth16;
+pub mod timeline;
+pub mod toggles;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `cuzk` binary: see `cuzk --help`.
+
+fn main() -> std::process::ExitCode {
+    cuzk::cli::main()
+}

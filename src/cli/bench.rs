@@ -1,0 +1,202 @@
+//! `cuzk bench`: time one building block on random data (seeded), median of repeats; MSM also times blst's
+//! Pippenger (`G1Projective::multi_exp`) on the same points and scalars and reports the ratio.
+
+use std::time::Instant;
+
+use blstrs::{G1Affine, G1Projective, Scalar};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::Group;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::CliError;
+use crate::backend::api::Backend;
+use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
+use crate::backend::cpu::ntt::Domain;
+use crate::backend::select::{select, BackendKind};
+use crate::cs::{Circuit, ConstraintSystem, ShapeCounter};
+use crate::groth16::setup;
+
+/// What to time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BenchOp {
+    /// G1 multi-scalar multiplication with random scalars.
+    Msm,
+    /// Forward NTT over Fr.
+    Ntt,
+    /// Bitmap batch addition in G1 (half the bits set).
+    BatchAdd,
+    /// Params generation for a 2^K-constraint multiplication chain.
+    Setup,
+}
+
+/// Arguments of `cuzk bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// What to time.
+    #[arg(value_enum)]
+    pub op: BenchOp,
+    /// Backend.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    pub backend: BackendKind,
+    /// log2 of the size.
+    #[arg(long, default_value_t = 16)]
+    pub log_size: u32,
+    /// Timed repeats (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One benchmark result (also the `--json` form).
+#[derive(Debug, Serialize)]
+pub struct BenchResult {
+    /// What was timed.
+    pub op: BenchOp,
+    /// Backend name.
+    pub backend: String,
+    /// Device description.
+    pub device: String,
+    /// log2 of the size.
+    pub log_size: u32,
+    /// Median time in milliseconds.
+    pub ms: f64,
+    /// Every repeat's time in milliseconds.
+    pub runs_ms: Vec<f64>,
+    /// blst's median on the same data (MSM only).
+    pub blst_ms: Option<f64>,
+    /// ms / blst_ms (MSM only; below 1.0 means faster than blst).
+    pub ratio_vs_blst: Option<f64>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
+    (0..reps.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(f());
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
+fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
+    (0..n)
+        .into_par_iter()
+        .chunks(1 << 12)
+        .flat_map_iter(|c| {
+            let mut rng = ChaCha20Rng::seed_from_u64(seed ^ c[0] as u64);
+            c.into_iter().map(move |_| Scalar::random(&mut rng)).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Random points as multiples of the generator (one fixed-base table, batch-normalized).
+fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
+    let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));
+    table.mul_many(&random_scalars(n, seed))
+}
+
+/// A chain of multiplications x·y = z: the simplest circuit of a chosen size, for setup timing.
+struct MulChain(usize);
+
+impl Circuit for MulChain {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+        let mut x = cs.alloc(Scalar::from(3u64));
+        let mut xv = Scalar::from(3u64);
+        for i in 0..self.0 {
+            let yv = Scalar::from(i as u64 + 5);
+            let y = cs.alloc(yv);
+            xv *= yv;
+            let z = if i + 1 == self.0 { cs.alloc_input(xv) } else { cs.alloc(xv) };
+            cs.enforce(|lc| lc + x, |lc| lc + y, |lc| lc + z);
+            x = z;
+        }
+    }
+}
+
+/// Runs a benchmark and prints it.
+pub fn run(args: BenchArgs) -> Result<(), CliError> {
+    if args.log_size > 26 {
+        return Err(CliError::Msg(format!("--log-size {}: at most 26 on the CPU", args.log_size)));
+    }
+    let selected = select(args.backend)?;
+    let backend: &dyn Backend = selected.backend.as_ref();
+    let n = 1usize << args.log_size;
+    let reps = args.repeat;
+    let (runs, blst) = match args.op {
+        BenchOp::Msm => {
+            let points = random_points(n, 1);
+            let scalars = random_scalars(n, 2);
+            let mut ours = None;
+            let runs = time(reps, || ours = Some(backend.msm_g1(&points, &scalars, None)));
+            let proj: Vec<G1Projective> = points.iter().map(|p| p.to_curve()).collect();
+            let mut theirs = G1Projective::identity();
+            let blst = time(reps, || theirs = G1Projective::multi_exp(&proj, &scalars));
+            match ours {
+                Some(Ok(r)) if r == theirs => {}
+                Some(Err(e)) => return Err(CliError::Msg(e.to_string())),
+                _ => return Err(CliError::Msg("msm result differs from blst's".into())),
+            }
+            (runs, Some(blst))
+        }
+        BenchOp::Ntt => {
+            let domain = Domain::new(args.log_size).map_err(|e| CliError::Msg(e.to_string()))?;
+            let mut v = random_scalars(n, 3);
+            (time(reps, || domain.ntt(&mut v)), None)
+        }
+        BenchOp::BatchAdd => {
+            let points = random_points(n, 4);
+            let bitmap: Vec<u64> = random_scalars(n.div_ceil(64), 5)
+                .iter()
+                .map(|s| s.to_bytes_le()[0] as u64 * 0x0101_0101_0101_0101)
+                .collect();
+            (time(reps, || backend.batch_add_g1(&points, &bitmap)), None)
+        }
+        BenchOp::Setup => {
+            let c = MulChain(n.saturating_sub(2).max(1));
+            let shape = ShapeCounter::count(&c);
+            (time(reps, || setup::generate(&c, shape, 7, &|_, _, _| {})), None)
+        }
+    };
+    let ms = median(runs.clone());
+    let blst_ms = blst.map(median);
+    let r = BenchResult {
+        op: args.op,
+        backend: backend.name().into(),
+        device: backend.device(),
+        log_size: args.log_size,
+        ms,
+        runs_ms: runs,
+        blst_ms,
+        ratio_vs_blst: blst_ms.map(|b| ms / b),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r).map_err(|e| CliError::Msg(e.to_string()))?);
+    } else {
+        print!(
+            "{:?} 2^{} on {} ({}): {:.2} ms (median of {})",
+            r.op,
+            r.log_size,
+            r.backend,
+            r.device,
+            r.ms,
+            reps.max(1)
+        );
+        if let (Some(b), Some(q)) = (r.blst_ms, r.ratio_vs_blst) {
+            print!("; blst {b:.2} ms; ratio {q:.3}");
+        }
+        println!();
+    }
+    Ok(())
+}

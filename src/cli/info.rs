@@ -1,0 +1,158 @@
+//! `cuzk info`: the shape of a sample's circuits beside the real 32 GiB PoRep partition.
+
+use std::time::Instant;
+
+use blstrs::Scalar;
+use ff::Field;
+use serde::Serialize;
+
+use crate::circuits::Sample;
+use crate::cs::{ProvingAssignment, Shape, VecStore};
+
+/// The 32 GiB PoRep partition (ANCHORS.md): constraints including the 328 input constraints.
+pub const POREP_32G_CONSTRAINTS: usize = 130_278_869;
+/// Its A-aux density.
+pub const POREP_32G_A_DENSITY: f64 = 99.7;
+/// Its B-aux density.
+pub const POREP_32G_B_DENSITY: f64 = 25.4;
+/// Its public inputs.
+pub const POREP_32G_INPUTS: usize = 328;
+/// Its aux variables.
+pub const POREP_32G_AUX: usize = 130_169_893;
+
+/// What `cuzk info` reports for one sample (also its `--json` form).
+#[derive(Clone, Debug, Serialize)]
+pub struct ShapeInfo {
+    /// Sample name.
+    pub sample: String,
+    /// Circuits per sector.
+    pub circuits_per_sector: usize,
+    /// Sectors.
+    pub sectors: usize,
+    /// Constraints per circuit, including one per public input.
+    pub constraints: usize,
+    /// Public inputs per circuit, including the constant one.
+    pub public_inputs: usize,
+    /// Aux variables per circuit.
+    pub aux: usize,
+    /// Evaluation domain (power of two ≥ constraints).
+    pub domain: usize,
+    /// Percent of aux variables used in A.
+    pub a_aux_density_pct: f64,
+    /// Percent of aux variables used in B.
+    pub b_aux_density_pct: f64,
+    /// Percent of inputs used in B.
+    pub b_input_density_pct: f64,
+    /// Percent of aux values equal to 0.
+    pub aux_zero_pct: f64,
+    /// Percent of aux values equal to 1.
+    pub aux_one_pct: f64,
+    /// Percent of other aux values.
+    pub aux_other_pct: f64,
+    /// Bytes of a, b and c together per circuit.
+    pub abc_bytes: usize,
+    /// Bytes of the aux assignment per circuit.
+    pub aux_bytes: usize,
+    /// Synthesis time of circuit 0 in milliseconds (one thread).
+    pub synthesis_ms: f64,
+    /// Its throughput in constraints per second per thread.
+    pub constraints_per_sec: f64,
+}
+
+fn pct(n: usize, d: usize) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / d as f64
+    }
+}
+
+/// Synthesizes circuit 0 of sector 0 and measures its shape.
+pub fn shape_info(sample: &Sample) -> ShapeInfo {
+    let circuits = sample.sector_circuits(0);
+    let t = Instant::now();
+    let asg = ProvingAssignment::synthesize::<VecStore, _>(&circuits[0], None);
+    let secs = t.elapsed().as_secs_f64();
+    let aux = asg.aux_assignment.len();
+    let zeros = asg.aux_assignment.iter().filter(|v| bool::from(v.is_zero())).count();
+    let ones = asg.aux_assignment.iter().filter(|v| **v == Scalar::ONE).count();
+    let shape = Shape {
+        constraints: asg.a.len() - asg.input_assignment.len(),
+        inputs: asg.input_assignment.len(),
+        aux,
+    };
+    ShapeInfo {
+        sample: sample.name.clone(),
+        circuits_per_sector: sample.partitions,
+        sectors: sample.sectors,
+        constraints: shape.rows(),
+        public_inputs: shape.inputs,
+        aux,
+        domain: shape.domain(),
+        a_aux_density_pct: pct(asg.a_aux_density.popcount(), aux),
+        b_aux_density_pct: pct(asg.b_aux_density.popcount(), aux),
+        b_input_density_pct: pct(asg.b_input_density.popcount(), shape.inputs),
+        aux_zero_pct: pct(zeros, aux),
+        aux_one_pct: pct(ones, aux),
+        aux_other_pct: pct(aux - zeros - ones, aux),
+        abc_bytes: 3 * shape.rows() * 32,
+        aux_bytes: aux * 32,
+        synthesis_ms: secs * 1e3,
+        constraints_per_sec: shape.rows() as f64 / secs.max(1e-9),
+    }
+}
+
+/// Groups digits by thousands with a thin space for tables: 130 278 869.
+pub fn group(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Human-readable bytes.
+pub fn bytes(n: usize) -> String {
+    let n = n as f64;
+    if n >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2} GiB", n / (1024.0 * 1024.0 * 1024.0))
+    } else if n >= 1024.0 * 1024.0 {
+        format!("{:.1} MiB", n / (1024.0 * 1024.0))
+    } else {
+        format!("{:.1} KiB", n / 1024.0)
+    }
+}
+
+/// The table `cuzk info` prints.
+pub fn render(i: &ShapeInfo) -> String {
+    let real_abc = 3 * POREP_32G_CONSTRAINTS * 32;
+    let rows: Vec<(&str, String, String)> = vec![
+        ("constraints", group(i.constraints), group(POREP_32G_CONSTRAINTS)),
+        ("public inputs", group(i.public_inputs), group(POREP_32G_INPUTS)),
+        ("aux variables", group(i.aux), group(POREP_32G_AUX)),
+        ("domain", format!("2^{}", i.domain.trailing_zeros()), "2^27".into()),
+        ("A-aux density", format!("{:.1}%", i.a_aux_density_pct), format!("{POREP_32G_A_DENSITY}%")),
+        ("B-aux density", format!("{:.1}%", i.b_aux_density_pct), format!("{POREP_32G_B_DENSITY}%")),
+        ("B-input density", format!("{:.1}%", i.b_input_density_pct), "—".into()),
+        ("aux = 0", format!("{:.1}%", i.aux_zero_pct), "—".into()),
+        ("aux = 1", format!("{:.1}%", i.aux_one_pct), "—".into()),
+        ("aux other", format!("{:.1}%", i.aux_other_pct), "—".into()),
+        ("a+b+c bytes", bytes(i.abc_bytes), bytes(real_abc)),
+        ("aux bytes", bytes(i.aux_bytes), bytes(POREP_32G_AUX * 32)),
+        ("circuits", format!("{} × {} sectors", i.circuits_per_sector, i.sectors), "10 partitions".into()),
+    ];
+    let mut out = format!("{:<16} {:>16}   {:>16}\n", "per circuit", i.sample, "32 GiB partition");
+    for (k, a, b) in rows {
+        out.push_str(&format!("{k:<16} {a:>16}   {b:>16}\n"));
+    }
+    out.push_str(&format!(
+        "synthesis        {:>13.1} ms   ({:.2} M constraints/s, one thread)\n",
+        i.synthesis_ms,
+        i.constraints_per_sec / 1e6
+    ));
+    out
+}

@@ -1,0 +1,242 @@
+//! The command line: argument parsing and the one-line error reporting of DESIGN.md §9.
+
+pub mod bench;
+pub mod info;
+mod interrupt;
+pub mod progress;
+pub mod prove;
+pub mod runs;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::backend::select::BackendKind;
+use crate::circuits::Sample;
+
+/// The default sample the console and bare `cuzk` open.
+pub const DEFAULT_SAMPLE: &str = "samples/porep-mini.toml";
+
+/// Every error the CLI reports: one line, then a non-zero exit.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A sample file problem.
+    #[error(transparent)]
+    Sample(#[from] crate::circuits::SampleError),
+    /// A params, proof, vk or inputs file problem.
+    #[error(transparent)]
+    Groth16(#[from] crate::groth16::Error),
+    /// A job failure.
+    #[error(transparent)]
+    Engine(#[from] crate::engine::EngineError),
+    /// A bad `--set`.
+    #[error("--set: {0}")]
+    Toggle(#[from] crate::toggles::ToggleError),
+    /// No such backend here.
+    #[error(transparent)]
+    Backend(#[from] crate::backend::select::SelectError),
+    /// Anything else, already phrased.
+    #[error("{0}")]
+    Msg(String),
+}
+
+/// cuzk: a Groth16 prover for BLS12-381 and a console to profile it.
+#[derive(Parser, Debug)]
+#[command(name = "cuzk", version, about)]
+pub struct Cli {
+    /// What to do; without a command, shows the default sample's shape and synthesis timing.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print a sample's circuit shape beside the 32 GiB PoRep partition.
+    Info {
+        /// The sample file.
+        #[arg(long, default_value = DEFAULT_SAMPLE)]
+        sample: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate (or load from the cache) a sample's params; prints the params file path last.
+    Setup {
+        /// The sample file.
+        #[arg(long, default_value = DEFAULT_SAMPLE)]
+        sample: PathBuf,
+        /// Setup seed (default: the sample's).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Prove a sample's circuits, print the per-phase table and save the run.
+    Prove {
+        /// The sample file.
+        #[arg(long, default_value = DEFAULT_SAMPLE)]
+        sample: PathBuf,
+        /// Backend.
+        #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+        backend: BackendKind,
+        /// Seed for witness, params and randomizers (default: the sample's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Toggles, e.g. `a1=on,d4=off,batch=2`.
+        #[arg(long)]
+        set: Option<String>,
+        /// Sectors to prove (default: the sample's).
+        #[arg(long)]
+        sectors: Option<usize>,
+        /// Repeat the whole job N times (statistics use every repeat).
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// Print a JSON summary instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write the run's Chrome trace, CSV, JSON and SVG into this folder.
+        #[arg(long)]
+        export: Option<PathBuf>,
+        /// Write vk.bin, proofs.bin and inputs.bin here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        engine: prove::EngineOpts,
+    },
+    /// Baseline, then each of a1 a2 a4 b1 d4 pipeline flipped alone, each repeated: per-phase deltas.
+    Ablate {
+        /// The sample file.
+        #[arg(long, default_value = DEFAULT_SAMPLE)]
+        sample: PathBuf,
+        /// Backend.
+        #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
+        backend: BackendKind,
+        /// Seed (default: the sample's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Baseline toggles, e.g. `d4=off`.
+        #[arg(long)]
+        set: Option<String>,
+        /// Sectors to prove (default: the sample's).
+        #[arg(long)]
+        sectors: Option<usize>,
+        /// Repeats per configuration.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// JSON: one entry per toggle keyed by its id.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        engine: prove::EngineOpts,
+    },
+    /// List stored runs.
+    Runs {
+        /// Data dir (default: $CUZK_HOME, else the user data dir).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compare two runs per phase with a noise verdict (runs by id, id prefix, last, last~N or path).
+    Compare {
+        /// Baseline run.
+        a: String,
+        /// Candidate run.
+        b: String,
+        /// Data dir.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export a run's timeline: chrome (Perfetto / chrome://tracing), csv, json (the record) or svg.
+    Export {
+        /// The run (id, id prefix, last, last~N or path).
+        run: String,
+        /// chrome | csv | json | svg.
+        #[arg(long)]
+        format: String,
+        /// Output file (default: <data dir>/exports/<run id>.<ext>).
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// Data dir.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Check every proof in a file against a vk and public inputs.
+    Verify {
+        /// Verifying key (bellperson `VerifyingKey::write` layout).
+        #[arg(long)]
+        vk: PathBuf,
+        /// Concatenated 192-byte proofs.
+        #[arg(long)]
+        proof: PathBuf,
+        /// Concatenated 32-byte little-endian public inputs, proof after proof.
+        #[arg(long)]
+        inputs: PathBuf,
+    },
+    /// Time one building block (and, for MSM, blst on the same data).
+    Bench(bench::BenchArgs),
+}
+
+/// Runs the command line and maps errors to one line on stderr and a non-zero exit.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    let json_err = |e: serde_json::Error| CliError::Msg(format!("json: {e}"));
+    match cli.command {
+        None => {
+            let sample = Sample::load(DEFAULT_SAMPLE.as_ref())?;
+            println!("{} — {}", sample.name, sample.description);
+            print!("{}", info::render(&info::shape_info(&sample)));
+        }
+        Some(Command::Info { sample, json }) => {
+            let sample = Sample::load(&sample)?;
+            let i = info::shape_info(&sample);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&i).map_err(json_err)?);
+            } else {
+                print!("{}", info::render(&i));
+            }
+        }
+        Some(Command::Setup { sample, seed }) => prove::setup(&sample, seed)?,
+        Some(Command::Prove { sample, backend, seed, set, sectors, repeat, json, export, out, engine }) => {
+            prove::prove(prove::ProveArgs {
+                sample,
+                backend,
+                seed,
+                set,
+                sectors,
+                repeat,
+                out,
+                export,
+                json,
+                engine,
+            })?
+        }
+        Some(Command::Ablate { sample, backend, seed, set, sectors, repeat, json, engine }) => {
+            runs::ablate(runs::AblateArgs { sample, backend, seed, set, sectors, repeat, json, engine })?
+        }
+        Some(Command::Runs { data_dir, json }) => runs::runs(data_dir.as_deref(), json)?,
+        Some(Command::Compare { a, b, data_dir, json }) => {
+            runs::compare_cmd(data_dir.as_deref(), &a, &b, json)?
+        }
+        Some(Command::Export { run, format, output, data_dir }) => {
+            runs::export_cmd(data_dir.as_deref(), &run, &format, output.as_deref())?
+        }
+        Some(Command::Verify { vk, proof, inputs }) => prove::verify(&vk, &proof, &inputs)?,
+        Some(Command::Bench(args)) => bench::run(args)?,
+    }
+    Ok(())
+}

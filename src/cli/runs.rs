@@ -1,0 +1,182 @@
+//! `cuzk runs`, `cuzk compare`, `cuzk export` and `cuzk ablate`.
+
+use std::path::{Path, PathBuf};
+
+use crate::backend::select::select;
+use crate::engine::compare::{
+    ablation_json, compare, compare_json, render_ablation, render_compare, AblationEntry,
+};
+use crate::engine::store::RunStore;
+use crate::timeline::export::{self, Format};
+use crate::timeline::record::RunRecord;
+
+use super::prove::{run_and_save, sample_and_toggles, EngineOpts};
+use super::CliError;
+
+fn store(data_dir: Option<&Path>) -> Result<RunStore, CliError> {
+    RunStore::open(data_dir).map_err(|e| CliError::Msg(e.to_string()))
+}
+
+fn resolve(store: &RunStore, spec: &str) -> Result<RunRecord, CliError> {
+    store.resolve(spec).map_err(|e| CliError::Msg(e.to_string()))
+}
+
+/// `cuzk runs`: every stored run, oldest first.
+pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
+    let st = store(data_dir)?;
+    let (runs, warnings) = st.list();
+    for w in &warnings {
+        eprintln!("{w}");
+    }
+    if json {
+        let v: Vec<_> = runs
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "id": r.id, "started": r.started, "sample": r.sample.name, "backend": r.backend,
+                    "toggles": r.toggles, "repeats": r.repeats.len(), "wall_ms": r.wall_us as f64 / 1e3,
+                    "verified": r.all_verified(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
+        return Ok(());
+    }
+    println!(
+        "{:<21} {:<16} {:<4} {:<30} {:>3} {:>10} {:<3}",
+        "id", "sample", "be", "toggles", "rep", "wall ms", "ok"
+    );
+    for r in &runs {
+        let toggles: String = r.toggles.compact().chars().take(30).collect();
+        println!(
+            "{:<21} {:<16} {:<4} {:<30} {:>3} {:>10.1} {:<3}",
+            r.id,
+            r.sample.name.chars().take(16).collect::<String>(),
+            r.backend,
+            toggles,
+            r.repeats.len(),
+            r.wall_us as f64 / 1e3,
+            if r.all_verified() { "yes" } else { "no" }
+        );
+    }
+    if runs.is_empty() {
+        println!("(no runs in {})", st.runs_dir().display());
+    }
+    Ok(())
+}
+
+/// `cuzk compare A B`.
+pub fn compare_cmd(data_dir: Option<&Path>, a: &str, b: &str, json: bool) -> Result<(), CliError> {
+    let st = store(data_dir)?;
+    let (ra, rb) = (resolve(&st, a)?, resolve(&st, b)?);
+    let rows = compare(&ra, &rb);
+    if json {
+        let v = serde_json::json!({"base": ra.id, "candidate": rb.id, "phases": compare_json(&rows)});
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
+    } else {
+        println!("sample {}; base toggles: {}", ra.sample.name, ra.toggles.compact());
+        println!("sample {}; cand toggles: {}", rb.sample.name, rb.toggles.compact());
+        print!("{}", render_compare(&rows, &ra.id, &rb.id));
+    }
+    Ok(())
+}
+
+/// Writes every format of a record into `dir`; returns the paths.
+pub fn export_all(rec: &RunRecord, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::Msg(format!("{}: cannot create folder: {e}", dir.display())))?;
+    [Format::Chrome, Format::Csv, Format::Json, Format::Svg]
+        .into_iter()
+        .map(|f| {
+            let p = dir.join(f.file_name(&rec.id));
+            export::write(rec, f, &p)
+                .map_err(|e| CliError::Msg(format!("{}: cannot write: {e}", p.display())))?;
+            Ok(p)
+        })
+        .collect()
+}
+
+/// `cuzk export RUN --format F [-o PATH]`.
+pub fn export_cmd(
+    data_dir: Option<&Path>,
+    run: &str,
+    format: &str,
+    out: Option<&Path>,
+) -> Result<(), CliError> {
+    let format: Format = format.parse().map_err(|e: export::UnknownFormat| CliError::Msg(e.to_string()))?;
+    let st = store(data_dir)?;
+    let rec = resolve(&st, run)?;
+    let path = match out {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let dir = st.exports_dir();
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| CliError::Msg(format!("{}: cannot create folder: {e}", dir.display())))?;
+            dir.join(format.file_name(&rec.id))
+        }
+    };
+    export::write(&rec, format, &path)
+        .map_err(|e| CliError::Msg(format!("{}: cannot write: {e}", path.display())))?;
+    println!("{}", path.display());
+    Ok(())
+}
+
+/// The toggles `ablate` flips, one at a time.
+pub const ABLATE_TOGGLES: [&str; 6] = ["a1", "a2", "a4", "b1", "d4", "pipeline"];
+
+/// Options of `cuzk ablate`.
+pub struct AblateArgs {
+    /// Sample file.
+    pub sample: PathBuf,
+    /// Backend.
+    pub backend: crate::backend::select::BackendKind,
+    /// Seed override.
+    pub seed: Option<u64>,
+    /// Baseline `--set`.
+    pub set: Option<String>,
+    /// Sectors override.
+    pub sectors: Option<usize>,
+    /// Repeats per configuration.
+    pub repeat: usize,
+    /// JSON output.
+    pub json: bool,
+    /// Engine options.
+    pub engine: EngineOpts,
+}
+
+/// `cuzk ablate`: baseline, then each toggle flipped alone, each repeated; a matrix of per-phase deltas.
+pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
+    let (sample, base_toggles) =
+        sample_and_toggles(&args.sample, args.seed, args.sectors, args.set.as_deref())?;
+    let selected = select(args.backend)?;
+    let backend = selected.backend.as_ref();
+    eprintln!(
+        "ablate {}: baseline ({}) then {} flipped alone, {} repeats each",
+        sample.name,
+        base_toggles.compact(),
+        ABLATE_TOGGLES.join(", "),
+        args.repeat
+    );
+    let (base, _) = run_and_save(&sample, base_toggles, backend, args.repeat, &args.engine)?;
+    eprintln!("baseline: run {}", base.record.id);
+    let mut entries = Vec::new();
+    for id in ABLATE_TOGGLES {
+        let mut t = base_toggles;
+        let on = !t.get(id).unwrap_or(false);
+        t.set(id, on);
+        let (r, _) = run_and_save(&sample, t, backend, args.repeat, &args.engine)?;
+        eprintln!("{id}={}: run {}", if on { "on" } else { "off" }, r.record.id);
+        entries.push(AblationEntry {
+            toggle: id.to_string(),
+            record_id: r.record.id.clone(),
+            rows: compare(&base.record, &r.record),
+        });
+    }
+    if args.json {
+        let v = serde_json::json!({"baseline": base.record.id, "toggles": ablation_json(&entries)});
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
+    } else {
+        print!("{}", render_ablation(&base.record.id, &entries));
+    }
+    Ok(())
+}

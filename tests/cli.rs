@@ -1,0 +1,113 @@
+//! The binary as a user runs it: setup prints the params path last, prove writes files that verify, a
+//! tampered proof fails with a non-zero exit, bad input is one line and a non-zero exit.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn cuzk(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cuzk")).args(args).env("CUZK_CACHE", cache).output().expect("run cuzk")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cuzk-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn text(o: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn setup_prove_verify_round_trip() {
+    let dir = temp("roundtrip");
+    let cache = dir.join("cache");
+    let o = cuzk(&cache, &["setup", "--sample", "samples/porep-tiny.toml"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let path = PathBuf::from(out.lines().last().expect("a path"));
+    assert!(path.starts_with(&cache) && path.exists(), "last line is the params path: {out}");
+
+    let outdir = dir.join("out");
+    let o = cuzk(
+        &cache,
+        &[
+            "prove",
+            "--sample",
+            "samples/porep-tiny.toml",
+            "--backend",
+            "cpu",
+            "--set",
+            "a1=on,d4=off",
+            "--out",
+            outdir.to_str().unwrap(),
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    for phase in
+        ["synthesis", "prep_msm", "ntt_msm_h", "batch_add", "tail_msm", "b_g2_msm", "assemble", "verify"]
+    {
+        assert!(out.lines().any(|l| l.starts_with(phase)), "phase table lacks {phase}:\n{out}");
+    }
+    assert!(out.contains("verified: all 2 proofs"), "{out}");
+    let proofs = std::fs::read(outdir.join("proofs.bin")).expect("proofs.bin");
+    assert_eq!(proofs.len(), 2 * 192);
+    assert_eq!(std::fs::read(outdir.join("inputs.bin")).expect("inputs").len() % 32, 0);
+
+    let v = |p: &Path| {
+        cuzk(
+            &cache,
+            &[
+                "verify",
+                "--vk",
+                outdir.join("vk.bin").to_str().unwrap(),
+                "--proof",
+                p.to_str().unwrap(),
+                "--inputs",
+                outdir.join("inputs.bin").to_str().unwrap(),
+            ],
+        )
+    };
+    let o = v(&outdir.join("proofs.bin"));
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(text(&o).0.contains("all 2 proofs verified"));
+
+    // Swap the two proofs: both valid encodings, neither matches its inputs.
+    let swapped = dir.join("swapped.bin");
+    std::fs::write(&swapped, [&proofs[192..], &proofs[..192]].concat()).expect("write");
+    let o = v(&swapped);
+    assert!(!o.status.success());
+    assert!(text(&o).0.contains("INVALID"));
+    // Truncated proof file: a one-line error.
+    std::fs::write(&swapped, &proofs[..100]).expect("write");
+    let o = v(&swapped);
+    assert!(!o.status.success());
+    assert_eq!(text(&o).1.trim().lines().count(), 1, "{:?}", text(&o));
+}
+
+#[test]
+fn bad_input_is_one_line_and_nonzero() {
+    let dir = temp("bad");
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\n[circuit]\nkind = \"porep\"\nchallenges = 0\nlayers = 1\nnodes_log2 = 3\n",
+    )
+    .expect("write");
+    for args in [
+        vec!["info", "--sample", "samples/nope.toml"],
+        vec!["prove", "--sample", bad.to_str().unwrap()],
+        vec!["prove", "--sample", "samples/porep-tiny.toml", "--set", "a9=on"],
+        vec!["prove", "--sample", "samples/porep-tiny.toml", "--backend", "gpu"],
+        vec!["verify", "--vk", "nope.bin", "--proof", "nope.bin", "--inputs", "nope.bin"],
+    ] {
+        let o = cuzk(&dir, &args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line expected: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
