@@ -29,6 +29,7 @@ pub enum BenchOp {
     /// Forward NTT over Fr.
     Ntt,
     /// Bitmap batch addition in G1 (half the bits set).
+    #[value(name = "batch_add")]
     BatchAdd,
     /// Params generation for a 2^K-constraint multiplication chain.
     Setup,
@@ -184,9 +185,10 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r).map_err(|e| CliError::Msg(e.to_string()))?);
     } else {
+        let op =
+            serde_json::to_value(r.op).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         print!(
-            "{:?} 2^{} on {} ({}): {:.2} ms (median of {})",
-            r.op,
+            "{op} 2^{} on {} ({}): {:.2} ms (median of {})",
             r.log_size,
             r.backend,
             r.device,

@@ -1,6 +1,7 @@
-//! A one-line progress display on stderr for long steps (params setup), redrawn at most every 100 ms.
+//! A one-line progress display on stderr for long steps (params setup), redrawn at most every 100 ms on a
+//! terminal; elsewhere (logs, CI) one line per finished stage.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -8,18 +9,26 @@ use std::time::{Duration, Instant};
 pub struct LineProgress {
     label: String,
     last: Mutex<Option<Instant>>,
+    tty: bool,
 }
 
 impl LineProgress {
     /// A progress line prefixed with `label`.
     pub fn new(label: impl Into<String>) -> Self {
-        LineProgress { label: label.into(), last: Mutex::new(None) }
+        LineProgress { label: label.into(), last: Mutex::new(None), tty: std::io::stderr().is_terminal() }
     }
 
     /// Reports one update; throttled except for the final one of a stage.
     pub fn update(&self, stage: &str, done: usize, total: usize) {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
+        if !self.tty {
+            if done >= total {
+                *last = Some(now);
+                eprintln!("{} {stage} {total} done", self.label);
+            }
+            return;
+        }
         if done < total && last.is_some_and(|t| now - t < Duration::from_millis(100)) {
             return;
         }
@@ -32,7 +41,7 @@ impl LineProgress {
 
     /// Ends the line (if anything was drawn).
     pub fn finish(&self) {
-        if self.last.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+        if self.tty && self.last.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
             eprintln!();
         }
     }

@@ -56,7 +56,13 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
             toggles,
             r.repeats.len(),
             r.wall_us as f64 / 1e3,
-            if r.all_verified() { "yes" } else { "no" }
+            if r.all_verified() {
+                "yes"
+            } else if r.proofs.iter().all(|p| p.verified.is_none()) {
+                "off"
+            } else {
+                "NO"
+            }
         );
     }
     if runs.is_empty() {

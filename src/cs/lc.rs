@@ -14,9 +14,9 @@ use super::Variable;
 /// One term of a linear combination: a variable and its coefficient.
 pub type Term = (Variable, Scalar);
 
-/// Inline capacity of the A1 store. 4 terms: ~70% of LCs in a SHA-256 compression hold ≤ 4 terms (booleans,
-/// xor/and/ch/maj) while the packed-sum LCs of uint32 additions hold 32–160 and spill anyway; measured in
-/// docs/PERF.md ("A1 inline capacity").
+/// Inline capacity of the A1 store. 4: boolean, xor, ch/maj and equality combinations hold 1–4 terms, while
+/// the packed sums of uint32 additions (32–160 terms) spill anyway. Not swept yet; with it, A1 measured
+/// +10.8% synthesis on porep-mini, within noise (docs/PERF.md, "Toggles on the CPU").
 pub const SMALLVEC_INLINE: usize = 4;
 
 /// Where a linear combination keeps its terms; implemented by `Vec` (A1 off) and `SmallVec` (A1 on).

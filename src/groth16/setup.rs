@@ -187,6 +187,12 @@ pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progr
         ev.at[0][i] += lagrange[ev.row + i];
     }
     progress("evaluate", shape.rows(), shape.rows());
+    // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) and the witness go now.
+    let (at, bt, ct, a_aux, b_input, b_aux) = {
+        let Evaluator { at, bt, ct, a_aux, b_input, b_aux, .. } = ev;
+        (at, bt, ct, a_aux, b_input, b_aux)
+    };
+    drop(lagrange);
 
     let g1 = G1Projective::generator();
     let g2 = G2Projective::generator();
@@ -207,19 +213,18 @@ pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progr
     drop(h_scalars);
 
     let lin = |side: usize, scale: Scalar| -> Vec<Scalar> {
-        (0..ev.at[side].len())
+        (0..at[side].len())
             .into_par_iter()
-            .map(|i| (tw.beta * ev.at[side][i] + tw.alpha * ev.bt[side][i] + ev.ct[side][i]) * scale)
+            .map(|i| (tw.beta * at[side][i] + tw.alpha * bt[side][i] + ct[side][i]) * scale)
             .collect()
     };
     let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress);
     let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {});
 
-    let a_scalars: Vec<Scalar> =
-        ev.at[0].iter().copied().chain(ev.a_aux.iter_set().map(|i| ev.at[1][i])).collect();
+    let a_scalars: Vec<Scalar> = at[0].iter().copied().chain(a_aux.iter_set().map(|i| at[1][i])).collect();
     let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress);
     let b_scalars: Vec<Scalar> =
-        ev.b_input.iter_set().map(|i| ev.bt[0][i]).chain(ev.b_aux.iter_set().map(|i| ev.bt[1][i])).collect();
+        b_input.iter_set().map(|i| bt[0][i]).chain(b_aux.iter_set().map(|i| bt[1][i])).collect();
     let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress);
     let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress);
 
