@@ -111,3 +111,27 @@ fn bad_input_is_one_line_and_nonzero() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn bench_reports_json() {
+    let dir = temp("bench");
+    let o = cuzk(&dir, &["bench", "synth", "--sample", "samples/porep-tiny.toml", "--repeat", "2", "--json"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let configs = v["configs"].as_array().expect("configs");
+    assert_eq!(configs.len(), 4, "A1 × A2");
+    for c in configs {
+        let (rate, lo, hi) = (
+            c["constraints_per_sec"].as_f64().unwrap_or(0.0),
+            c["min_per_sec"].as_f64().unwrap_or(0.0),
+            c["max_per_sec"].as_f64().unwrap_or(0.0),
+        );
+        assert!(rate > 0.0 && lo <= rate && rate <= hi, "{c}");
+    }
+    let o = cuzk(&dir, &["bench", "msm", "--log-size", "9", "--repeat", "1", "--json"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(v["ratio_vs_blst"].as_f64().is_some_and(|r| r > 0.0), "{v}");
+    let o = cuzk(&dir, &["bench", "batch_add", "--log-size", "9", "--repeat", "1"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+}

@@ -33,6 +33,8 @@ pub enum BenchOp {
     BatchAdd,
     /// Params generation for a 2^K-constraint multiplication chain.
     Setup,
+    /// Synthesis throughput of a sample's circuit, one thread, for A1 off/on × A2 off/on.
+    Synth,
 }
 
 /// Arguments of `cuzk bench`.
@@ -53,6 +55,91 @@ pub struct BenchArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Sample file (`synth` only).
+    #[arg(long, default_value = super::DEFAULT_SAMPLE)]
+    pub sample: std::path::PathBuf,
+}
+
+/// One A1 × A2 configuration of `cuzk bench synth` (also its `--json` form).
+#[derive(Debug, Serialize)]
+pub struct SynthResult {
+    /// A1 on.
+    pub a1: bool,
+    /// A2 on.
+    pub a2: bool,
+    /// Median constraints per second on one thread.
+    pub constraints_per_sec: f64,
+    /// Slowest repeat's rate.
+    pub min_per_sec: f64,
+    /// Fastest repeat's rate.
+    pub max_per_sec: f64,
+    /// Median milliseconds per circuit.
+    pub ms: f64,
+}
+
+/// `cuzk bench synth`: circuit 0 of the sample synthesized on the calling thread, each configuration
+/// `repeat` times, configurations interleaved so drift hits all alike.
+fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
+    use crate::cs::{ProvingAssignment, SmallStore, VecStore};
+    let sample = crate::circuits::Sample::load(&args.sample)?;
+    let circuit = sample.sector_circuits(0).swap_remove(0);
+    let shape = ShapeCounter::count(&circuit);
+    let rows = shape.rows() as f64;
+    let configs = [(false, false), (true, false), (false, true), (true, true)];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    for _ in 0..args.repeat.max(1) {
+        for (i, &(a1, a2)) in configs.iter().enumerate() {
+            let hint = a2.then_some(shape);
+            let t = Instant::now();
+            let asg = if a1 {
+                ProvingAssignment::synthesize::<SmallStore, _>(&circuit, hint)
+            } else {
+                ProvingAssignment::synthesize::<VecStore, _>(&circuit, hint)
+            };
+            times[i].push(t.elapsed().as_secs_f64());
+            drop(std::hint::black_box(asg));
+        }
+    }
+    let results: Vec<SynthResult> = configs
+        .iter()
+        .zip(times)
+        .map(|(&(a1, a2), t)| {
+            let ms = median(t.iter().map(|s| s * 1e3).collect());
+            let (lo, hi) = t.iter().fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            SynthResult {
+                a1,
+                a2,
+                constraints_per_sec: rows / (ms / 1e3),
+                min_per_sec: rows / hi,
+                max_per_sec: rows / lo,
+                ms,
+            }
+        })
+        .collect();
+    if args.json {
+        let v = serde_json::json!({"op": "synth", "sample": sample.name, "constraints": shape.rows(), "repeats": args.repeat.max(1), "configs": results});
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
+        return Ok(());
+    }
+    println!(
+        "synth {} ({} constraints, one thread, {} repeats)",
+        sample.name,
+        shape.rows(),
+        args.repeat.max(1)
+    );
+    println!("{:<6} {:<6} {:>10} {:>14} {:>22}", "a1", "a2", "ms", "M constr/s", "min–max M/s");
+    for r in &results {
+        let on = |b: bool| if b { "on" } else { "off" };
+        println!(
+            "{:<6} {:<6} {:>10.1} {:>14.3} {:>22}",
+            on(r.a1),
+            on(r.a2),
+            r.ms,
+            r.constraints_per_sec / 1e6,
+            format!("{:.3}–{:.3}", r.min_per_sec / 1e6, r.max_per_sec / 1e6)
+        );
+    }
+    Ok(())
 }
 
 /// One benchmark result (also the `--json` form).
@@ -164,6 +251,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 .collect();
             (time(reps, || backend.batch_add_g1(&points, &bitmap)), None)
         }
+        BenchOp::Synth => return bench_synth(&args),
         BenchOp::Setup => {
             let c = MulChain(n.saturating_sub(2).max(1));
             let shape = ShapeCounter::count(&c);
