@@ -278,3 +278,52 @@ fn killed_run_leaves_no_corrupt_record() {
     assert!(warnings.is_empty(), "{warnings:?}");
     assert!(runs.is_empty(), "a killed run must not leave a record");
 }
+
+#[test]
+fn capture_counts_drops_and_takes_device_events() {
+    let _one = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+    let cap = cuzk::timeline::Capture::with_capacity(2);
+    std::thread::sleep(std::time::Duration::from_millis(20)); // let the collector start, then flood
+    let t0 = std::time::Instant::now();
+    for i in 0..2000u64 {
+        cuzk::timeline::emit_device_event(
+            phases::MSM_H,
+            1,
+            Some(i),
+            t0,
+            std::time::Duration::from_micros(5),
+            vec![],
+        );
+    }
+    let _s = tracing::info_span!("tail_msm", circuit = 3u64).entered();
+    drop(_s);
+    let (events, dropped) = cap.finish();
+    assert!(dropped > 0, "a full channel must count drops, not block");
+    assert_eq!(events.len() as u64 + dropped, 2001);
+    assert!(events.iter().filter(|e| e.phase == phases::MSM_H).all(|e| e.device == Some(1) && e.dur_us == 5));
+}
+
+#[test]
+fn ablate_and_timing_log() {
+    let home = temp("ablate");
+    let o = cuzk(
+        &home,
+        &["ablate", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--repeat", "1", "--json"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("ablate json");
+    for t in ["a1", "a2", "a4", "b1", "d4", "pipeline"] {
+        assert!(v["toggles"][t]["phases"]["wall"]["verdict"].is_string(), "{t}: {v}");
+    }
+    let store = RunStore::open(Some(&home)).expect("store");
+    assert_eq!(store.list().0.len(), 7, "baseline + 6 flipped runs saved");
+    let o =
+        cuzk(&home, &["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--timing-log"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for phase in ["synthesis", "ntt_msm_h", "tail_msm", "verify"] {
+        assert!(
+            err.lines().any(|l| l.starts_with(&format!("CUZK_TIMING: {phase} dur_ms="))),
+            "{phase}: {err}"
+        );
+    }
+}

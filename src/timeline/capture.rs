@@ -145,6 +145,37 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for PhaseLayer {
     }
 }
 
+/// The hook for device-side timings: a backend that measured a phase on the device (CUDA events on the
+/// stream) reports it here with the host instant the device work started, instead of a host span around an
+/// asynchronous launch. Dropped (and counted) like span events when the channel is full; ignored when no
+/// capture is active.
+pub fn emit_device_event(
+    phase: &'static str,
+    device: u64,
+    circuit: Option<u64>,
+    start: Instant,
+    dur: std::time::Duration,
+    args: Vec<(&'static str, String)>,
+) {
+    let guard = SINK.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(sink) = guard.as_ref() else { return };
+    if start < sink.origin {
+        return;
+    }
+    let event = PhaseEvent {
+        phase,
+        circuit,
+        device: Some(device),
+        start_us: start.duration_since(sink.origin).as_micros() as u64,
+        dur_us: dur.as_micros().max(1) as u64,
+        thread: thread_id(),
+        args,
+    };
+    if sink.tx.try_send(event).is_err() {
+        sink.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// Installs the layer as the global subscriber once per process (rayon workers need a global one). Returns
 /// false if another global subscriber was set first (then nothing is captured).
 pub fn install() -> bool {

@@ -4,7 +4,7 @@
 mod capture;
 pub mod record;
 
-pub use capture::{install, set_timing_log, Capture, PhaseEvent};
+pub use capture::{emit_device_event, install, set_timing_log, Capture, PhaseEvent};
 
 use std::collections::BTreeMap;
 
