@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use tracing::info_span;
 
 use super::EngineError;
-use crate::circuits::Sample;
+use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::{Shape, ShapeCounter};
 use crate::groth16::cache::{CacheOutcome, ParamsCache};
 use crate::groth16::setup::{self, Progress};
@@ -28,6 +28,9 @@ pub struct ParamsInfo {
 
 type Memo = HashMap<String, (Arc<Parameters>, PathBuf)>;
 static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+/// Shapes and digests per circuit spec and seed, so later runs of a sample skip the counting synthesis.
+type Shapes = HashMap<(CircuitSpec, u64), (Shape, u64)>;
+static SHAPES: Mutex<Option<Shapes>> = Mutex::new(None);
 
 /// The cache key: the circuit's structure digest and the setup seed (params version 1 layout).
 pub fn params_key(digest: u64, seed: u64) -> String {
@@ -40,8 +43,18 @@ pub fn load_params(
     sample: &Sample,
     progress: Progress,
 ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-    let circuit = sample.sector_circuits(0).swap_remove(0);
-    let (shape, digest) = ShapeCounter::count_with_digest(&circuit);
+    let id = (sample.circuit.clone(), sample.seed);
+    let known =
+        SHAPES.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).get(&id).copied();
+    let circuit = || sample.sector_circuits(0).swap_remove(0);
+    let (shape, digest) = match known {
+        Some(sd) => sd,
+        None => {
+            let sd = ShapeCounter::count_with_digest(&circuit());
+            SHAPES.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).insert(id, sd);
+            sd
+        }
+    };
     let key = params_key(digest, sample.seed);
     if let Some((p, path)) =
         MEMO.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).get(&key)
@@ -52,7 +65,7 @@ pub fn load_params(
     let (params, path, outcome) = {
         let _span = info_span!(phases::SRS_LOAD).entered();
         cache.load_or_build(&key, || {
-            Ok::<_, crate::groth16::Error>(setup::generate(&circuit, shape, sample.seed, progress))
+            Ok::<_, crate::groth16::Error>(setup::generate(&circuit(), shape, sample.seed, progress))
         })?
     };
     let params = Arc::new(params);
