@@ -209,22 +209,30 @@ impl Sample {
             Some(v) => range("circuit", key, v, r),
             None => Err(err("circuit", key, "missing (required for this kind)".into())),
         };
-        let foreign = |keys: &[(&str, bool)], kind: &str| -> Result<(), SampleError> {
-            match keys.iter().find(|(_, present)| *present) {
-                Some((k, _)) => Err(err("circuit", k, format!("does not apply to kind {kind}"))),
-                None => Ok(()),
+        // Every knob present in the file must belong to the kind.
+        let present = [
+            ("challenges", c.challenges.is_some()),
+            ("layers", c.layers.is_some()),
+            ("nodes_log2", c.nodes_log2.is_some()),
+            ("base_parents", c.base_parents.is_some()),
+            ("expander_parents", c.expander_parents.is_some()),
+            ("hash", c.hash.is_some()),
+            ("compressions", c.compressions.is_some()),
+            ("height", c.height.is_some()),
+            ("paths", c.paths.is_some()),
+        ];
+        let (kind_name, allowed): (&str, &[&str]) = match c.kind {
+            Kind::Porep => {
+                ("porep", &["challenges", "layers", "nodes_log2", "base_parents", "expander_parents", "hash"])
             }
+            Kind::Sha256Chain => ("sha256-chain", &["compressions"]),
+            Kind::PoseidonMerkle => ("poseidon-merkle", &["height", "paths"]),
         };
+        if let Some((k, _)) = present.iter().find(|(k, on)| *on && !allowed.contains(k)) {
+            return Err(err("circuit", k, format!("does not apply to kind {kind_name}")));
+        }
         let circuit = match c.kind {
             Kind::Porep => {
-                foreign(
-                    &[
-                        ("compressions", c.compressions.is_some()),
-                        ("height", c.height.is_some()),
-                        ("paths", c.paths.is_some()),
-                    ],
-                    "porep",
-                )?;
                 let nodes_log2 = knob("nodes_log2", c.nodes_log2, None, 3..=30)?;
                 if nodes_log2 % 3 != 0 {
                     return Err(err(
@@ -242,42 +250,13 @@ impl Sample {
                     hash: c.hash.unwrap_or(LabelHash::Sha256),
                 })
             }
-            Kind::Sha256Chain => {
-                foreign(
-                    &[
-                        ("challenges", c.challenges.is_some()),
-                        ("layers", c.layers.is_some()),
-                        ("nodes_log2", c.nodes_log2.is_some()),
-                        ("base_parents", c.base_parents.is_some()),
-                        ("expander_parents", c.expander_parents.is_some()),
-                        ("hash", c.hash.is_some()),
-                        ("height", c.height.is_some()),
-                        ("paths", c.paths.is_some()),
-                    ],
-                    "sha256-chain",
-                )?;
-                CircuitSpec::Sha256Chain {
-                    compressions: knob("compressions", c.compressions, None, 1..=10_000)?,
-                }
-            }
-            Kind::PoseidonMerkle => {
-                foreign(
-                    &[
-                        ("challenges", c.challenges.is_some()),
-                        ("layers", c.layers.is_some()),
-                        ("nodes_log2", c.nodes_log2.is_some()),
-                        ("base_parents", c.base_parents.is_some()),
-                        ("expander_parents", c.expander_parents.is_some()),
-                        ("hash", c.hash.is_some()),
-                        ("compressions", c.compressions.is_some()),
-                    ],
-                    "poseidon-merkle",
-                )?;
-                CircuitSpec::PoseidonMerkle {
-                    height: knob("height", c.height, None, 1..=10)?,
-                    paths: knob("paths", c.paths, None, 1..=100_000)?,
-                }
-            }
+            Kind::Sha256Chain => CircuitSpec::Sha256Chain {
+                compressions: knob("compressions", c.compressions, None, 1..=10_000)?,
+            },
+            Kind::PoseidonMerkle => CircuitSpec::PoseidonMerkle {
+                height: knob("height", c.height, None, 1..=10)?,
+                paths: knob("paths", c.paths, None, 1..=100_000)?,
+            },
         };
         Ok(Sample {
             name: raw.name,

@@ -12,7 +12,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::backend::select::BackendKind;
 use crate::circuits::Sample;
 
 /// The default sample the console and bare `cuzk` open.
@@ -73,21 +72,8 @@ pub enum Command {
     },
     /// Prove a sample's circuits, print the per-phase table and save the run.
     Prove {
-        /// The sample file.
-        #[arg(long, default_value = DEFAULT_SAMPLE)]
-        sample: PathBuf,
-        /// Backend.
-        #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-        backend: BackendKind,
-        /// Seed for witness, params and randomizers (default: the sample's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Toggles, e.g. `a1=on,d4=off,batch=2`.
-        #[arg(long)]
-        set: Option<String>,
-        /// Sectors to prove (default: the sample's).
-        #[arg(long)]
-        sectors: Option<usize>,
+        #[command(flatten)]
+        job: prove::JobArgs,
         /// Repeat the whole job N times (statistics use every repeat).
         #[arg(long, default_value_t = 1)]
         repeat: usize,
@@ -105,21 +91,8 @@ pub enum Command {
     },
     /// Baseline, then each of a1 a2 a4 b1 d4 pipeline flipped alone, each repeated: per-phase deltas.
     Ablate {
-        /// The sample file.
-        #[arg(long, default_value = DEFAULT_SAMPLE)]
-        sample: PathBuf,
-        /// Backend.
-        #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-        backend: BackendKind,
-        /// Seed (default: the sample's).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Baseline toggles, e.g. `d4=off`.
-        #[arg(long)]
-        set: Option<String>,
-        /// Sectors to prove (default: the sample's).
-        #[arg(long)]
-        sectors: Option<usize>,
+        #[command(flatten)]
+        job: prove::JobArgs,
         /// Repeats per configuration.
         #[arg(long, default_value_t = 3)]
         repeat: usize,
@@ -211,22 +184,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         Some(Command::Setup { sample, seed }) => prove::setup(&sample, seed)?,
-        Some(Command::Prove { sample, backend, seed, set, sectors, repeat, json, export, out, engine }) => {
-            prove::prove(prove::ProveArgs {
-                sample,
-                backend,
-                seed,
-                set,
-                sectors,
-                repeat,
-                out,
-                export,
-                json,
-                engine,
-            })?
+        Some(Command::Prove { job, repeat, json, export, out, engine }) => {
+            prove::prove(prove::ProveArgs { job, repeat, out, export, json, engine })?
         }
-        Some(Command::Ablate { sample, backend, seed, set, sectors, repeat, json, engine }) => {
-            runs::ablate(runs::AblateArgs { sample, backend, seed, set, sectors, repeat, json, engine })?
+        Some(Command::Ablate { job, repeat, json, engine }) => {
+            runs::ablate(runs::AblateArgs { job, repeat, json, engine })?
         }
         Some(Command::Runs { data_dir, json }) => runs::runs(data_dir.as_deref(), json)?,
         Some(Command::Compare { a, b, data_dir, json }) => {

@@ -56,18 +56,39 @@ pub fn setup(sample: &Path, seed: Option<u64>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Options of `cuzk prove`.
-pub struct ProveArgs {
-    /// Sample file.
+/// What to prove: the options `prove` and `ablate` share.
+#[derive(clap::Args, Debug, Clone)]
+pub struct JobArgs {
+    /// The sample file.
+    #[arg(long, default_value = super::DEFAULT_SAMPLE)]
     pub sample: PathBuf,
     /// Backend.
+    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
-    /// Seed override.
+    /// Seed for witness, params and randomizers (default: the sample's).
+    #[arg(long)]
     pub seed: Option<u64>,
-    /// `--set` toggles.
+    /// Toggles, e.g. `a1=on,d4=off,batch=2` (for ablate: the baseline).
+    #[arg(long)]
     pub set: Option<String>,
-    /// Sectors override.
+    /// Sectors to prove (default: the sample's).
+    #[arg(long)]
     pub sectors: Option<usize>,
+}
+
+impl JobArgs {
+    /// The sample with the overrides applied, its toggles, and the backend.
+    pub fn resolve(&self) -> Result<(Sample, Toggles, crate::backend::select::Selected), CliError> {
+        let (sample, toggles) =
+            sample_and_toggles(&self.sample, self.seed, self.sectors, self.set.as_deref())?;
+        Ok((sample, toggles, select(self.backend)?))
+    }
+}
+
+/// Options of `cuzk prove`.
+pub struct ProveArgs {
+    /// What to prove.
+    pub job: JobArgs,
     /// Repeats.
     pub repeat: usize,
     /// Output folder for vk.bin, proofs.bin, inputs.bin.
@@ -168,8 +189,7 @@ pub fn run_and_save(
 
 /// `cuzk prove`.
 pub fn prove(args: ProveArgs) -> Result<(), CliError> {
-    let (sample, toggles) = sample_and_toggles(&args.sample, args.seed, args.sectors, args.set.as_deref())?;
-    let selected = select(args.backend)?;
+    let (sample, toggles, selected) = args.job.resolve()?;
     let (result, path) =
         run_and_save(&sample, toggles, selected.backend.as_ref(), args.repeat, &args.engine)?;
     let rec = &result.record;

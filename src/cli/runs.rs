@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::backend::select::select;
 use crate::engine::compare::{
     ablation_json, compare, compare_json, render_ablation, render_compare, AblationEntry,
 };
@@ -10,7 +9,7 @@ use crate::engine::store::RunStore;
 use crate::timeline::export::{self, Format};
 use crate::timeline::record::RunRecord;
 
-use super::prove::{run_and_save, sample_and_toggles, EngineOpts};
+use super::prove::{run_and_save, EngineOpts, JobArgs};
 use super::CliError;
 
 fn store(data_dir: Option<&Path>) -> Result<RunStore, CliError> {
@@ -132,16 +131,8 @@ pub const ABLATE_TOGGLES: [&str; 6] = ["a1", "a2", "a4", "b1", "d4", "pipeline"]
 
 /// Options of `cuzk ablate`.
 pub struct AblateArgs {
-    /// Sample file.
-    pub sample: PathBuf,
-    /// Backend.
-    pub backend: crate::backend::select::BackendKind,
-    /// Seed override.
-    pub seed: Option<u64>,
-    /// Baseline `--set`.
-    pub set: Option<String>,
-    /// Sectors override.
-    pub sectors: Option<usize>,
+    /// What to prove (its toggles are the baseline).
+    pub job: JobArgs,
     /// Repeats per configuration.
     pub repeat: usize,
     /// JSON output.
@@ -152,9 +143,7 @@ pub struct AblateArgs {
 
 /// `cuzk ablate`: baseline, then each toggle flipped alone, each repeated; a matrix of per-phase deltas.
 pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
-    let (sample, base_toggles) =
-        sample_and_toggles(&args.sample, args.seed, args.sectors, args.set.as_deref())?;
-    let selected = select(args.backend)?;
+    let (sample, base_toggles, selected) = args.job.resolve()?;
     let backend = selected.backend.as_ref();
     eprintln!(
         "ablate {}: baseline ({}) then {} flipped alone, {} repeats each",
