@@ -1,0 +1,3 @@
+//! The terminal console (DESIGN.md §8).
+
+pub mod theme;
