@@ -107,6 +107,11 @@ fn run_finished(n: usize) -> Cond<'static> {
     })
 }
 
+/// Most of the screen is drawn on background `bg`.
+fn background_is(bg: vt100::Color) -> Cond<'static> {
+    Cond::new(format!("the background to be {bg:?}"), move |c| Ok(c.main_bg() == bg))
+}
+
 /// The child has exited (and been reaped).
 fn exited() -> Cond<'static> {
     Cond { exit_ok: true, ..Cond::new("the process to exit", |c| Ok(c.exit.is_some())) }
@@ -168,7 +173,8 @@ impl Console {
     /// The screen framed with row numbers, plus the process state: what every failure prints.
     fn dump(&self) -> String {
         let mut out = format!(
-            "--- screen ({COLS}x{ROWS}, alternate screen: {}, exit: {:?}, {} bytes read) ---\n",
+            "--- screen ({COLS}x{ROWS}, background {:?}, alternate screen: {}, exit: {:?}, {} bytes read) ---\n",
+            self.main_bg(),
             self.screen.screen().alternate_screen(),
             self.exit,
             self.raw.len()
@@ -205,6 +211,22 @@ impl Console {
         if let Err(e) = self.session.send(keys) {
             panic!("cannot send {keys:?} to the console: {e}\n{}", self.dump());
         }
+    }
+
+    /// The background color of most cells: the theme's `bg` as drawn.
+    fn main_bg(&self) -> vt100::Color {
+        let screen = self.screen.screen();
+        let mut counts: Vec<(vt100::Color, usize)> = Vec::new();
+        for row in 0..ROWS {
+            for col in 0..COLS {
+                let Some(bg) = screen.cell(row, col).map(|c| c.bgcolor()) else { continue };
+                match counts.iter_mut().find(|(c, _)| *c == bg) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((bg, 1)),
+                }
+            }
+        }
+        counts.into_iter().max_by_key(|&(_, n)| n).map_or(vt100::Color::Default, |(c, _)| c)
     }
 
     /// The screen line that contains `text` (trimmed), for assertions on a whole log line.
@@ -249,6 +271,13 @@ fn read(path: &Path) -> String {
 fn run_toggle_run_compare_export_quit() {
     let home = TempDir::new("home");
     let cache = TempDir::new("cache");
+    // A user theme (picked with `t`) and a broken one (reported in the log, skipped).
+    let themes = home.0.join("themes");
+    std::fs::create_dir_all(&themes).unwrap_or_else(|e| panic!("{}: {e}", themes.display()));
+    let mine = "name = \"mine\"\n[colors]\nbg = \"#102030\"\n";
+    std::fs::write(themes.join("mine.toml"), mine).unwrap_or_else(|e| panic!("mine.toml: {e}"));
+    let broken = "[colors]\nfg = \"blurple\"\n";
+    std::fs::write(themes.join("broken.toml"), broken).unwrap_or_else(|e| panic!("broken.toml: {e}"));
     let mut tui = Console::spawn(
         &["tui", "--sample", "samples/porep-tiny.toml", "--backend", "cpu"],
         &[("CUZK_HOME", &home.0), ("CUZK_CACHE", &cache.0)],
@@ -262,9 +291,19 @@ fn run_toggle_run_compare_export_quit() {
         tui.dump()
     );
 
+    // Themes: the broken file is reported (file:line, key, value), the default is dark (#1e1e2e), `t` cycles
+    // dark → light → high-contrast → mine (the user's, drawn on #102030) → dark.
+    tui.wait_for(screen_contains_all(&["broken.toml:2", "colors.fg", "blurple"]), KEY);
+    tui.wait_for(background_is(vt100::Color::Rgb(0x1e, 0x1e, 0x2e)), KEY);
+    tui.press("ttt");
+    tui.wait_for(screen_contains("theme mine"), KEY);
+    tui.wait_for(background_is(vt100::Color::Rgb(0x10, 0x20, 0x30)), KEY);
+    tui.press("t");
+    tui.wait_for(background_is(vt100::Color::Rgb(0x1e, 0x1e, 0x2e)), KEY);
+
     // Run #1 (params are generated on first use) and its verify result in the log.
     tui.press("r");
-    tui.wait_for(screen_contains("run #1 started"), KEY);
+    tui.wait_for(screen_contains("run #1 started"), START);
     tui.wait_for(run_finished(1), RUN);
     let line = tui.line_with("run #1 finished").unwrap_or_default();
     assert!(line.contains("verified ✓"), "run #1 is not reported verified: {line:?}\n{}", tui.dump());
@@ -273,7 +312,7 @@ fn run_toggle_run_compare_export_quit() {
     tui.press("1");
     tui.wait_for(screen_contains("A1 on for the next run"), KEY);
     tui.press("r");
-    tui.wait_for(screen_contains("run #2 started"), KEY);
+    tui.wait_for(screen_contains("run #2 started"), START);
     let started = tui.line_with("run #2 started").unwrap_or_default();
     assert!(started.contains(" a1 "), "run #2 should run with a1 on: {started:?}\n{}", tui.dump());
     tui.wait_for(run_finished(2), RUN);
