@@ -294,6 +294,15 @@ fn describe_toml_error(label: &str, src: &str, err: &toml::de::Error) -> String 
     }
 }
 
+/// `offset` moved back onto a char boundary of `src` (and into it), so slicing there cannot panic.
+fn boundary(src: &str, offset: usize) -> usize {
+    let mut o = offset.min(src.len());
+    while !src.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}
+
 /// The 1-based line holding byte `offset`.
 fn line_of(src: &str, offset: usize) -> usize {
     src.as_bytes()[..offset.min(src.len())].iter().filter(|&&b| b == b'\n').count() + 1
@@ -301,7 +310,7 @@ fn line_of(src: &str, offset: usize) -> usize {
 
 /// The text of the line holding byte `offset`.
 fn line_text(src: &str, offset: usize) -> &str {
-    let offset = offset.min(src.len());
+    let offset = boundary(src, offset);
     let start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
     let end = src[offset..].find('\n').map_or(src.len(), |i| offset + i);
     &src[start..end]
@@ -328,8 +337,7 @@ fn enclosing_table(src: &str, offset: usize) -> String {
     if let Some(h) = header(line_text(src, offset)) {
         return h.rsplit_once('.').map(|(parent, _)| parent.trim().to_string()).unwrap_or_default();
     }
-    let offset = offset.min(src.len());
-    src[..offset].lines().rev().find_map(header).unwrap_or_default()
+    src[..boundary(src, offset)].lines().rev().find_map(header).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -495,6 +503,24 @@ mod tests {
         assert_one_line(&e, &["themes/x.toml:2", "key `colors.accent`", "string"]);
         let e = parse("themes/x.toml", "name = \"\"\n").expect_err("empty name");
         assert_one_line(&e, &["themes/x.toml", "key `name`"]);
+    }
+
+    #[test]
+    fn any_damage_to_a_theme_gives_a_theme_or_one_line_naming_the_file() {
+        let src = format!("{}\n# é ✓ 🎨\n", BUILTIN[1].1);
+        let junk = ["\"", "[", "]", "=", "\n", "é", "x = ", "[colors]\n", "#"];
+        let cuts: Vec<usize> = (0..=src.len()).filter(|&i| src.is_char_boundary(i)).collect();
+        for (n, &i) in cuts.iter().enumerate() {
+            let mut variants = vec![format!("{}{}", &src[..i], &src[cuts[(n + 1).min(cuts.len() - 1)]..])];
+            variants.extend(junk.iter().map(|j| format!("{}{j}{}", &src[..i], &src[i..])));
+            for v in variants {
+                if let Err(e) = parse("themes/light.toml", &v) {
+                    assert!(e.starts_with("themes/light.toml"), "{e}");
+                    assert!(!e.contains('\n'), "not one line: {e:?}");
+                }
+            }
+        }
+        assert_eq!(boundary("aé", 2), 1);
     }
 
     #[test]
