@@ -173,13 +173,15 @@ impl Console {
     /// The screen framed with row numbers, plus the process state: what every failure prints.
     fn dump(&self) -> String {
         let mut out = format!(
-            "--- screen ({COLS}x{ROWS}, background {:?}, alternate screen: {}, exit: {:?}, {} bytes read) ---\n",
+            "--- screen ({}x{}, background {:?}, alternate screen: {}, exit: {:?}, {} bytes read) ---\n",
+            self.screen.screen().size().1,
+            self.screen.screen().size().0,
             self.main_bg(),
             self.screen.screen().alternate_screen(),
             self.exit,
             self.raw.len()
         );
-        for (i, row) in self.screen.screen().rows(0, COLS).enumerate() {
+        for (i, row) in self.screen.screen().rows(0, self.screen.screen().size().1).enumerate() {
             let _ = writeln!(out, "{i:>2}|{}", row.trim_end());
         }
         out.push_str("--- end of screen ---");
@@ -206,6 +208,20 @@ impl Console {
         }
     }
 
+    /// Resizes the pty (the child gets SIGWINCH) and starts a blank emulator of the new size (still on the
+    /// alternate screen if it was), so what the screen shows afterwards was drawn after the resize.
+    fn resize(&mut self, cols: u16, rows: u16) {
+        self.pump();
+        if let Err(e) = self.session.get_process_mut().set_window_size(cols, rows) {
+            panic!("cannot resize the pty to {cols}x{rows}: {e}\n{}", self.dump());
+        }
+        let alternate = self.screen.screen().alternate_screen();
+        self.screen = vt100::Parser::new(rows, cols, 0);
+        if alternate {
+            self.screen.process(ENTER_ALT);
+        }
+    }
+
     /// Types `keys` (raw bytes, as a terminal sends them).
     fn press(&mut self, keys: &str) {
         if let Err(e) = self.session.send(keys) {
@@ -216,9 +232,10 @@ impl Console {
     /// The background color of most cells: the theme's `bg` as drawn.
     fn main_bg(&self) -> vt100::Color {
         let screen = self.screen.screen();
+        let (rows, cols) = screen.size();
         let mut counts: Vec<(vt100::Color, usize)> = Vec::new();
-        for row in 0..ROWS {
-            for col in 0..COLS {
+        for row in 0..rows {
+            for col in 0..cols {
                 let Some(bg) = screen.cell(row, col).map(|c| c.bgcolor()) else { continue };
                 match counts.iter_mut().find(|(c, _)| *c == bg) {
                     Some((_, n)) => *n += 1,
@@ -343,6 +360,14 @@ fn run_toggle_run_compare_export_quit() {
     // Esc goes back to the Live view, whose log reports the export.
     tui.press("\x1b");
     tui.wait_for(screen_contains("exported run"), KEY);
+
+    // Resizing: 80×24 keeps the layout (panels and the controls line); smaller shows a notice; back again.
+    tui.resize(80, 24);
+    tui.wait_for(screen_contains_all(&["Toggles", "Timeline", "Log", "run #2", "q quit"]), KEY);
+    tui.resize(50, 12);
+    tui.wait_for(screen_contains("terminal too small"), KEY);
+    tui.resize(COLS, ROWS);
+    tui.wait_for(screen_contains_all(&["Toggles", "Timeline", "Log", "q quit"]), KEY);
 
     // Quit: exit code 0 and the terminal handed back (alternate screen left after the last enter).
     tui.press("q");
