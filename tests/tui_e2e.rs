@@ -355,6 +355,15 @@ fn run_toggle_run_compare_export_quit() {
     let rec: serde_json::Value = serde_json::from_str(&read(&record))
         .unwrap_or_else(|e| panic!("{}: not JSON: {e}", record.display()));
     assert_eq!(rec["schema"], "cuzk.run/1", "{}: not a run record", record.display());
+    // `e` exported the run shown, run #2: A1 on, both proofs verified, and saved in the run store.
+    assert_eq!(rec["toggles"]["a1"], true, "{}: the export is not run #2 (A1 on)", record.display());
+    let proofs = rec["proofs"].as_array().map_or(&[][..], Vec::as_slice);
+    assert_eq!(proofs.len(), 2, "{}: porep-tiny proves 2 circuits", record.display());
+    assert!(proofs.iter().all(|p| p["verified"] == true), "{}: unverified proofs", record.display());
+    let id = rec["id"].as_str().unwrap_or_default();
+    let saved = home.0.join("runs").join(format!("{id}.json"));
+    assert!(saved.is_file(), "run #2 was not saved as {}", saved.display());
+    assert_eq!(files_ending(&home.0.join("runs"), ".json").len(), 2, "two runs, two records");
     assert!(read(&svg).contains("<svg"), "{}: not an SVG", svg.display());
 
     // Esc goes back to the Live view, whose log reports the export.
