@@ -52,7 +52,9 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
     }
     let selected = select(opts.backend).map_err(|e| e.to_string())?;
     let store = RunStore::open(None).map_err(|e| e.to_string())?;
-    let themes = ThemeSet::load(Some(&store.root().join("themes")));
+    // User themes: ./themes (a checkout) then <data dir>/themes (a later folder wins on a name clash).
+    let user_themes = store.root().join("themes");
+    let themes = ThemeSet::load_dirs(&[std::path::Path::new("themes"), &user_themes]);
     if let Some(name) = &opts.theme {
         themes.find(name)?;
     }

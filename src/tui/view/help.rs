@@ -23,7 +23,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     let names: Vec<&str> = app.themes.themes.iter().map(|th| th.name.as_str()).collect();
     let footer = Line::from(Span::styled(
-        format!("themes: {} (t cycles; --theme NAME; extra *.toml in <data dir>/themes)", names.join(", ")),
+        format!(
+            "themes: {} (t cycles; --theme NAME; extra *.toml in ./themes, <data dir>/themes)",
+            names.join(", ")
+        ),
         Style::new().fg(t.dim),
     ));
     frame.render_widget(block, area);

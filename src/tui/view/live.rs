@@ -134,7 +134,8 @@ fn status_line<'a>(app: &App, t: &Theme, w: usize) -> Line<'a> {
             .collect();
         open.dedup();
         let now = if open.is_empty() { "…".to_string() } else { open.join(", ") };
-        let text = format!("● {} · {now}", secs(app.elapsed_us));
+        let step = if l.label.is_empty() { String::new() } else { format!("{} · ", l.label) };
+        let text = format!("● {} · {step}{now}", secs(app.elapsed_us));
         return Line::from(Span::styled(fit(&text, w), Style::new().fg(t.accent)));
     }
     match app.shown_run() {

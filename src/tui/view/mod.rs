@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
-use super::state::{App, RunState, View};
+use super::state::{App, Level, RunState, View};
 use super::theme::Theme;
 
 /// Narrowest terminal the layout is drawn in.
@@ -36,6 +36,15 @@ pub fn render(frame: &mut Frame, app: &App) {
     let body = Rect { y: area.y + 2, height: area.height.saturating_sub(3), ..area };
     let controls = Rect { y: area.bottom().saturating_sub(1), height: 1, ..area };
     draw_header(frame, header, app);
+    // Views without the log pane show its newest line, so what a key did (export, baseline) is visible.
+    let body = match app.view {
+        View::History | View::Compare | View::Ablation if body.height > 4 => {
+            let last = Rect { y: body.bottom() - 1, height: 1, ..body };
+            draw_last_log(frame, last, app);
+            Rect { height: body.height - 1, ..body }
+        }
+        _ => body,
+    };
     match app.view {
         View::Live => live::draw(frame, body, app),
         View::History => history::draw(frame, body, app),
@@ -109,9 +118,22 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         tabs.push(Span::styled(format!(" F{} {} ", i + 1, v.title()), style));
     }
     let used: usize = tabs.iter().map(|s| s.content.chars().count()).sum();
-    let reason = format!("  {}", app.backend.reason);
+    let reason = format!("  backend: {}", app.backend.reason);
     tabs.push(Span::styled(fit(&reason, w.saturating_sub(used)), Style::new().fg(t.dim)));
     frame.render_widget(Paragraph::new(vec![top, Line::from(tabs)]).style(base(t)), area);
+}
+
+fn draw_last_log(frame: &mut Frame, area: Rect, app: &App) {
+    let t = app.theme();
+    let Some(l) = app.log.last() else { return };
+    let color = match l.level {
+        Level::Info => t.dim,
+        Level::Good => t.good,
+        Level::Warn => t.warn,
+        Level::Error => t.bad,
+    };
+    let text = fit(&format!(" {} {}", l.at, l.text), usize::from(area.width));
+    frame.render_widget(Paragraph::new(Span::styled(text, Style::new().fg(color))).style(base(t)), area);
 }
 
 fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
@@ -197,7 +219,9 @@ pub fn secs(us: u64) -> String {
 
 /// A duration for axes and popups: µs, ms or s with few digits.
 pub fn dur(us: u64) -> String {
-    if us < 1_000 {
+    if us == 0 {
+        "0".to_string()
+    } else if us < 1_000 {
         format!("{us} µs")
     } else if us < 1_000_000 {
         let ms = us as f64 / 1e3;
