@@ -26,6 +26,9 @@ const QUIT: Duration = Duration::from_secs(30);
 /// Leave-alternate-screen (DECRST 1049) and its enter counterpart.
 const LEAVE_ALT: &[u8] = b"\x1b[?1049l";
 const ENTER_ALT: &[u8] = b"\x1b[?1049h";
+/// Hide / show the cursor (DECTCEM).
+const HIDE_CURSOR: &[u8] = b"\x1b[?25l";
+const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
 
 /// A fresh folder under the system temp dir, removed on success and kept (path printed) when the test fails.
 struct TempDir(PathBuf);
@@ -257,6 +260,21 @@ fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
+/// Exit code 0, and the terminal handed back: the alternate screen left after its last enter, the cursor shown
+/// after it was last hidden.
+fn assert_exited_cleanly(tui: &mut Console) {
+    tui.wait_for(exited(), QUIT);
+    tui.pump();
+    let status = tui.exit;
+    assert!(matches!(status, Some(WaitStatus::Exited(_, 0))), "exit status {status:?}\n{}", tui.dump());
+    let (enter, leave) = (rfind(&tui.raw, ENTER_ALT), rfind(&tui.raw, LEAVE_ALT));
+    assert!(enter.is_some(), "the console never entered the alternate screen");
+    assert!(leave > enter, "the alternate screen was not left after the last enter ({enter:?}, {leave:?})");
+    assert!(!tui.screen.screen().alternate_screen(), "still on the alternate screen\n{}", tui.dump());
+    let (hide, show) = (rfind(&tui.raw, HIDE_CURSOR), rfind(&tui.raw, SHOW_CURSOR));
+    assert!(hide.is_none() || show > hide, "the cursor was left hidden ({hide:?}, {show:?})");
+}
+
 /// The export files of `dir` whose name ends with `suffix`.
 fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
@@ -380,16 +398,21 @@ fn run_toggle_run_compare_export_quit() {
 
     // Quit: exit code 0 and the terminal handed back (alternate screen left after the last enter).
     tui.press("q");
-    tui.wait_for(exited(), QUIT);
-    tui.pump();
-    let status = tui.exit;
-    assert!(matches!(status, Some(WaitStatus::Exited(_, 0))), "exit status {status:?}\n{}", tui.dump());
-    let enter = rfind(&tui.raw, ENTER_ALT);
-    let leave = rfind(&tui.raw, LEAVE_ALT);
-    assert!(enter.is_some(), "the console never entered the alternate screen");
-    assert!(
-        leave > enter,
-        "the alternate screen was not left after the last enter (enter {enter:?}, leave {leave:?})"
+    assert_exited_cleanly(&mut tui);
+}
+
+#[test]
+fn ctrl_c_during_a_run_quits_and_restores_the_terminal() {
+    let home = TempDir::new("home-ctrlc");
+    let cache = TempDir::new("cache-ctrlc");
+    let mut tui = Console::spawn(
+        &["tui", "--sample", "samples/porep-tiny.toml", "--backend", "cpu"],
+        &[("CUZK_HOME", &home.0), ("CUZK_CACHE", &cache.0)],
     );
-    assert!(!tui.screen.screen().alternate_screen(), "still on the alternate screen\n{}", tui.dump());
+    tui.wait_for(screen_contains_all(&["porep-tiny", "q quit"]), START);
+    tui.press("r");
+    tui.wait_for(screen_contains("run #1 started"), START);
+    // Raw mode: Ctrl-C arrives as the byte 0x03, a key that means quit (cancelling the run in progress).
+    tui.press("\x03");
+    assert_exited_cleanly(&mut tui);
 }
