@@ -28,7 +28,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let inner = block.inner(area);
     let w = usize::from(inner.width);
     let rows = usize::from(inner.height.saturating_sub(1));
-    let tog_w = w.saturating_sub(4 + 21 + 13 + 10 + 4 + 5 + 6).max(4);
+    // Fixed columns and their separators take 57 cells; toggles get the rest.
+    let tog_w = w.saturating_sub(57).max(4);
     let head = format!(
         "{:>3} {:<20} {:<12} {:<tog_w$} {:>9} {:<3} {:<4}",
         "#", "id", "sample", "toggles", "wall s", "ok", "mark"
