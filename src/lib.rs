@@ -10,3 +10,4 @@ pub mod gadgets;
 pub mod groth16;
 pub mod timeline;
 pub mod toggles;
+pub mod tui;

@@ -135,3 +135,18 @@ fn bench_reports_json() {
     let o = cuzk(&dir, &["bench", "batch_add", "--log-size", "9", "--repeat", "1"]);
     assert!(o.status.success(), "{:?}", text(&o));
 }
+
+#[test]
+fn without_a_terminal_bare_cuzk_prints_info_and_tui_explains() {
+    let cache = temp("notty");
+    let o = cuzk(&cache, &[]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains("porep-mini"), "{out}");
+    assert!(err.contains("stdout is not a terminal"), "{err}");
+    let o = cuzk(&cache, &["tui", "--sample", "samples/porep-tiny.toml", "--backend", "cpu"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("needs a terminal") && err.contains("cuzk info"), "{err}");
+}

@@ -44,7 +44,8 @@ pub enum CliError {
 #[derive(Parser, Debug)]
 #[command(name = "cuzk", version, about)]
 pub struct Cli {
-    /// What to do; without a command, shows the default sample's shape and synthesis timing.
+    /// What to do; without a command, opens the console on the default sample (on a terminal; elsewhere
+    /// prints `cuzk info` of it).
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -152,6 +153,18 @@ pub enum Command {
     },
     /// Time one building block (and, for MSM, blst on the same data).
     Bench(bench::BenchArgs),
+    /// Open the console: live timeline, toggles, history, compare, ablation (needs a terminal).
+    Tui {
+        /// The sample file.
+        #[arg(long, default_value = DEFAULT_SAMPLE)]
+        sample: PathBuf,
+        /// Backend.
+        #[arg(long, value_enum, default_value_t = crate::backend::select::BackendKind::Auto)]
+        backend: crate::backend::select::BackendKind,
+        /// Theme: dark, light, high-contrast, or a *.toml in <data dir>/themes.
+        #[arg(long)]
+        theme: Option<String>,
+    },
 }
 
 /// Runs the command line and maps errors to one line on stderr and a non-zero exit.
@@ -169,10 +182,22 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<(), CliError> {
     let json_err = |e: serde_json::Error| CliError::Msg(format!("json: {e}"));
     match cli.command {
+        None if crate::tui::stdout_is_terminal() => crate::tui::run(crate::tui::TuiOptions {
+            sample: DEFAULT_SAMPLE.into(),
+            backend: crate::backend::select::BackendKind::Auto,
+            theme: None,
+        })
+        .map_err(CliError::Msg)?,
         None => {
+            eprintln!(
+                "note: stdout is not a terminal, so no console; this is `cuzk info` (see `cuzk --help`)"
+            );
             let sample = Sample::load(DEFAULT_SAMPLE.as_ref())?;
             println!("{} — {}", sample.name, sample.description);
             print!("{}", info::render(&info::shape_info(&sample)));
+        }
+        Some(Command::Tui { sample, backend, theme }) => {
+            crate::tui::run(crate::tui::TuiOptions { sample, backend, theme }).map_err(CliError::Msg)?
         }
         Some(Command::Info { sample, json }) => {
             let sample = Sample::load(&sample)?;

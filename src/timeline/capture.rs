@@ -1,5 +1,6 @@
 //! A `tracing_subscriber::Layer` that turns closed spans into `PhaseEvent`s and hands them to the current
-//! capture through a bounded channel. The prover never waits on it: a full channel counts a drop.
+//! capture through a bounded channel. The prover never waits on it: a full channel counts a drop. A
+//! [`LiveTap`] streams the active capture (closed events so far, spans still open) to a console.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
@@ -41,6 +42,84 @@ struct Sink {
     tx: SyncSender<PhaseEvent>,
     origin: Instant,
     dropped: Arc<AtomicU64>,
+    live: Arc<Live>,
+}
+
+/// The streaming tap of the active capture: what the collector has received so far and the spans still open,
+/// for a console that draws a run while it proceeds. Both locks are held only for a push, a remove or a copy.
+#[derive(Default)]
+struct Live {
+    closed: Mutex<Vec<PhaseEvent>>,
+    open: Mutex<Vec<(u64, OpenSpan)>>,
+}
+
+/// A span that has started but not yet closed (the phase running now).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenSpan {
+    /// Phase (span) name.
+    pub phase: &'static str,
+    /// Circuit index, when the span names one.
+    pub circuit: Option<u64>,
+    /// Device index, when the span names one.
+    pub device: Option<u64>,
+    /// Start in microseconds from the capture's start.
+    pub start_us: u64,
+    /// Other span fields as text.
+    pub args: Vec<(&'static str, String)>,
+}
+
+/// What one [`LiveTap::poll`] saw of the active capture.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LivePoll {
+    /// Whether this is a different capture than the previous poll saw (the consumer should start over).
+    pub restarted: bool,
+    /// Events closed since the previous poll, in arrival order.
+    pub closed: Vec<PhaseEvent>,
+    /// Spans open now, oldest first.
+    pub open: Vec<OpenSpan>,
+    /// Microseconds since the capture's start.
+    pub now_us: u64,
+    /// Events dropped so far.
+    pub dropped: u64,
+}
+
+/// A cursor over the process-global capture, so a consumer can stream a run's events while it proceeds
+/// (the capture itself still hands every event to `Capture::finish`).
+#[derive(Debug, Default)]
+pub struct LiveTap {
+    origin: Option<Instant>,
+    seen: usize,
+}
+
+impl LiveTap {
+    /// A tap that has seen nothing yet.
+    pub fn new() -> LiveTap {
+        LiveTap::default()
+    }
+
+    /// Events closed since the last poll and the spans open now; `None` when no capture is active.
+    pub fn poll(&mut self) -> Option<LivePoll> {
+        let (live, origin, dropped) = {
+            let guard = SINK.lock().unwrap_or_else(|p| p.into_inner());
+            let sink = guard.as_ref()?;
+            (sink.live.clone(), sink.origin, sink.dropped.load(Ordering::Relaxed))
+        };
+        let restarted = self.origin != Some(origin);
+        if restarted {
+            self.origin = Some(origin);
+            self.seen = 0;
+        }
+        let closed = {
+            let all = live.closed.lock().unwrap_or_else(|p| p.into_inner());
+            let new = all.get(self.seen..).map(<[PhaseEvent]>::to_vec).unwrap_or_default();
+            self.seen = all.len();
+            new
+        };
+        let open =
+            live.open.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(_, o)| o.clone()).collect();
+        let now_us = origin.elapsed().as_micros() as u64;
+        Some(LivePoll { restarted, closed, open, now_us, dropped })
+    }
 }
 
 static SINK: Mutex<Option<Sink>> = Mutex::new(None);
@@ -101,13 +180,21 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for PhaseLayer {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let mut f = Fields::default();
         attrs.record(&mut f);
+        let start = Instant::now();
+        if let Some(sink) = SINK.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            if start >= sink.origin {
+                let open = OpenSpan {
+                    phase: attrs.metadata().name(),
+                    circuit: f.circuit,
+                    device: f.device,
+                    start_us: start.duration_since(sink.origin).as_micros() as u64,
+                    args: f.args.clone(),
+                };
+                sink.live.open.lock().unwrap_or_else(|p| p.into_inner()).push((id.into_u64(), open));
+            }
+        }
         if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(Open {
-                start: Instant::now(),
-                circuit: f.circuit,
-                device: f.device,
-                args: f.args,
-            });
+            span.extensions_mut().insert(Open { start, circuit: f.circuit, device: f.device, args: f.args });
         }
     }
 
@@ -127,6 +214,7 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for PhaseLayer {
         }
         let guard = SINK.lock().unwrap_or_else(|p| p.into_inner());
         let Some(sink) = guard.as_ref() else { return };
+        sink.live.open.lock().unwrap_or_else(|p| p.into_inner()).retain(|(i, _)| *i != id.into_u64());
         if open.start < sink.origin {
             return; // began before this capture
         }
@@ -206,8 +294,15 @@ impl Capture {
         let (tx, rx): (SyncSender<PhaseEvent>, Receiver<PhaseEvent>) = sync_channel(capacity);
         let origin = Instant::now();
         let dropped = Arc::new(AtomicU64::new(0));
-        *SINK.lock().unwrap_or_else(|p| p.into_inner()) = Some(Sink { tx, origin, dropped: dropped.clone() });
-        let collector = std::thread::spawn(move || rx.into_iter().collect());
+        let live = Arc::new(Live::default());
+        *SINK.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(Sink { tx, origin, dropped: dropped.clone(), live: live.clone() });
+        // The collector keeps every event for `finish` and mirrors it into the live tap's snapshot.
+        let collector = std::thread::spawn(move || {
+            rx.into_iter()
+                .inspect(|e| live.closed.lock().unwrap_or_else(|p| p.into_inner()).push(e.clone()))
+                .collect()
+        });
         Capture { origin, dropped, collector }
     }
 
@@ -227,5 +322,37 @@ impl Capture {
         let mut events = self.collector.join().unwrap_or_default();
         events.sort_by_key(|e| (e.start_us, e.phase));
         (events, self.dropped.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Capture, LiveTap};
+
+    /// The tap sees a span while it is open, then as a closed event, and a new capture as a restart.
+    #[test]
+    fn live_tap_streams_open_and_closed_spans() {
+        let cap = Capture::begin();
+        let mut tap = LiveTap::new();
+        let span = tracing::info_span!("live_probe", circuit = 3u64).entered();
+        let p = tap.poll().expect("capture active");
+        assert!(p.restarted);
+        assert!(p.open.iter().any(|o| o.phase == "live_probe" && o.circuit == Some(3)), "{p:?}");
+        drop(span);
+        let mut closed = Vec::new();
+        for _ in 0..200 {
+            let p = tap.poll().expect("capture active");
+            assert!(!p.restarted);
+            assert!(p.open.iter().all(|o| o.phase != "live_probe"));
+            closed.extend(p.closed);
+            if !closed.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(closed.iter().any(|e| e.phase == "live_probe"), "{closed:?}");
+        let (events, _) = cap.finish();
+        assert!(events.iter().any(|e| e.phase == "live_probe"));
+        assert!(tap.poll().is_none(), "no capture after finish");
     }
 }

@@ -5,4 +5,6 @@ mod capture;
 pub mod export;
 pub mod record;
 
-pub use capture::{emit_device_event, install, set_timing_log, Capture, PhaseEvent};
+pub use capture::{
+    emit_device_event, install, set_timing_log, Capture, LivePoll, LiveTap, OpenSpan, PhaseEvent,
+};

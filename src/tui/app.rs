@@ -1,0 +1,99 @@
+//! The event loop: terminal events, worker messages and a redraw tick, multiplexed with `tokio::select!`.
+//! Frames are drawn only when something changed (keys draw at once; streamed updates at most every tick).
+
+use std::time::{Duration, Instant, SystemTime};
+
+use crossterm::event::{Event, EventStream};
+use futures_util::StreamExt;
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::MissedTickBehavior;
+
+use super::keys;
+use super::state::{App, Command, Level};
+use super::view;
+use super::worker::{Msg, Worker};
+
+/// Redraw period while something changes (~16 frames per second).
+const TICK: Duration = Duration::from_millis(60);
+
+/// Time of day (UTC) for log lines.
+pub fn clock() -> String {
+    let secs = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format!("{:02}:{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60, secs % 60)
+}
+
+/// Runs until the user quits or the terminal goes away.
+pub async fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    worker: &Worker,
+    mut rx: UnboundedReceiver<Msg>,
+) -> std::io::Result<()>
+where
+    B::Error: Into<std::io::Error>,
+{
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut started: Option<Instant> = None;
+    let mut worker_alive = true;
+    let mut dirty = false;
+    let mut last_draw = Instant::now();
+    terminal.draw(|f| view::render(f, app)).map_err(Into::into)?;
+    while !app.quit {
+        let mut draw_now = false;
+        tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k))) => {
+                    if let Some(key) = keys::from_event(k) {
+                        app.clock = clock();
+                        match app.handle_key(key) {
+                            Some(Command::Quit) => break,
+                            Some(cmd) => worker.send(cmd),
+                            None => {}
+                        }
+                        draw_now = true;
+                    }
+                }
+                Some(Ok(Event::Resize(..))) => {
+                    terminal.autoresize().map_err(Into::into)?;
+                    draw_now = true;
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e),
+                None => break,
+            },
+            msg = rx.recv(), if worker_alive => match msg {
+                Some(m) => {
+                    app.clock = clock();
+                    if matches!(m, Msg::Started { .. }) {
+                        started = Some(Instant::now());
+                    }
+                    app.apply(m);
+                    dirty = true;
+                }
+                None => {
+                    worker_alive = false;
+                    let why = super::last_panic().unwrap_or_else(|| "it ended".into());
+                    app.push_log(Level::Error, format!("worker stopped: {why}"));
+                    draw_now = true;
+                }
+            },
+            _ = tick.tick() => {
+                if app.running() {
+                    app.elapsed_us = started.map_or(0, |t| t.elapsed().as_micros() as u64);
+                    dirty = true;
+                }
+            }
+        }
+        // Streamed updates wait for the tick (bounded frame rate); keys and resizes draw at once.
+        if draw_now || (dirty && last_draw.elapsed() >= TICK) {
+            terminal.draw(|f| view::render(f, app)).map_err(Into::into)?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,551 @@
+//! Console themes (DESIGN.md §5, §8): named colors for the chrome, the deltas and every phase.
+//!
+//! The built-in themes (`themes/*.toml`) are embedded in the binary; [`ThemeSet::load`] adds the `*.toml` files
+//! of a user folder, where a theme with a built-in's name replaces it. A theme file is user input: every problem
+//! in it (TOML syntax, unknown key, bad color) becomes one line in [`ThemeSet::errors`] naming the file, the key
+//! and what was expected, and that file is skipped.
+//!
+//! ```toml
+//! name = "mine"            # optional, defaults to the file name
+//! description = "..."      # optional
+//! [colors]                 # bg fg dim accent border selection good bad warn
+//! accent = "#ff8800"       # "#rrggbb" or a ratatui color name ("dark_gray", "light_blue", ...)
+//! [phases]                 # one key per phase of src/groth16/phases.rs, plus `other` for the rest
+//! synthesis = "cyan"
+//! ```
+//! Keys left out keep the colors of the default dark theme.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::str::FromStr;
+
+use ratatui::style::Color;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::groth16::phases;
+
+/// The built-in theme files, in the order the console cycles through them: (label for errors, contents).
+const BUILTIN: [(&str, &str); 3] = [
+    ("themes/dark.toml", include_str!("../../themes/dark.toml")),
+    ("themes/light.toml", include_str!("../../themes/light.toml")),
+    ("themes/high-contrast.toml", include_str!("../../themes/high-contrast.toml")),
+];
+
+/// The `[phases]` key that colors any phase without its own key.
+pub const OTHER_PHASE_KEY: &str = "other";
+
+/// What a color value must look like, as error messages say it.
+const COLOR_EXPECTED: &str = "expected a color like \"#aabbcc\" or a name";
+
+/// One console theme: every color the console draws with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Theme {
+    /// The name shown in the console and used by `t`/config to pick it.
+    pub name: String,
+    /// One line saying what the theme is for (empty when the file gives none).
+    pub description: String,
+    /// Background of every block.
+    pub bg: Color,
+    /// Ordinary text.
+    pub fg: Color,
+    /// Secondary text: axis labels, hints, toggles that do not apply.
+    pub dim: Color,
+    /// Titles, key names in the controls line, the running indicator.
+    pub accent: Color,
+    /// Block borders.
+    pub border: Color,
+    /// Background of the selected row.
+    pub selection: Color,
+    /// Faster / verified.
+    pub good: Color,
+    /// Slower / failed.
+    pub bad: Color,
+    /// Warnings such as dropped events.
+    pub warn: Color,
+    /// A color per phase name (keys are the names of `src/groth16/phases.rs`).
+    pub phases: BTreeMap<String, Color>,
+    /// The color of a phase that has no entry in `phases`.
+    pub other_phase: Color,
+}
+
+impl Theme {
+    /// The color to draw `phase` with; phases without their own color get `other_phase`.
+    pub fn phase(&self, phase: &str) -> Color {
+        self.phases.get(phase).copied().unwrap_or(self.other_phase)
+    }
+
+    /// The default theme (`themes/dark.toml`), also the base that fills keys a user theme leaves out.
+    pub fn default_dark() -> Theme {
+        let (label, src) = BUILTIN[0];
+        // The embedded file is tested to parse; the ANSI fallback only guards against a broken build.
+        parse_theme(label, "dark", src, &ansi_fallback()).unwrap_or_else(|_| ansi_fallback())
+    }
+}
+
+/// A plain 16-color theme, used only if the embedded default could not be parsed.
+fn ansi_fallback() -> Theme {
+    let phases = phases::ALL.iter().map(|p| (p.to_string(), Color::Cyan)).collect();
+    Theme {
+        name: "dark".into(),
+        description: String::new(),
+        bg: Color::Reset,
+        fg: Color::Reset,
+        dim: Color::DarkGray,
+        accent: Color::Cyan,
+        border: Color::DarkGray,
+        selection: Color::DarkGray,
+        good: Color::Green,
+        bad: Color::Red,
+        warn: Color::Yellow,
+        phases,
+        other_phase: Color::Gray,
+    }
+}
+
+/// Every available theme, built-in then user ones, with the problems met while loading them.
+#[derive(Debug, Clone)]
+pub struct ThemeSet {
+    /// The themes in display order: built-ins first (a user override keeps its built-in's place).
+    pub themes: Vec<Theme>,
+    /// One line per theme file that was skipped: file, key, what was expected.
+    pub errors: Vec<String>,
+}
+
+impl ThemeSet {
+    /// The built-in themes plus the `*.toml` files of `extra_dir` (if given and present).
+    pub fn load(extra_dir: Option<&Path>) -> ThemeSet {
+        match extra_dir {
+            Some(dir) => ThemeSet::load_dirs(&[dir]),
+            None => ThemeSet::load_dirs(&[]),
+        }
+    }
+
+    /// The built-in themes plus the `*.toml` files of each folder in turn (a later folder wins on a name clash);
+    /// missing folders are not an error.
+    pub fn load_dirs(dirs: &[&Path]) -> ThemeSet {
+        let mut set = ThemeSet { themes: Vec::new(), errors: Vec::new() };
+        let base = Theme::default_dark();
+        for (label, src) in BUILTIN {
+            set.add_source(label, src, &base);
+        }
+        for dir in dirs {
+            set.add_dir(dir, &base);
+        }
+        set
+    }
+
+    /// The position of the theme called `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.themes.iter().position(|t| t.name == name)
+    }
+
+    /// The theme called `name`, or a one-line error listing the available names (DESIGN.md §5).
+    pub fn find(&self, name: &str) -> Result<&Theme, String> {
+        match self.index_of(name) {
+            Some(i) => Ok(&self.themes[i]),
+            None => Err(format!("unknown theme `{name}` (available: {})", self.names().join(", "))),
+        }
+    }
+
+    /// The theme names in display order.
+    pub fn names(&self) -> Vec<&str> {
+        self.themes.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    fn add_dir(&mut self, dir: &Path, base: &Theme) {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => {
+                self.errors.push(format!("{}: cannot read the theme folder: {e}", dir.display()));
+                return;
+            }
+        };
+        let mut files: Vec<_> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+            .collect();
+        files.sort();
+        for path in files {
+            let label = path.display().to_string();
+            match std::fs::read_to_string(&path) {
+                Ok(src) => self.add_source(&label, &src, base),
+                Err(e) => self.errors.push(format!("{label}: cannot read the theme file: {e}")),
+            }
+        }
+    }
+
+    fn add_source(&mut self, label: &str, src: &str, base: &Theme) {
+        let stem = Path::new(label).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        match parse_theme(label, &stem, src, base) {
+            Ok(theme) => match self.index_of(&theme.name) {
+                Some(i) => self.themes[i] = theme,
+                None => self.themes.push(theme),
+            },
+            Err(e) => self.errors.push(e),
+        }
+    }
+}
+
+/// A theme file as written (every key optional; unknown keys rejected).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    name: Option<String>,
+    description: Option<String>,
+    colors: Option<ColorsFile>,
+    /// Checked against `phases::ALL` by hand, so the key set follows phases.rs.
+    phases: Option<BTreeMap<String, Spanned<String>>>,
+}
+
+/// The `[colors]` table as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ColorsFile {
+    bg: Option<Spanned<String>>,
+    fg: Option<Spanned<String>>,
+    dim: Option<Spanned<String>>,
+    accent: Option<Spanned<String>>,
+    border: Option<Spanned<String>>,
+    selection: Option<Spanned<String>>,
+    good: Option<Spanned<String>>,
+    bad: Option<Spanned<String>>,
+    warn: Option<Spanned<String>>,
+}
+
+/// Parses one theme file over `base` (keys left out keep `base`'s colors); the error is one line.
+fn parse_theme(label: &str, stem: &str, src: &str, base: &Theme) -> Result<Theme, String> {
+    let file: ThemeFile = toml::from_str(src).map_err(|e| describe_toml_error(label, src, &e))?;
+    let mut theme = base.clone();
+    theme.name = match file.name {
+        Some(n) if n.trim().is_empty() => {
+            return Err(format!("{label}: key `name`: expected a non-empty theme name"));
+        }
+        Some(n) => n,
+        None => stem.to_string(),
+    };
+    theme.description = file.description.unwrap_or_default();
+    let c = file.colors.unwrap_or_default();
+    let slots: [(&str, &Option<Spanned<String>>, &mut Color); 9] = [
+        ("bg", &c.bg, &mut theme.bg),
+        ("fg", &c.fg, &mut theme.fg),
+        ("dim", &c.dim, &mut theme.dim),
+        ("accent", &c.accent, &mut theme.accent),
+        ("border", &c.border, &mut theme.border),
+        ("selection", &c.selection, &mut theme.selection),
+        ("good", &c.good, &mut theme.good),
+        ("bad", &c.bad, &mut theme.bad),
+        ("warn", &c.warn, &mut theme.warn),
+    ];
+    for (key, value, slot) in slots {
+        if let Some(v) = value {
+            *slot = parse_color(label, src, &format!("colors.{key}"), v)?;
+        }
+    }
+    for (key, value) in file.phases.unwrap_or_default() {
+        let color = parse_color(label, src, &format!("phases.{key}"), &value)?;
+        if key == OTHER_PHASE_KEY {
+            theme.other_phase = color;
+        } else if phases::ALL.contains(&key.as_str()) {
+            theme.phases.insert(key, color);
+        } else {
+            return Err(format!(
+                "{label}:{}: key `phases.{key}`: unknown phase, expected one of {}, {OTHER_PHASE_KEY}",
+                line_of(src, value.span().start),
+                phases::ALL.join(", ")
+            ));
+        }
+    }
+    Ok(theme)
+}
+
+/// A color value: `"#rrggbb"`, a ratatui color name or an ANSI index (0–255).
+fn parse_color(label: &str, src: &str, key: &str, value: &Spanned<String>) -> Result<Color, String> {
+    Color::from_str(value.get_ref().trim()).map_err(|_| {
+        format!(
+            "{label}:{}: key `{key}`: {COLOR_EXPECTED}, got {:?}",
+            line_of(src, value.span().start),
+            value.get_ref()
+        )
+    })
+}
+
+/// One line for a TOML parser error: file, line, the key involved (when one can be named) and the message.
+fn describe_toml_error(label: &str, src: &str, err: &toml::de::Error) -> String {
+    let message = err.message().trim().replace('\n', "; ");
+    let Some(span) = err.span() else {
+        return format!("{label}: {message}");
+    };
+    let line = line_of(src, span.start);
+    let table = enclosing_table(src, span.start);
+    let qualify = |key: &str| if table.is_empty() { key.to_string() } else { format!("{table}.{key}") };
+    // serde's unknown-field message: "unknown field `x`, expected one of `a`, `b`".
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        if let Some((key, expected)) = rest.split_once('`') {
+            let expected = expected.trim_start_matches(',').trim();
+            return format!("{label}:{line}: key `{}`: unknown key, {expected}", qualify(key));
+        }
+    }
+    match key_on_line(src, span.start) {
+        Some(key) => format!("{label}:{line}: key `{}`: {message}", qualify(&key)),
+        None => format!("{label}:{line}: {message}"),
+    }
+}
+
+/// `offset` moved back onto a char boundary of `src` (and into it), so slicing there cannot panic.
+fn boundary(src: &str, offset: usize) -> usize {
+    let mut o = offset.min(src.len());
+    while !src.is_char_boundary(o) {
+        o -= 1;
+    }
+    o
+}
+
+/// The 1-based line holding byte `offset`.
+fn line_of(src: &str, offset: usize) -> usize {
+    src.as_bytes()[..offset.min(src.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// The text of the line holding byte `offset`.
+fn line_text(src: &str, offset: usize) -> &str {
+    let offset = boundary(src, offset);
+    let start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = src[offset..].find('\n').map_or(src.len(), |i| offset + i);
+    &src[start..end]
+}
+
+/// The key assigned on the line holding `offset` (`key = ...`), if the line looks like an assignment.
+fn key_on_line(src: &str, offset: usize) -> Option<String> {
+    let (key, _) = line_text(src, offset).split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    let plain = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    plain.then(|| key.to_string())
+}
+
+/// The table whose key sits at byte `offset` ("" at the top level): the last `[table]` header above it, or for
+/// an offset on a header line itself, that header's parent.
+fn enclosing_table(src: &str, offset: usize) -> String {
+    let header = |l: &str| -> Option<String> {
+        let l = l.trim();
+        if l.starts_with("[[") {
+            return None;
+        }
+        Some(l.strip_prefix('[')?.split(']').next()?.trim().to_string())
+    };
+    if let Some(h) = header(line_text(src, offset)) {
+        return h.rsplit_once('.').map(|(parent, _)| parent.trim().to_string()).unwrap_or_default();
+    }
+    src[..boundary(src, offset)].lines().rev().find_map(header).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(label: &str, src: &str) -> Result<Theme, String> {
+        parse_theme(label, "x", src, &Theme::default_dark())
+    }
+
+    /// WCAG 2 relative luminance of an sRGB color.
+    fn luminance(c: Color) -> f64 {
+        let Color::Rgb(r, g, b) = c else { panic!("{c:?} is not an RGB color") };
+        let lin = |v: u8| {
+            let s = f64::from(v) / 255.0;
+            if s <= 0.03928 {
+                s / 12.92
+            } else {
+                ((s + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+    }
+
+    /// WCAG 2 contrast ratio (1 to 21).
+    fn contrast(a: Color, b: Color) -> f64 {
+        let (la, lb) = (luminance(a), luminance(b));
+        (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+    }
+
+    fn builtins() -> Vec<(&'static str, Theme)> {
+        BUILTIN
+            .iter()
+            .map(|(label, src)| {
+                let theme = parse_theme(label, "x", src, &ansi_fallback())
+                    .unwrap_or_else(|e| panic!("built-in {label} does not parse: {e}"));
+                (*label, theme)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn contrast_formula_matches_known_values() {
+        assert!((contrast(Color::Rgb(0, 0, 0), Color::Rgb(255, 255, 255)) - 21.0).abs() < 1e-9);
+        // #777777 on white is the classic 4.48:1.
+        let r = contrast(Color::Rgb(0x77, 0x77, 0x77), Color::Rgb(255, 255, 255));
+        assert!((r - 4.48).abs() < 0.01, "{r}");
+    }
+
+    #[test]
+    fn builtins_parse_with_distinct_names_and_no_errors() {
+        let set = ThemeSet::load(None);
+        assert!(set.errors.is_empty(), "{:?}", set.errors);
+        assert_eq!(set.names(), ["dark", "light", "high-contrast"]);
+        assert_eq!(set.themes[0], Theme::default_dark());
+        let mut names: Vec<_> = builtins().into_iter().map(|(_, t)| t.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), BUILTIN.len());
+    }
+
+    #[test]
+    fn builtins_color_every_phase_themselves_in_distinct_rgb() {
+        for (label, theme) in builtins() {
+            // Parsed over the ANSI fallback, so a phase missing from the file would keep Color::Cyan.
+            let mut seen = Vec::new();
+            for phase in phases::ALL {
+                let c = theme.phases.get(phase).copied();
+                assert!(matches!(c, Some(Color::Rgb(..))), "{label}: phase {phase} has no own color: {c:?}");
+                assert!(!seen.contains(&c), "{label}: phase {phase} shares its color {c:?}");
+                seen.push(c);
+                assert_eq!(theme.phase(phase), c.unwrap_or(Color::Reset));
+            }
+            assert!(matches!(theme.other_phase, Color::Rgb(..)), "{label}: no `other` phase color");
+            assert_eq!(theme.phase("no_such_phase"), theme.other_phase);
+            for c in [theme.bg, theme.fg, theme.dim, theme.accent, theme.border, theme.selection] {
+                assert!(matches!(c, Color::Rgb(..)), "{label}: chrome color {c:?} is not #rrggbb");
+            }
+            // Bars must stand out from the background (WCAG 1.4.11: 3:1 for graphics), text more so.
+            for phase in phases::ALL {
+                let r = contrast(theme.phase(phase), theme.bg);
+                assert!(r >= 3.0, "{label}: phase {phase} contrast {r:.2} against bg");
+            }
+            let r = contrast(theme.fg, theme.bg);
+            assert!(r >= 4.5, "{label}: fg/bg contrast {r:.2}");
+            let r = contrast(theme.dim, theme.bg);
+            assert!(r >= 4.5, "{label}: dim/bg contrast {r:.2}");
+            let r = contrast(theme.fg, theme.selection);
+            assert!(r >= 4.5, "{label}: fg/selection contrast {r:.2}");
+        }
+    }
+
+    #[test]
+    fn high_contrast_is_really_high_contrast() {
+        let set = ThemeSet::load(None);
+        let hc = set.find("high-contrast").expect("high-contrast is built in");
+        let r = contrast(hc.fg, hc.bg);
+        assert!(r >= 7.0, "fg/bg contrast {r:.2} < 7:1");
+        for (what, c) in [("dim", hc.dim), ("accent", hc.accent), ("good", hc.good), ("bad", hc.bad)] {
+            let r = contrast(c, hc.bg);
+            assert!(r >= 7.0, "{what}/bg contrast {r:.2} < 7:1");
+        }
+        for phase in phases::ALL {
+            let r = contrast(hc.phase(phase), hc.bg);
+            assert!(r >= 4.5, "phase {phase} contrast {r:.2} < 4.5:1");
+        }
+    }
+
+    #[test]
+    fn colors_accept_hex_and_names() {
+        let t = parse(
+            "themes/x.toml",
+            "[colors]\nfg = \"#0a0B0c\"\nbg = \"dark_gray\"\ndim = \"light blue\"\n[phases]\nverify = \"208\"\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.fg, Color::Rgb(10, 11, 12));
+        assert_eq!(t.bg, Color::DarkGray);
+        assert_eq!(t.dim, Color::LightBlue);
+        assert_eq!(t.phase("verify"), Color::Indexed(208));
+        assert_eq!(t.name, "x", "the name defaults to the file stem");
+        // Keys left out keep the dark theme's colors.
+        let dark = Theme::default_dark();
+        assert_eq!(t.accent, dark.accent);
+        assert_eq!(t.phase("synthesis"), dark.phase("synthesis"));
+    }
+
+    fn assert_one_line(e: &str, parts: &[&str]) {
+        assert!(!e.contains('\n'), "not one line: {e}");
+        for p in parts {
+            assert!(e.contains(p), "{e:?} does not contain {p:?}");
+        }
+    }
+
+    #[test]
+    fn bad_color_names_file_line_key_and_value() {
+        let src = "name = \"x\"\n[colors]\nbg = \"#000000\"\nfg = \"blurple\"\n";
+        let e = parse("themes/x.toml", src).expect_err("blurple is no color");
+        assert_eq!(
+            e,
+            "themes/x.toml:4: key `colors.fg`: expected a color like \"#aabbcc\" or a name, got \"blurple\""
+        );
+        let e = parse("themes/x.toml", "[phases]\nmsm_h = \"#12345\"\n").expect_err("short hex");
+        assert_one_line(&e, &["themes/x.toml:2", "`phases.msm_h`", "expected a color", "\"#12345\""]);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_naming_the_key() {
+        let e = parse("themes/x.toml", "name = \"x\"\n\n[colors]\nfgg = \"#ffffff\"\n").expect_err("typo");
+        assert_one_line(&e, &["themes/x.toml:4", "key `colors.fgg`", "unknown key", "`fg`"]);
+        let e = parse("themes/x.toml", "nmae = \"x\"\n").expect_err("typo");
+        assert_one_line(&e, &["themes/x.toml:1", "key `nmae`", "unknown key", "`name`"]);
+        let e = parse("themes/x.toml", "[phases]\nsynthsis = \"red\"\n").expect_err("typo");
+        assert_one_line(&e, &["themes/x.toml:2", "key `phases.synthsis`", "unknown phase", "synthesis"]);
+        let e = parse("themes/x.toml", "[colours]\nfg = \"red\"\n").expect_err("typo");
+        assert_one_line(&e, &["themes/x.toml:1", "`colours`", "unknown key"]);
+    }
+
+    #[test]
+    fn syntax_and_type_errors_name_file_line_and_key() {
+        let e = parse("themes/x.toml", "[colors]\nbg = \"#000000\"\nfg = \"#ffffff\n").expect_err("syntax");
+        assert_one_line(&e, &["themes/x.toml:3", "key `colors.fg`"]);
+        let e = parse("themes/x.toml", "[colors]\naccent = 12\n").expect_err("type");
+        assert_one_line(&e, &["themes/x.toml:2", "key `colors.accent`", "string"]);
+        let e = parse("themes/x.toml", "name = \"\"\n").expect_err("empty name");
+        assert_one_line(&e, &["themes/x.toml", "key `name`"]);
+    }
+
+    #[test]
+    fn any_damage_to_a_theme_gives_a_theme_or_one_line_naming_the_file() {
+        let src = format!("{}\n# é ✓ 🎨\n", BUILTIN[1].1);
+        let junk = ["\"", "[", "]", "=", "\n", "é", "x = ", "[colors]\n", "#"];
+        let cuts: Vec<usize> = (0..=src.len()).filter(|&i| src.is_char_boundary(i)).collect();
+        for (n, &i) in cuts.iter().enumerate() {
+            let mut variants = vec![format!("{}{}", &src[..i], &src[cuts[(n + 1).min(cuts.len() - 1)]..])];
+            variants.extend(junk.iter().map(|j| format!("{}{j}{}", &src[..i], &src[i..])));
+            for v in variants {
+                if let Err(e) = parse("themes/light.toml", &v) {
+                    assert!(e.starts_with("themes/light.toml"), "{e}");
+                    assert!(!e.contains('\n'), "not one line: {e:?}");
+                }
+            }
+        }
+        assert_eq!(boundary("aé", 2), 1);
+    }
+
+    #[test]
+    fn extra_dir_overrides_adds_and_reports_bad_files() {
+        let dir = std::env::temp_dir().join(format!("cuzk-theme-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write theme");
+        write("my-dark.toml", "name = \"dark\"\n[colors]\naccent = \"#ff0000\"\n");
+        write("solar.toml", "[colors]\nbg = \"#002b36\"\n");
+        write("broken.toml", "[colors]\nfg = \"blurple\"\n");
+        write("notes.txt", "not a theme");
+        let set = ThemeSet::load(Some(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+
+        assert_eq!(set.names(), ["dark", "light", "high-contrast", "solar"]);
+        let dark = &set.themes[set.index_of("dark").expect("dark")];
+        assert_eq!(dark.accent, Color::Rgb(255, 0, 0), "the user's dark replaces the built-in");
+        assert_eq!(dark.bg, Theme::default_dark().bg, "keys left out keep the defaults");
+        assert_eq!(set.find("solar").map(|t| t.bg), Ok(Color::Rgb(0, 0x2b, 0x36)));
+        assert_eq!(set.errors.len(), 1, "{:?}", set.errors);
+        assert_one_line(&set.errors[0], &["broken.toml:2", "key `colors.fg`", "\"blurple\""]);
+
+        let e = set.find("nope").expect_err("unknown theme");
+        assert_eq!(e, "unknown theme `nope` (available: dark, light, high-contrast, solar)");
+        assert!(ThemeSet::load(Some(Path::new("/nonexistent/cuzk/themes"))).errors.is_empty());
+    }
+}

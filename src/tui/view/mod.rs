@@ -1,0 +1,241 @@
+//! Drawing the console: one function per view over the `state::App` model. Every size down to 1×1 draws
+//! without panicking; below [`MIN_W`]×[`MIN_H`] a notice replaces the layout.
+
+mod ablation;
+mod compare;
+mod help;
+mod history;
+mod live;
+mod popup;
+pub mod timeline;
+
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use super::state::{App, Level, RunState, View};
+use super::theme::Theme;
+
+/// Narrowest terminal the layout is drawn in.
+pub const MIN_W: u16 = 60;
+/// Shortest terminal the layout is drawn in.
+pub const MIN_H: u16 = 16;
+
+/// Draws the whole console for the current state.
+pub fn render(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let t = app.theme();
+    frame.render_widget(Block::new().style(base(t)), area);
+    if area.width < MIN_W || area.height < MIN_H {
+        too_small(frame, area, t);
+        return;
+    }
+    let header = Rect { height: 2, ..area };
+    let body = Rect { y: area.y + 2, height: area.height.saturating_sub(3), ..area };
+    let controls = Rect { y: area.bottom().saturating_sub(1), height: 1, ..area };
+    draw_header(frame, header, app);
+    // Views without the log pane show its newest line, so what a key did (export, baseline) is visible.
+    let body = match app.view {
+        View::History | View::Compare | View::Ablation if body.height > 4 => {
+            let last = Rect { y: body.bottom() - 1, height: 1, ..body };
+            draw_last_log(frame, last, app);
+            Rect { height: body.height - 1, ..body }
+        }
+        _ => body,
+    };
+    match app.view {
+        View::Live => live::draw(frame, body, app),
+        View::History => history::draw(frame, body, app),
+        View::Compare => compare::draw(frame, body, app),
+        View::Ablation => ablation::draw(frame, body, app),
+        View::Help => help::draw(frame, body, app),
+    }
+    draw_controls(frame, controls, app);
+    if let Some(ev) = &app.details {
+        popup::details(frame, area, app, ev);
+    }
+}
+
+/// Default text style of a theme.
+pub fn base(t: &Theme) -> Style {
+    Style::new().fg(t.fg).bg(t.bg)
+}
+
+/// A bordered panel with a title in the theme's colors.
+pub fn panel<'a>(t: &Theme, title: impl Into<Line<'a>>) -> Block<'a> {
+    Block::new()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(t.border))
+        .title(title)
+        .title_style(Style::new().fg(t.accent).add_modifier(Modifier::BOLD))
+        .style(base(t))
+}
+
+fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
+    let lines = vec![
+        Line::from(Span::styled("terminal too small (need 80×24)", Style::new().fg(t.warn))),
+        Line::from(format!("now {}×{}", area.width, area.height)),
+        Line::from("q quits"),
+    ];
+    let top = area.height.saturating_sub(3) / 2;
+    let r = Rect { y: area.y + top, height: area.height.saturating_sub(top), ..area };
+    frame.render_widget(Paragraph::new(lines).centered().style(base(t)), r);
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
+    let t = app.theme();
+    let shape = match app.constraints() {
+        Some(c) => format!("{}×{} constraints", app.sample.circuits, group(c)),
+        None => format!("{} circuits", app.sample.circuits),
+    };
+    let (num, state, color) = match (&app.live, app.state) {
+        (Some(l), _) => (l.number, format!("● running {}", secs(app.elapsed_us)), t.accent),
+        (None, RunState::Failed) => (app.runs.len() + 1, "● failed".to_string(), t.bad),
+        (None, _) => (app.shown.map_or(0, |i| i + 1), "● idle".to_string(), t.dim),
+    };
+    let run = if num == 0 { String::new() } else { format!("run #{num} ") };
+    let right = format!(" {run}{state} ");
+    let left =
+        format!(" cuzk · {} ({shape}) · {} · {}", app.sample.name, app.backend.name, app.backend.device);
+    let w = usize::from(area.width);
+    let right_w = right.chars().count();
+    let left = fit(&left, w.saturating_sub(right_w));
+    let pad = w.saturating_sub(left.chars().count() + right_w);
+    let top = Line::from(vec![
+        Span::styled(left, Style::new().fg(t.fg).add_modifier(Modifier::BOLD)),
+        Span::raw(" ".repeat(pad)),
+        Span::styled(right, Style::new().fg(color).add_modifier(Modifier::BOLD)),
+    ]);
+    let mut tabs: Vec<Span> = vec![Span::raw(" ")];
+    for (i, v) in View::ALL.iter().enumerate() {
+        let style = if *v == app.view {
+            Style::new().fg(t.bg).bg(t.accent).add_modifier(Modifier::BOLD)
+        } else {
+            Style::new().fg(t.dim)
+        };
+        tabs.push(Span::styled(format!(" F{} {} ", i + 1, v.title()), style));
+    }
+    let used: usize = tabs.iter().map(|s| s.content.chars().count()).sum();
+    let reason = format!("  backend: {}", app.backend.reason);
+    tabs.push(Span::styled(fit(&reason, w.saturating_sub(used)), Style::new().fg(t.dim)));
+    frame.render_widget(Paragraph::new(vec![top, Line::from(tabs)]).style(base(t)), area);
+}
+
+fn draw_last_log(frame: &mut Frame, area: Rect, app: &App) {
+    let t = app.theme();
+    let Some(l) = app.log.last() else { return };
+    let color = match l.level {
+        Level::Info => t.dim,
+        Level::Good => t.good,
+        Level::Warn => t.warn,
+        Level::Error => t.bad,
+    };
+    let text = fit(&format!(" {} {}", l.at, l.text), usize::from(area.width));
+    frame.render_widget(Paragraph::new(Span::styled(text, Style::new().fg(color))).style(base(t)), area);
+}
+
+fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
+    let t = app.theme();
+    if let Some(buf) = &app.prompt {
+        let line = Line::from(vec![
+            Span::styled(" repeats: ", Style::new().fg(t.accent).add_modifier(Modifier::BOLD)),
+            Span::styled(format!("{buf}█"), Style::new().fg(t.fg)),
+            Span::styled("  Enter run · Esc cancel", Style::new().fg(t.dim)),
+        ]);
+        frame.render_widget(Paragraph::new(line).style(base(t)), area);
+        return;
+    }
+    let wide = area.width >= 110;
+    let keys: &[(&str, &str)] = match (app.view, wide) {
+        (View::History, _) => {
+            &[("↑↓", "select"), ("b", "baseline"), ("Enter/c", "compare"), ("e", "export"), ("r", "run")]
+        }
+        (_, true) => &[
+            ("r", "run"),
+            ("R", "repeat"),
+            ("a", "ablate"),
+            ("1-8", "toggles"),
+            ("b", "baseline"),
+            ("c", "compare"),
+            ("e", "export"),
+            ("t", "theme"),
+            ("Tab", "views"),
+        ],
+        (_, false) => &[
+            ("r", "run"),
+            ("R", "rep"),
+            ("a", "abl"),
+            ("1-8", "tog"),
+            ("b", "base"),
+            ("c", "cmp"),
+            ("e", "exp"),
+            ("t", "theme"),
+        ],
+    };
+    let mut spans = vec![Span::raw(" ")];
+    let tail: [(&str, &str); 2] = [("?", "help"), ("q", "quit")];
+    for (i, (k, what)) in keys.iter().chain(tail.iter()).enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(if wide { " · " } else { "  " }, Style::new().fg(t.dim)));
+        }
+        spans.push(Span::styled(*k, Style::new().fg(t.accent).add_modifier(Modifier::BOLD)));
+        spans.push(Span::styled(format!(" {what}"), Style::new().fg(t.fg)));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(base(t)), area);
+}
+
+/// Cuts `s` to `w` characters, ending in `…` when cut.
+pub fn fit(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        return s.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(w - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Thousands separated by spaces, as DESIGN.md writes constraint counts (`219 498`).
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Seconds with one decimal (`3.2 s`).
+pub fn secs(us: u64) -> String {
+    format!("{:.1} s", us as f64 / 1e6)
+}
+
+/// A duration for axes and popups: µs, ms or s with few digits.
+pub fn dur(us: u64) -> String {
+    if us == 0 {
+        "0".to_string()
+    } else if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        let ms = us as f64 / 1e3;
+        if ms < 10.0 {
+            format!("{ms:.1} ms")
+        } else {
+            format!("{ms:.0} ms")
+        }
+    } else {
+        let s = us as f64 / 1e6;
+        if s < 10.0 {
+            format!("{s:.2} s")
+        } else {
+            format!("{s:.1} s")
+        }
+    }
+}
