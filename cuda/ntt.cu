@@ -39,8 +39,15 @@ HD u32 brev_bits(u32 i, u32 bits) {
 }
 
 // DIF butterfly output for the lower half: (x − y)·ω^k (forward) or (x − y)·ω^(−k) = (y − x)·tw[N/2 − k].
+// Operands are selected first so that only one multiplication is compiled (no code duplication per branch).
 HD fr_t dif_diff(const fr_t &x, const fr_t &y, const fr_t *tw, u32 k, u32 half, bool inv) {
-    return inv ? (y - x) * tw[half - k] : (x - y) * tw[k];
+    fr_t p, q;
+#pragma unroll
+    for (int l = 0; l < 4; l++) {
+        p.v[l] = inv ? y.v[l] : x.v[l];
+        q.v[l] = inv ? x.v[l] : y.v[l];
+    }
+    return (p - q) * tw[inv ? half - k : k];
 }
 
 // One radix-2 DIF stage of span h = 2^log_h over the whole vector; thread t < N/2 does one butterfly.

@@ -388,3 +388,31 @@ pub fn check_against_cpu(gpu: &Gpu, log_n: u32, seed: u64) -> GResult<Result<(),
     }
     Ok(Ok(()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host halves of the two-level tables: lo[i mod 2^L]·hi[i >> L] = c·x^i for every i < count, as the
+    /// kernels read them (pow_at in cuda/ntt.cu).
+    #[test]
+    fn two_level_tables_cover_their_range() {
+        let (c, x) = (Scalar::from(5u64), Scalar::from(7u64));
+        for log_n in [0u32, 1, 2, 5, 12, 13, 15] {
+            let n = n_of(log_n);
+            let lb = lo_bits_for(log_n);
+            for count in [n, n / 2 + 1] {
+                let t = pow_table_host(c, x, lb, count);
+                let (lo_len, hi_len) = pow_table_len(lb, count);
+                assert_eq!(t.len(), lo_len + hi_len);
+                let mut want = c;
+                for i in 0..count {
+                    let got = t[i & (lo_len - 1)] * t[lo_len + (i >> lb)];
+                    assert_eq!(got, want, "log_n {log_n} count {count} i {i}");
+                    want *= x;
+                }
+            }
+        }
+        assert_eq!(scratch_bytes(24) / (1 << 20), 256 + 1); // twiddles 256 MiB + power tables ≈ 1.2 MiB
+    }
+}
