@@ -4,7 +4,8 @@
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
 //     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
 //     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
-//     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements.
+//     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements, with its own compact
+//     twiddle table (LT_BASE below) so that a warp's twiddle reads are contiguous.
 //   * The inverse uses the same twiddle table: ω^(−k) = −ω^(N/2 − k) with tw[N/2] = ω^(N/2) = −1, so the
 //     inverse butterfly is (x + y, (y − x)·tw[N/2 − k]) — no second table, no extra work.
 //   * A final in-place pass swaps i ↔ bitrev(i) (an involution) and multiplies by c·g^i taken from a
@@ -19,9 +20,10 @@
 // runs the same bodies on the CPU (the shared-memory kernel's body is split into phases between
 // __syncthreads(), which the host runs for all threads in turn).
 //
-// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
-// ntt_dif_r2 48, ntt_dif_smem 56 (+ 32768 B static shared), ntt_bitrev_scale 66, ntt_scale 54,
-// ntt_pointwise_bitrev 58, ntt_powers 48. Also compiles under NVRTC (--gpu-architecture=sm_90) once
+// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 88,
+// ntt_dif_r2 56, ntt_dif_smem 54 (+ 32768 B static shared), ntt_bitrev_scale 66, ntt_scale 54,
+// ntt_pointwise_bitrev 58, ntt_powers 48. SASS: ~750 instructions per fr_t multiplication (field.cuh's
+// 64-bit CIOS), so the transforms are compute-bound (≈ 12·N multiplications per NTT). Also compiles under NVRTC (--gpu-architecture=sm_90) once
 // field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
 
@@ -88,13 +90,18 @@ HD void smem_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
     sm[tid] = a[off + tid];
     sm[tid + half_b] = a[off + tid + half_b];
 }
-HD void smem_stage(fr_t *sm, const fr_t *tw, u32 tid, u32 log_h, u32 log_n, bool inv) {
+// Compact twiddles for the shared-memory stages (coalesced reads): span h = 2^log_h uses
+// lt[LT_BASE(log_h) + j] = ω_2h^j for j ≤ h (h + 1 entries; ω_2h^h = −1 serves the inverse as tw[N/2] does).
+// ω_2h is the primitive 2h-th root of unity, independent of N. 1033 entries for spans up to 2^9.
+#define LT_BASE(log_h) ((1u << (log_h)) - 1 + (log_h))
+#define LT_LEN (LT_BASE(SMEM_LOG - 1) + (1u << (SMEM_LOG - 1)) + 1)
+HD void smem_stage(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
     u32 h = 1u << log_h;
     u32 j = tid & (h - 1);
     u32 i0 = ((tid >> log_h) << (log_h + 1)) + j;
     fr_t x = sm[i0], y = sm[i0 + h];
     sm[i0] = x + y;
-    sm[i0 + h] = dif_diff(x, y, tw, j << (log_n - 1 - log_h), 1u << (log_n - 1), inv);
+    sm[i0 + h] = dif_diff(x, y, lt + LT_BASE(log_h), j, h, inv);
 }
 HD void smem_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
     u64 off = (u64)blk << log_b;
@@ -167,13 +174,14 @@ extern "C" __global__ void __launch_bounds__(256) ntt_dif_r4(u64 *a, const u64 *
 }
 
 // grid = N >> log_b blocks, block = 2^(log_b − 1) threads.
-extern "C" __global__ void __launch_bounds__(512) ntt_dif_smem(u64 *a, const u64 *__restrict__ tw, u32 log_b, u32 log_n, u32 inv) {
+// lt: the compact table above (LT_LEN fr_t).
+extern "C" __global__ void __launch_bounds__(512) ntt_dif_smem(u64 *a, const u64 *__restrict__ lt, u32 log_b, u32 inv) {
     __shared__ fr_t sm[1 << SMEM_LOG];
     u32 tid = threadIdx.x, blk = blockIdx.x;
     smem_load(sm, CFR(a), blk, tid, log_b);
     __syncthreads();
     for (int log_h = (int)log_b - 1; log_h >= 0; log_h--) {
-        smem_stage(sm, CFR(tw), tid, (u32)log_h, log_n, inv != 0);
+        smem_stage(sm, CFR(lt), tid, (u32)log_h, inv != 0);
         __syncthreads();
     }
     smem_store(sm, FR(a), blk, tid, log_b);

@@ -36,6 +36,7 @@ struct Dom {
     u32 log_n; u64 n;
     fr_t omega, g, g_inv, n_inv, z_inv;
     Vec tw;                       // ω^k, k ≤ N/2
+    Vec lt;                       // compact shared-stage twiddles (LT_BASE in ntt.cu)
     u32 lo_bits;                  // two-level power tables: lo[i mod 2^L], hi[i >> L] (c folded into hi)
     Vec cf_lo, cf_hi, h1_lo, h1_hi, ci_lo, ci_hi, in_lo, in_hi;
 };
@@ -56,6 +57,15 @@ static Dom make_dom(u32 log_n) {
     fr_t rou = d.g.pow(t, 4);
     d.omega = rou;
     for (u32 i = log_n; i < 32; i++) d.omega = d.omega.sqr();
+    // lt, as ntt.rs builds it: for span h = 2^lh, ω_2h^j (j ≤ h), ω_2h = rou^(2^(31 − lh)).
+    for (u32 lh = 0; lh < SMEM_LOG; lh++) {
+        fr_t w = rou;
+        for (u32 i = lh + 1; i < 32; i++) w = w.sqr();
+        if (d.lt.size() != LT_BASE(lh)) { fprintf(stderr, "LT_BASE mismatch\n"); exit(1); }
+        fr_t cur = fr_t::one();
+        for (u32 j = 0; j <= (1u << lh); j++) { d.lt.push_back(cur); cur = cur * w; }
+    }
+    if (d.lt.size() != LT_LEN) { fprintf(stderr, "LT_LEN mismatch\n"); exit(1); }
     d.g_inv = inverse(d.g);
     d.n_inv = inverse(from_u64(d.n));
     d.z_inv = inverse(pow_u64(d.g, d.n) - fr_t::one());
@@ -96,7 +106,7 @@ static void dif(const Dom &d, Vec &a, bool inv) {
     for (u64 blk = 0; blk < (d.n >> log_b); blk++) {
         for (u32 tid = 0; tid < threads; tid++) smem_load(sm.data(), a.data(), (u32)blk, tid, log_b);
         for (int lh = (int)log_b - 1; lh >= 0; lh--)
-            for (u32 tid = 0; tid < threads; tid++) smem_stage(sm.data(), d.tw.data(), tid, lh, log_n, inv);
+            for (u32 tid = 0; tid < threads; tid++) smem_stage(sm.data(), d.lt.data(), tid, lh, inv);
         for (u32 tid = 0; tid < threads; tid++) smem_store(sm.data(), a.data(), (u32)blk, tid, log_b);
     }
 }

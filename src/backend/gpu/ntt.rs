@@ -3,7 +3,8 @@
 //! Every transform is a decimation-in-frequency pass sequence (natural in, bit-reversed out): spans N/2 …
 //! 2^10 as global-memory passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count
 //! is odd), the last min(log_n, 10) stages in one shared-memory kernel (`ntt_dif_smem`, 2^10 fr_t = 32 KiB
-//! per block). Inverse transforms use the same table (ω^(−k) = −ω^(N/2−k)). A final in-place pass
+//! per block, with a compact 1033-entry twiddle table so a warp's twiddle reads are contiguous). Inverse
+//! transforms use the same table (ω^(−k) = −ω^(N/2−k)). A final in-place pass
 //! (`ntt_bitrev_scale`) swaps i ↔ bitrev(i) and multiplies by c·g^i (1/N and coset shifts folded in).
 //!
 //! Launch sequences (N = 2^log_n):
@@ -13,7 +14,8 @@
 //!   (a ← (a·b − c)·z⁻¹, bit-reversed → natural), DIF⁻¹(a), bitrev·(g^(−i)/N).
 //!
 //! Device memory per (device, log_n), cached for the process: the twiddle table ω^k, k ≤ N/2 ((N/2 + 1)·32 B:
-//! 256 MiB at 2^24, 1 GiB at 2^26), plus small two-level power tables (2^12 + N/2^12 entries per variant).
+//! 256 MiB at 2^24, 1 GiB at 2^26), plus small two-level power tables (2^12 + N/2^12 entries per variant)
+//! and the shared stages' compact table: [`scratch_bytes`], ≈ 257 MiB at 2^24.
 //! Traffic per NTT at 2^24: ⌈14/2⌉ = 7 global passes + 1 shared pass + 1 permutation pass, each reading and
 //! writing 512 MiB (≈ 9 GiB), plus ≲ 0.5 GiB of twiddle reads.
 //!
@@ -74,6 +76,8 @@ pub struct NttTables {
     inv: PowTable,
     /// 1 / (g^N − 1).
     z_inv: usize,
+    /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt.cu).
+    lt: usize,
 }
 
 fn n_of(log_n: u32) -> usize {
@@ -82,6 +86,29 @@ fn n_of(log_n: u32) -> usize {
 
 fn lo_bits_for(log_n: u32) -> u32 {
     log_n.min(LO_BITS_MAX)
+}
+
+/// Offset of span 2^log_h in the compact shared-stage table (LT_BASE in cuda/ntt.cu), and its length.
+fn lt_base(log_h: u32) -> usize {
+    (1usize << log_h) - 1 + log_h as usize
+}
+const LT_LEN: usize = (1 << (SMEM_LOG - 1)) - 1 + (SMEM_LOG as usize - 1) + (1 << (SMEM_LOG - 1)) + 1;
+
+/// The compact shared-stage twiddles: for span h = 2^log_h < 2^SMEM_LOG, ω_2h^j for j ≤ h (ω_2h^h = −1),
+/// ω_2h = ROOT_OF_UNITY^(2^(S − log_h − 1)) the primitive 2h-th root (the same for every N ≥ 2h).
+fn local_twiddles() -> Vec<Scalar> {
+    let mut out = Vec::with_capacity(LT_LEN);
+    for log_h in 0..SMEM_LOG {
+        debug_assert_eq!(out.len(), lt_base(log_h));
+        let w = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_h - 1)]);
+        let mut cur = Scalar::ONE;
+        for _ in 0..=(1usize << log_h) {
+            out.push(cur);
+            cur *= w;
+        }
+    }
+    debug_assert_eq!(out.len(), LT_LEN);
+    out
 }
 
 /// Entries of one two-level table covering exponents 0..count.
@@ -96,7 +123,7 @@ fn table_bytes(log_n: u32) -> usize {
     let lb = lo_bits_for(log_n);
     let (lo, hi) = pow_table_len(lb, n);
     let (tlo, thi) = pow_table_len(lb, n / 2 + 1);
-    32 * ((n / 2 + 1) + 4 * (lo + hi) + 1 + tlo + thi)
+    32 * ((n / 2 + 1) + 4 * (lo + hi) + 1 + LT_LEN + tlo + thi)
 }
 
 /// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check.
@@ -173,11 +200,13 @@ fn build_tables(gpu: &Gpu, log_n: u32) -> GResult<NttTables> {
     let inv = push(n_inv, Scalar::ONE);
     let z_off = host.len();
     host.push(z_inv);
+    let lt = host.len();
+    host.extend(local_twiddles());
     let pows = gpu.stream.clone_htod(limbs(&host))?;
     // The transient ω table must outlive the expansion kernel: wait for it before it is freed.
     gpu.stream.synchronize()?;
     drop(omega_dev);
-    Ok(NttTables { log_n, lo_bits, tw, pows, coset_fwd, coset_h, coset_inv, inv, z_inv: z_off })
+    Ok(NttTables { log_n, lo_bits, tw, pows, coset_fwd, coset_h, coset_inv, inv, z_inv: z_off, lt })
 }
 
 /// The kernels, looked up once per call.
@@ -231,10 +260,11 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
         block_dim: (1u32 << (log_b - 1), 1, 1),
         shared_mem_bytes: 0, // static 32 KiB
     };
+    let lt = t.pows.slice(4 * t.lt..4 * (t.lt + LT_LEN));
     let mut b = gpu.stream.launch_builder(&k.smem);
-    b.arg(&mut *a).arg(&t.tw).arg(&log_b).arg(&log_n).arg(&inv);
-    // SAFETY: ntt_dif_smem(u64*, const u64*, u32, u32, u32); one block per 2^log_b elements,
-    // 2^(log_b−1) ≤ 512 threads (its __launch_bounds__).
+    b.arg(&mut *a).arg(&lt).arg(&log_b).arg(&inv);
+    // SAFETY: ntt_dif_smem(u64*, const u64*, u32, u32); one block per 2^log_b elements, 2^(log_b−1) ≤ 512
+    // threads (its __launch_bounds__); lt holds LT_LEN fr_t.
     unsafe { b.launch(cfg) }?;
     Ok(())
 }
@@ -413,6 +443,23 @@ mod tests {
                 }
             }
         }
-        assert_eq!(scratch_bytes(24) / (1 << 20), 256 + 1); // twiddles 256 MiB + power tables ≈ 1.2 MiB
+        assert_eq!(scratch_bytes(24) / (1 << 20), 256 + 1);
+    }
+
+    /// The compact table equals the full table's entries: ω_2h^j = ω_N^(j·N/2h), and ω_2h^h = −1.
+    #[test]
+    fn local_twiddles_match_the_domain() {
+        let lt = local_twiddles();
+        assert_eq!(lt.len(), LT_LEN);
+        let log_n = 12u32;
+        let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
+        for log_h in 0..SMEM_LOG {
+            let h = 1usize << log_h;
+            assert_eq!(lt[lt_base(log_h) + h], -Scalar::ONE);
+            for j in [0, 1, h / 2, h - 1, h] {
+                let want = omega.pow_vartime([(j << (log_n - 1 - log_h)) as u64]);
+                assert_eq!(lt[lt_base(log_h) + j], want, "log_h {log_h} j {j}");
+            }
+        } // twiddles 256 MiB + power tables ≈ 1.2 MiB
     }
 }
