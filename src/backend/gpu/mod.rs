@@ -9,15 +9,15 @@
 //! - [`backend`]: [`backend::GpuBackend`], the `Backend` implementation with one lane per device.
 //! - [`timing`]: CUDA events mapped to host instants for the timeline.
 
-// pub mod backend;
-// pub mod batch_add;
+pub mod backend;
+pub mod batch_add;
 pub mod compile;
 pub mod device;
 pub mod discover;
 pub mod error;
-// pub mod msm;
+pub mod msm;
 pub mod ntt;
-// mod resident;
+mod resident;
 pub mod timing;
 
 pub use compile::Module;
