@@ -60,11 +60,11 @@ extern "C" __global__ void batch_add_g1_finish(const g1_xyzz_t *in, u32 m, g1_ja
 }
 extern "C" __global__ void batch_add_g2_partial(const g2_affine_t *bases, const u64 *bitmap, u32 n, u32 words,
                                                 u32 per_thread, g2_xyzz_t *part) {
-    batch_add_partial<fp2_t>(bases, bitmap, n, words, per_thread, part);
+    batch_add_partial<fp2x_t>(bases, bitmap, n, words, per_thread, part);
 }
 extern "C" __global__ void batch_add_g2_reduce(const g2_xyzz_t *in, u32 m, u32 k, g2_xyzz_t *out) {
-    batch_add_reduce<fp2_t>(in, m, k, out);
+    batch_add_reduce<fp2x_t>(in, m, k, out);
 }
 extern "C" __global__ void batch_add_g2_finish(const g2_xyzz_t *in, u32 m, g2_jacobian_t *out) {
-    batch_add_finish<fp2_t>(in, m, out);
+    batch_add_finish<fp2x_t>(in, m, out);
 }

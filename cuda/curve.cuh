@@ -10,7 +10,7 @@
 //   inversion: Z = ZZ·ZZZ, X = X·ZZ·ZZZ^2, Y = Y·ZZ^3·ZZZ^2; the identity becomes all-zero (z = 0 is blst's
 //   "is_inf" test for Jacobian points).
 //
-// Templated over the coordinate field F (fp_t or fp2_t): F needs +, −, *, sqr, dbl, neg, is_zero, zero, one.
+// Templated over the coordinate field F (fp_t, or fp2x_t below for G2): F needs +, −, *, sqr, dbl, neg, is_zero, zero, one.
 // The curve constant b never appears (a = 0 formulas do not use it). Compiles as host C++ (see field.cuh);
 // the host-emulation helpers at the bottom let cuda/hostcheck run the kernels' bodies on the CPU.
 #pragma once
@@ -154,12 +154,28 @@ template <class F> struct Xyzz {
     }
 };
 
+// Fp2 with its multiplication and squaring out of line on the device (same layout as fp2_t): G2 formulas
+// inline three Fp multiplications per Fp2 one, and fully inlined G2 kernels took ptxas many minutes.
+struct fp2x_t {
+    fp2_t a;
+    static HD fp2x_t zero() { return {fp2_t::zero()}; }
+    static HD fp2x_t one() { return {fp2_t::one()}; }
+    HD bool is_zero() const { return a.is_zero(); }
+    HD bool operator==(const fp2x_t &o) const { return a == o.a; }
+    HD fp2x_t operator+(const fp2x_t &o) const { return {a + o.a}; }
+    HD fp2x_t operator-(const fp2x_t &o) const { return {a - o.a}; }
+    HD fp2x_t neg() const { return {a.neg()}; }
+    HD fp2x_t dbl() const { return {a.dbl()}; }
+    HD_COLD fp2x_t operator*(const fp2x_t &o) const { return {a * o.a}; }
+    HD_COLD fp2x_t sqr() const { return {a.sqr()}; }
+};
+
 typedef Affine<fp_t> g1_affine_t;    // 12 u64 = blst_p1_affine / blstrs::G1Affine
-typedef Affine<fp2_t> g2_affine_t;   // 24 u64 = blst_p2_affine / blstrs::G2Affine
+typedef Affine<fp2x_t> g2_affine_t;  // 24 u64 = blst_p2_affine / blstrs::G2Affine
 typedef Jacobian<fp_t> g1_jacobian_t;  // 18 u64 = blst_p1 / blstrs::G1Projective
-typedef Jacobian<fp2_t> g2_jacobian_t; // 36 u64 = blst_p2 / blstrs::G2Projective
+typedef Jacobian<fp2x_t> g2_jacobian_t; // 36 u64 = blst_p2 / blstrs::G2Projective
 typedef Xyzz<fp_t> g1_xyzz_t;        // 24 u64
-typedef Xyzz<fp2_t> g2_xyzz_t;       // 48 u64
+typedef Xyzz<fp2x_t> g2_xyzz_t;      // 48 u64
 
 // Thread indices and counter atomics, so kernel bodies also run on the host (cuda/hostcheck): there the
 // emulator sets hostcheck_tid_x / _y before each call and runs the "threads" one after another.

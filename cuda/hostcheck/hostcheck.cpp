@@ -178,10 +178,10 @@ int main() {
     while (scanf("%15s", cmd) == 1) {
         std::string c(cmd);
         if (c == "g1ops") ops<fp_t>();
-        else if (c == "g2ops") ops<fp2_t>();
+        else if (c == "g2ops") ops<fp2x_t>();
         else if (c == "msm") msm();
         else if (c == "ba1") ba<fp_t>(true);
-        else if (c == "ba2") ba<fp2_t>(false);
+        else if (c == "ba2") ba<fp2x_t>(false);
         else {
             fprintf(stderr, "hostcheck: unknown command %s\n", cmd);
             return 2;
