@@ -6,6 +6,7 @@
 //   2. while m > FINAL: batch_add_gX_reduce<<<⌈m'/B⌉, B>>>(part, m, K, next)  thread t sums part[t·K, t·K+K)
 //      → next[t], m' = ⌈m/K⌉ (ping-pong between two buffers)
 //   3. batch_add_gX_finish<<<1, 1>>>(part, m, out)                             one thread: Σ part → Jacobian
+// Host check (no GPU needed): python3 cuda/hostcheck/check.py
 // Bits at or past n are ignored; bases at infinity (all-zero) contribute nothing. No shared memory, no sync:
 // every kernel body is a plain per-thread function (performance is the next issue's business).
 #include "curve.cuh"

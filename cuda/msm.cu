@@ -25,8 +25,13 @@
 // buckets 192·M; segments 192·G·S; plus limbs 32·n and windows 144·⌈255/c⌉ once. scratch_bytes() in msm.rs
 // computes exactly this.
 //
+// Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
+//   python3 cuda/hostcheck/check.py
+//
 // Known limitation (next issue): one thread per bucket, so a bucket holding many points (repeated scalars)
-// is summed serially — correct, slow. No shared memory or warp cooperation yet.
+// is summed serially — correct, slow (a 2^27-point MSM whose scalars repeat puts ~n/2 points in one thread);
+// the window's S = 2^(⌈c/2⌉−1) segment sums (128 at c = 16) are added by one thread per window; the scan's
+// chunk sums by one thread. No shared memory or warp cooperation yet.
 //
 // Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere):
 //   msm_g1_bucket_sum 168 regs (96 B stack: the out-of-line doubling call), msm_g1_bucket_reduce 178 regs
