@@ -37,7 +37,12 @@ pub fn select(kind: BackendKind) -> Result<Selected, SelectError> {
         BackendKind::Cpu => Ok(Selected { backend: Box::new(CpuBackend::new()), reason: "requested".into() }),
         BackendKind::Auto => Ok(match GpuBackend::new() {
             Ok(b) => Selected { backend: Box::new(b), reason: format!("auto: {}", discovery().summary()) },
-            Err(e) => Selected { backend: Box::new(CpuBackend::new()), reason: format!("auto: {e}") },
+            Err(e) => {
+                // One line for headers (an NVRTC log continues on further lines).
+                let e = e.to_string();
+                let first = e.lines().next().unwrap_or_default();
+                Selected { backend: Box::new(CpuBackend::new()), reason: format!("auto: {first}") }
+            }
         }),
         BackendKind::Gpu => match GpuBackend::new() {
             Ok(b) => Ok(Selected { backend: Box::new(b), reason: "requested".into() }),

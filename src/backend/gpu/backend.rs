@@ -75,7 +75,9 @@ fn bases_view<'a, T: super::Limbs>(
     }
 }
 
-/// Page-locks host memory for the duration of an upload (B1); unregisters on drop.
+/// Page-locks host memory for the duration of an upload (B1); unregisters on drop. A buffer the driver
+/// will not register (e.g. it shares a page with one registered already) is uploaded pageable instead: B1
+/// changes speed, never whether a proof succeeds.
 struct Pinned(Vec<*mut std::ffi::c_void>);
 
 impl Pinned {
@@ -86,12 +88,13 @@ impl Pinned {
         for b in bufs.iter().filter(|b| !b.is_empty()) {
             let p = b.as_ptr() as *mut std::ffi::c_void;
             // SAFETY: `b` is a live host allocation of `size_of_val(b)` bytes that outlives the registration
-            // (the guard is dropped before the vectors); flags 0 = plain page-locking.
+            // (the guard is dropped, after a stream synchronize, before the vectors); flags 0 = page-lock only.
             let r = unsafe { sys::cuMemHostRegister_v2(p, std::mem::size_of_val(*b), 0) };
-            if r != sys::CUresult::CUDA_SUCCESS {
-                return Err(GpuError::Driver(format!("cuMemHostRegister: {r:?}")));
+            if r == sys::CUresult::CUDA_SUCCESS {
+                done.0.push(p);
+            } else {
+                tracing::warn!("pin_abc: cuMemHostRegister: {r:?}; uploading this buffer pageable");
             }
-            done.0.push(p);
         }
         Ok(done)
     }
@@ -345,12 +348,18 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
-    /// Opens every visible device; fails with the discovery reason when there is none.
+    /// Opens every visible device and loads every kernel module on it (compiled in parallel, or from the
+    /// cache); fails with the discovery reason when there is no device, or with NVRTC's log.
     pub fn new() -> GResult<GpuBackend> {
         let cpu = Arc::new(CpuBackend::new());
-        let lanes: Vec<GpuLane> = gpus()?.iter().map(|g| GpuLane::new(g.clone(), cpu.clone())).collect();
+        let devices = gpus()?;
+        let lanes: Vec<GpuLane> = devices.iter().map(|g| GpuLane::new(g.clone(), cpu.clone())).collect();
         if lanes.is_empty() {
             return Err(GpuError::Unavailable("no CUDA device".into()));
+        }
+        for g in devices {
+            // The first device compiles (into the cache); devices of the same arch then read the cache.
+            g.preload()?;
         }
         Ok(GpuBackend { lanes })
     }

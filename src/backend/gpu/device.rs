@@ -67,19 +67,55 @@ impl Gpu {
         if let Some(m) = map.get(&module) {
             return Ok(m.clone());
         }
-        let (bin, path) = compile::cubin(module, self.arch)?;
-        let loaded = match self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bin)) {
-            Ok(m) => m,
+        let loaded = self.load(module, compile::cubin(module, self.arch)?)?;
+        map.insert(module, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Loads a cubin; one the driver rejects is evicted from the cache and rebuilt once.
+    fn load(
+        &self,
+        module: Module,
+        (bin, path): (Vec<u8>, Option<std::path::PathBuf>),
+    ) -> GResult<Arc<CudaModule>> {
+        match self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bin)) {
+            Ok(m) => Ok(m),
             Err(first) => {
                 let Some(p) = path else { return Err(first.into()) };
                 tracing::warn!("cached cubin {} rejected ({first}); rebuilding", p.display());
                 let _ = std::fs::remove_file(&p);
                 let (bin, _) = compile::cubin(module, self.arch)?;
-                self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bin))?
+                Ok(self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bin))?)
             }
+        }
+    }
+
+    /// Compiles (or reads from the cache) every module not loaded yet, the modules in parallel, and loads
+    /// them: NVRTC takes tens of seconds per module, so one after another at first use would add up.
+    pub fn preload(&self) -> GResult<()> {
+        let missing: Vec<Module> = {
+            let map = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+            Module::ALL.into_iter().filter(|m| !map.contains_key(m)).collect()
         };
-        map.insert(module, loaded.clone());
-        Ok(loaded)
+        let arch = self.arch;
+        let bins: Vec<(Module, GResult<_>)> = std::thread::scope(|s| {
+            let hs: Vec<_> = missing.iter().map(|&m| (m, s.spawn(move || compile::cubin(m, arch)))).collect();
+            hs.into_iter()
+                .map(|(m, h)| {
+                    (
+                        m,
+                        h.join().unwrap_or_else(|_| {
+                            Err(GpuError::Compile { module: m.file(), log: "NVRTC thread panicked".into() })
+                        }),
+                    )
+                })
+                .collect()
+        });
+        for (m, bin) in bins {
+            let loaded = self.load(m, bin?)?;
+            self.modules.lock().unwrap_or_else(|p| p.into_inner()).entry(m).or_insert(loaded);
+        }
+        Ok(())
     }
 
     /// Device memory free now, bytes.

@@ -46,7 +46,10 @@ impl Discovery {
     /// One line for `cuzk info` and headers: devices and NVRTC, or the reason.
     pub fn summary(&self) -> String {
         match &self.reason {
-            Some(r) => format!("no GPU: {r}"),
+            Some(r) => match self.nvrtc {
+                Some((ma, mi)) => format!("no GPU: {r} (NVRTC {ma}.{mi} found)"),
+                None => format!("no GPU: {r} (NVRTC not found)"),
+            },
             None => {
                 let devs: Vec<String> = self
                     .devices
@@ -117,7 +120,7 @@ pub fn nvrtc_version() -> Option<(i32, i32)> {
 }
 
 fn probe() -> Discovery {
-    let mut d = Discovery { devices: Vec::new(), nvrtc: None, driver: None, reason: None };
+    let mut d = Discovery { devices: Vec::new(), nvrtc: nvrtc_version(), driver: None, reason: None };
     if !driver_present() {
         d.reason = Some("no CUDA driver (libcuda.so not found)".into());
         return d;
@@ -152,7 +155,6 @@ fn probe() -> Discovery {
             }
         }
     }
-    d.nvrtc = nvrtc_version();
     if d.nvrtc.is_none() {
         d.devices.clear();
         d.reason = Some(format!("NVRTC not found (libnvrtc.so; set LD_LIBRARY_PATH or {NVRTC_LIB_ENV})"));
