@@ -232,6 +232,10 @@ def test_msm(h, rng):
     cases += [("same base mixed n=40 c=4", 40, 4, 28, lambda n: [rng.choice(edge) for _ in range(n)], 0, True)]
     cases += [("small scalars n=333 c=10", 333, 10, 28, lambda n: [rng.randrange(6) for _ in range(n)], 3, False)]
     cases += [("random n=129 c=16", 129, 16, 28, rnd, 0, False)]
+    mix = lambda n: [rng.choice([0, 1, R - 1, rng.randrange(R)]) for _ in range(n)]  # as tests/gpu.rs "mix"
+    cases += [("mix n=4097 c=10 (window_for)", 4097, 10, 28, mix, 0, False)]
+    cases += [("mix n=1023 c=4", 1023, 4, 28, mix, 0, False)]
+    cases += [("same scalar 5 n=4097 c=10", 4097, 10, 28, lambda n: [5] * n, 0, False)]
     for name, n, c, budget, sfn, inf_every, same_base in cases:
         if same_base:
             b = mul(Fp, G1, rng.randrange(1, R))
