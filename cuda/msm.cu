@@ -15,23 +15,28 @@
 //      msm_scan_b<<<1, 1>>>(csum, T)                                exclusive scan of the chunk sums
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
 //   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, offsets, sorted)   sorted[off + rank] = i << 1 | negate
-//   5. msm_g1_bucket_sum<<<⌈M/B⌉, B>>>(bases, sorted, offsets, M, buckets)   one thread per bucket, mixed adds
+//   5. host reads the offsets back (one 4·(M+1)-byte copy per pass); buckets of more than `big` points
+//      (big = max(256, 4·⌈n/nb⌉, 65th largest count), msm.rs `big_buckets`) are each summed by
+//        msm_g1_range_partial<<<⌈P/B⌉, B>>>(bases, sorted, a, b, 256, parts)   P = ⌈(b − a)/256⌉ threads
+//        msm_g1_range_reduce (32 per thread) while more than 64 remain, msm_g1_range_finish<<<1, 1>>> → buckets[j]
+//      msm_g1_bucket_sum<<<⌈M/B⌉, B>>>(bases, sorted, offsets, M, big, buckets)  one thread per other bucket
 //   6. msm_g1_bucket_reduce<<<(⌈S/B⌉, G), B>>>(buckets, nb, L, S, segs)     S segments of L buckets per window:
 //        Σ_{b∈seg} (b+1)·B_b = (running sum of running sums) + lo·(Σ B_b)
 //   7. msm_g1_window_final<<<⌈G/B⌉, B>>>(segs, S, G, w0, windows)          Σ segments → Jacobian windows[w0 + g]
 //   host: Horner over the windows with blstrs (⌈255/c⌉ windows, c doublings each).
 //
 // Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T;
-// buckets 192·M; segments 192·G·S; plus limbs 32·n and windows 144·⌈255/c⌉ once. scratch_bytes() in msm.rs
+// buckets 192·M; segments 192·G·S; plus limbs 32·n, windows 144·⌈255/c⌉ and the large-bucket partial sums
+// 192·(⌈n/256⌉ + ⌈n/8192⌉ + 1) once. scratch_bytes() in msm.rs
 // computes exactly this.
 //
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
 //   python3 cuda/hostcheck/check.py
 //
-// Known limitation (next issue): one thread per bucket, so a bucket holding many points (repeated scalars)
-// is summed serially — correct, slow (a 2^27-point MSM whose scalars repeat puts ~n/2 points in one thread);
-// the window's S = 2^(⌈c/2⌉−1) segment sums (128 at c = 16) are added by one thread per window; the scan's
-// chunk sums by one thread. No shared memory or warp cooperation yet.
+// Known limitations (next issue): one thread per ordinary bucket (up to `big` points serially); each large
+// bucket costs a few launches, so at most 64 per pass go that way (the largest; `big` rises to the 65th
+// largest count); the window's S = 2^(⌈c/2⌉−1) segment sums (128 at c = 16) are added by one thread per
+// window, the scan's chunk sums by one thread. No shared memory or warp cooperation yet.
 //
 // Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere):
 //   msm_g1_bucket_sum 168 regs (96 B stack: the out-of-line doubling call), msm_g1_bucket_reduce 178 regs
@@ -180,12 +185,14 @@ extern "C" __global__ void msm_scatter(const u32 *keys, const u32 *ranks, u32 n,
     sorted[offsets[(u64)g * nb + (key >> 1)] + ranks[at]] = (i << 1) | (key & 1);
 }
 
-// Bucket j (of M = G·nb): Σ ±bases over sorted[offsets[j], offsets[j+1]).
+// Bucket j (of M = G·nb): Σ ±bases over sorted[offsets[j], offsets[j+1]). Buckets of more than `big`
+// points are left to the msm_g1_range_* kernels (launched by the host for each of them).
 extern "C" __global__ void msm_g1_bucket_sum(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
-                                             u32 m, g1_xyzz_t *buckets) {
+                                             u32 m, u32 big, g1_xyzz_t *buckets) {
     u32 j = tid_x();
     if (j >= m) return;
     u32 a = offsets[j], b = offsets[j + 1];
+    if (b - a > big) return;
     g1_xyzz_t acc = g1_xyzz_t::identity();
     for (u32 k = a; k < b; k++) {
         u32 e = sorted[k];
@@ -193,6 +200,42 @@ extern "C" __global__ void msm_g1_bucket_sum(const g1_affine_t *bases, const u32
         if (e & 1) p = p.neg();
         acc.add_affine(p);
     }
+    buckets[j] = acc;
+}
+
+// A large bucket, sorted[a, b), summed by many threads: thread t takes `per` entries → parts[t].
+extern "C" __global__ void msm_g1_range_partial(const g1_affine_t *bases, const u32 *sorted, u32 a, u32 b,
+                                                u32 per, g1_xyzz_t *parts) {
+    u32 t = tid_x();
+    u64 lo = a + (u64)t * per;
+    if (lo >= b) return;
+    u64 hi = lo + per < b ? lo + per : b;
+    g1_xyzz_t acc = g1_xyzz_t::identity();
+    for (u64 k = lo; k < hi; k++) {
+        u32 e = sorted[k];
+        g1_affine_t p = bases[e >> 1];
+        if (e & 1) p = p.neg();
+        acc.add_affine(p);
+    }
+    parts[t] = acc;
+}
+
+// Thread t: out[t] = Σ in[t·k, t·k + k) (of m).
+extern "C" __global__ void msm_g1_range_reduce(const g1_xyzz_t *in, u32 m, u32 k, g1_xyzz_t *out) {
+    u32 t = tid_x();
+    u64 a = (u64)t * k;
+    if (a >= m) return;
+    u64 b = a + k < m ? a + k : m;
+    g1_xyzz_t acc = in[a];
+    for (u64 i = a + 1; i < b; i++) acc.add(in[i]);
+    out[t] = acc;
+}
+
+// One thread: buckets[j] = Σ in[0, m).
+extern "C" __global__ void msm_g1_range_finish(const g1_xyzz_t *in, u32 m, g1_xyzz_t *buckets, u32 j) {
+    if (tid_x() != 0) return;
+    g1_xyzz_t acc = g1_xyzz_t::identity();
+    for (u32 i = 0; i < m; i++) acc.add(in[i]);
     buckets[j] = acc;
 }
 

@@ -236,6 +236,10 @@ def test_msm(h, rng):
     cases += [("mix n=4097 c=10 (window_for)", 4097, 10, 28, mix, 0, False)]
     cases += [("mix n=1023 c=4", 1023, 4, 28, mix, 0, False)]
     cases += [("same scalar 5 n=4097 c=10", 4097, 10, 28, lambda n: [5] * n, 0, False)]
+    few = lambda k: lambda n: (lambda vals: [rng.choice(vals) for _ in range(n)])([rng.randrange(R) for _ in range(k)])
+    cases += [("40 distinct scalars n=20000 c=12 (> 64 large buckets)", 20000, 12, 28, few(40), 0, False)]
+    cases += [("same base+scalar n=20000 c=16", 20000, 16, 28, lambda n: [rng.randrange(R)] * n, 0, True)]
+    cases += [("few scalars n=9000 c=5 passes", 9000, 5, 15, lambda n: [rng.choice(edge) for _ in range(n)], 0, False)]
     for name, n, c, budget, sfn, inf_every, same_base in cases:
         if same_base:
             b = mul(Fp, G1, rng.randrange(1, R))

@@ -15,6 +15,7 @@
 #include "../msm.cu"
 #include "../batch_add.cu"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -105,6 +106,26 @@ static Plan plan(u64 n, u32 window, u32 budget_log2 = 28) {
     return p;
 }
 static const u32 B = 128, SCAN_T = 1024;
+static const u32 RANGE_PER = 256, RANGE_K = 32, RANGE_FINAL = 64, MAX_BIG = 64;
+
+// msm.rs `big_buckets`: buckets of more than `big` points go to the range kernels (at most MAX_BIG).
+static std::vector<u32> big_buckets(const std::vector<u32> &offs, u32 m, u64 n, u32 nb, u32 &big) {
+    u64 b0 = 4 * ((n + nb - 1) / nb);
+    big = (u32)(b0 < 256 ? 256 : b0);
+    std::vector<u32> v, counts;
+    for (u32 j = 0; j < m; j++)
+        if (offs[j + 1] - offs[j] > big) v.push_back(j);
+    if (v.size() > MAX_BIG) {
+        for (u32 j : v) counts.push_back(offs[j + 1] - offs[j]);
+        std::sort(counts.begin(), counts.end(), [](u32 a, u32 b) { return a > b; });
+        big = counts[MAX_BIG];
+        std::vector<u32> w;
+        for (u32 j : v)
+            if (offs[j + 1] - offs[j] > big) w.push_back(j);
+        v = w;
+    }
+    return v;
+}
 
 static void msm() {
     u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd();
@@ -120,6 +141,9 @@ static void msm() {
     u32 mmax = p.gmax * p.nb;
     std::vector<u32> offsets(mmax + 1), csum(SCAN_T);
     std::vector<g1_xyzz_t> buckets(mmax), segs((size_t)p.gmax * p.segs);
+    u32 nn = n ? n : 1, rsa = cdiv(nn, RANGE_PER);  // msm.rs range_parts (n ≥ 1 there)
+    std::vector<g1_xyzz_t> ra(rsa), rb(cdiv(rsa, RANGE_K) + 1);
+    size_t big_total = 0;
     for (u32 w0 = 0; w0 < p.windows; w0 += p.gmax) {
         u32 gc = p.windows - w0 < p.gmax ? p.windows - w0 : p.gmax;
         u32 m = gc * p.nb;
@@ -132,12 +156,29 @@ static void msm() {
         launch(cdiv(t, B), 1, B, [&] { msm_scan_c(offsets.data(), m + 1, len, csum.data()); });
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, offsets.data(), sorted.data()); });
+        u32 big;
+        std::vector<u32> bigs = big_buckets(offsets, m, n, p.nb, big);
+        big_total += bigs.size();
+        for (u32 j : bigs) {
+            u32 a = offsets[j], e = offsets[j + 1], parts = cdiv(e - a, RANGE_PER), pm = parts;
+            launch(cdiv(parts, B), 1, B,
+                   [&] { msm_g1_range_partial(bases.data(), sorted.data(), a, e, RANGE_PER, ra.data()); });
+            std::vector<g1_xyzz_t> *src = &ra, *dst = &rb;
+            while (pm > RANGE_FINAL) {
+                u32 pm2 = cdiv(pm, RANGE_K);
+                launch(cdiv(pm2, B), 1, B, [&] { msm_g1_range_reduce(src->data(), pm, RANGE_K, dst->data()); });
+                std::swap(src, dst);
+                pm = pm2;
+            }
+            launch(1, 1, 1, [&] { msm_g1_range_finish(src->data(), pm, buckets.data(), j); });
+        }
         launch(cdiv(m, B), 1, B,
-               [&] { msm_g1_bucket_sum(bases.data(), sorted.data(), offsets.data(), m, buckets.data()); });
+               [&] { msm_g1_bucket_sum(bases.data(), sorted.data(), offsets.data(), m, big, buckets.data()); });
         launch(cdiv(p.segs, B), gc, B,
                [&] { msm_g1_bucket_reduce(buckets.data(), p.nb, p.seg_len, p.segs, segs.data()); });
         launch(cdiv(gc, B), 1, B, [&] { msm_g1_window_final(segs.data(), p.segs, gc, w0, windows.data()); });
     }
+    fprintf(stderr, "msm n=%u c=%u: %zu large buckets\n", n, p.c, big_total);
     for (auto &w : windows) wr_obj(w);
 }
 

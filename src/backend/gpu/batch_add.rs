@@ -63,7 +63,8 @@ fn run(gpu: &Gpu, g: &Shape, bases: &CudaView<u64>, n: usize, bitmap: &[u64]) ->
     // SAFETY: every element read is written first by an earlier kernel (threads past the end write nothing
     // and nothing reads their slots).
     let mut a: CudaSlice<u64> = unsafe { s.alloc::<u64>(t as usize * xyzz_limbs) }?;
-    let mut b: CudaSlice<u64> = unsafe { s.alloc::<u64>((t.div_ceil(REDUCE_K) as usize).max(1) * xyzz_limbs) }?;
+    let mut b: CudaSlice<u64> =
+        unsafe { s.alloc::<u64>((t.div_ceil(REDUCE_K) as usize).max(1) * xyzz_limbs) }?;
     let mut out: CudaSlice<u64> = unsafe { s.alloc::<u64>(jac_limbs) }?;
 
     let wpt = WORDS_PER_THREAD;

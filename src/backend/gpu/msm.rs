@@ -26,6 +26,28 @@ const SCAN_T: usize = 1024;
 const XYZZ_BYTES: usize = 192;
 /// Bytes of one Jacobian G1 point (blst_p1: 3 × 6 u64).
 const JAC_BYTES: usize = 144;
+/// Large buckets: entries per thread of `msm_g1_range_partial`, partial sums per thread of
+/// `msm_g1_range_reduce`, sums left for `msm_g1_range_finish`, and at most this many large buckets per pass.
+const RANGE_PER: u32 = 256;
+const RANGE_K: u32 = 32;
+const RANGE_FINAL: u32 = 64;
+const MAX_BIG: usize = 64;
+
+/// The buckets summed by the range kernels, as (bucket, start, end) in `sorted`, and the threshold `big`
+/// given to `msm_g1_bucket_sum` (which sums exactly the buckets of at most `big` points). `offs` are the
+/// M + 1 exclusive offsets. Mirrored by `big_buckets` in cuda/hostcheck/hostcheck.cpp.
+fn big_buckets(offs: &[u32], n: usize, nb: u32) -> (Vec<(u32, u32, u32)>, u32) {
+    let mut big = (4 * n.div_ceil(nb as usize)).max(256).min(u32::MAX as usize) as u32;
+    let count = |j: usize| offs[j + 1] - offs[j];
+    let mut v: Vec<u32> = (0..offs.len() - 1).filter(|&j| count(j) > big).map(|j| j as u32).collect();
+    if v.len() > MAX_BIG {
+        let mut counts: Vec<u32> = v.iter().map(|&j| count(j as usize)).collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        big = counts[MAX_BIG];
+        v.retain(|&j| count(j as usize) > big);
+    }
+    (v.into_iter().map(|j| (j, offs[j as usize], offs[j as usize + 1])).collect(), big)
+}
 
 /// The window width for an MSM of `n` points on the device.
 ///
@@ -68,17 +90,26 @@ fn plan(n: usize, window: usize) -> Plan {
 
 /// Device bytes msm_g1 needs beyond bases and scalars, for the memory check (exact, before allocator
 /// rounding): recoded scalars 32n; per pass keys, ranks, sorted 12·G·n; bucket offsets 4·(G·nb + 1); scan
-/// chunk sums 4·1024; XYZZ buckets 192·G·nb; segment sums 192·G·segs; window results 144·⌈255/c⌉.
+/// chunk sums 4·1024; XYZZ buckets 192·G·nb; segment sums 192·G·segs; window results 144·⌈255/c⌉;
+/// large-bucket partial sums 192·(⌈n/256⌉ + ⌈n/8192⌉ + 1).
 pub fn scratch_bytes(n: usize, window: usize) -> usize {
     let p = plan(n.max(1), window);
     let (g, nb) = (p.gmax as usize, p.nb as usize);
-    32 * n
+    let (ra, rb) = range_parts(n.max(1));
+    XYZZ_BYTES * (ra + rb)
+        + 32 * n
         + 12 * g * n
         + 4 * (g * nb + 1)
         + 4 * SCAN_T
         + XYZZ_BYTES * g * nb
         + XYZZ_BYTES * g * p.segs as usize
         + JAC_BYTES * p.windows as usize
+}
+
+/// Partial-sum slots of the large-bucket kernels for a bucket of up to n entries (ping-pong buffers).
+fn range_parts(n: usize) -> (usize, usize) {
+    let a = n.div_ceil(RANGE_PER as usize);
+    (a, a.div_ceil(RANGE_K as usize) + 1)
 }
 
 fn cfg(threads: usize, gy: u32) -> LaunchConfig {
@@ -124,6 +155,8 @@ pub fn msm_g1(
     let (k_scan_a, k_scan_b, k_scan_c) = (k("msm_scan_a")?, k("msm_scan_b")?, k("msm_scan_c")?);
     let (k_scatter, k_bsum) = (k("msm_scatter")?, k("msm_g1_bucket_sum")?);
     let (k_reduce, k_final) = (k("msm_g1_bucket_reduce")?, k("msm_g1_window_final")?);
+    let (k_rpart, k_rred, k_rfin) =
+        (k("msm_g1_range_partial")?, k("msm_g1_range_reduce")?, k("msm_g1_range_finish")?);
 
     let gmax = p.gmax as usize;
     let mmax = gmax * p.nb as usize;
@@ -136,6 +169,9 @@ pub fn msm_g1(
     let mut buckets = alloc::<u64>(gpu, mmax * XYZZ_BYTES / 8)?;
     let mut segs = alloc::<u64>(gpu, gmax * p.segs as usize * XYZZ_BYTES / 8)?;
     let mut wins = alloc::<u64>(gpu, p.windows as usize * JAC_BYTES / 8)?;
+    let (ra, rb) = range_parts(n);
+    let mut rparts_a = alloc::<u64>(gpu, ra * XYZZ_BYTES / 8)?;
+    let mut rparts_b = alloc::<u64>(gpu, rb * XYZZ_BYTES / 8)?;
 
     let s = &gpu.stream;
     let mut b = s.launch_builder(&k_prep);
@@ -157,7 +193,14 @@ pub fn msm_g1(
         unsafe { b.launch(cfg(m1 as usize, 1)) }?;
 
         let mut b = s.launch_builder(&k_digits);
-        b.arg(&limbs).arg(&n32).arg(&p.c).arg(&w0).arg(&p.nb).arg(&mut keys).arg(&mut ranks).arg(&mut offsets);
+        b.arg(&limbs)
+            .arg(&n32)
+            .arg(&p.c)
+            .arg(&w0)
+            .arg(&p.nb)
+            .arg(&mut keys)
+            .arg(&mut ranks)
+            .arg(&mut offsets);
         unsafe { b.launch(cfg(n, gc)) }?;
 
         let mut b = s.launch_builder(&k_scan_a);
@@ -174,8 +217,34 @@ pub fn msm_g1(
         b.arg(&keys).arg(&ranks).arg(&n32).arg(&p.nb).arg(&offsets).arg(&mut sorted);
         unsafe { b.launch(cfg(n, gc)) }?;
 
+        // Large buckets (repeated scalars) are summed by many threads each; the rest one thread per bucket.
+        let offs = s.clone_dtoh(&offsets.slice(0..m1 as usize))?;
+        s.synchronize()?;
+        let (bigs, big) = big_buckets(&offs, n, p.nb);
+        for &(j, a, e) in &bigs {
+            let parts = (e - a).div_ceil(RANGE_PER);
+            let mut b = s.launch_builder(&k_rpart);
+            b.arg(bases).arg(&sorted).arg(&a).arg(&e).arg(&RANGE_PER).arg(&mut rparts_a);
+            unsafe { b.launch(cfg(parts as usize, 1)) }?;
+            let (mut src, mut dst) = (&mut rparts_a, &mut rparts_b);
+            let mut pm = parts;
+            while pm > RANGE_FINAL {
+                let pm2 = pm.div_ceil(RANGE_K);
+                let mut b = s.launch_builder(&k_rred);
+                b.arg(&*src).arg(&pm).arg(&RANGE_K).arg(&mut *dst);
+                unsafe { b.launch(cfg(pm2 as usize, 1)) }?;
+                std::mem::swap(&mut src, &mut dst);
+                pm = pm2;
+            }
+            let mut b = s.launch_builder(&k_rfin);
+            b.arg(&*src).arg(&pm).arg(&mut buckets).arg(&j);
+            unsafe {
+                b.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 })
+            }?;
+        }
+
         let mut b = s.launch_builder(&k_bsum);
-        b.arg(bases).arg(&sorted).arg(&offsets).arg(&m).arg(&mut buckets);
+        b.arg(bases).arg(&sorted).arg(&offsets).arg(&m).arg(&big).arg(&mut buckets);
         unsafe { b.launch(cfg(m as usize, 1)) }?;
 
         let mut b = s.launch_builder(&k_reduce);
