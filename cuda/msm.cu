@@ -39,12 +39,14 @@
 // window, the scan's chunk sums by one thread. No shared memory or warp cooperation yet.
 //
 // Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere):
-//   msm_g1_bucket_sum 168 regs (96 B stack: the out-of-line doubling call), msm_g1_bucket_reduce 178 regs
-//   (768 B stack), msm_g1_window_final 176 regs (192 B stack), msm_prep 32, msm_scan_a/b/c 18/30/32,
+//   msm_g1_bucket_sum 166 regs (96 B stack: the out-of-line doubling call), msm_g1_bucket_reduce 178 regs
+//   (768 B stack), msm_g1_window_final 176 regs (192 B stack), msm_g1_range_partial/reduce/finish 180/186/170
+//   (96/192/192 B stack), msm_prep 32, msm_scan_a/b/c 18/30/32,
 //   msm_digits 18 (32 B stack: the limb array), msm_scatter 14, msm_zero_u32 8.
 //   cuda/batch_add.cu: g1 partial 168, reduce 252, finish 178; g2 partial 248, reduce 232, finish 222
 //   (G2: 1.3–1.7 KB stack frames from out-of-line Fp2 multiplication).
-// ptxas time is dominated by the inlined G1 XYZZ formulas: ~1 min CPU per module on the 2-core dev machine.
+// ptxas time is dominated by the inlined G1 XYZZ formulas: ~1–2 min CPU per module on the 2-core dev machine
+// (NVRTC: msm.cu ~2 min wall there under load); the cubin cache makes it once per machine.
 #include "curve.cuh"
 
 #define MSM_NONE 0xffffffffu
