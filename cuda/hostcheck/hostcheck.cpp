@@ -110,8 +110,8 @@ static const u32 RANGE_PER = 256, RANGE_K = 32, RANGE_FINAL = 64, MAX_BIG = 64;
 
 // msm.rs `big_buckets`: buckets of more than `big` points go to the range kernels (at most MAX_BIG).
 static std::vector<u32> big_buckets(const std::vector<u32> &offs, u32 m, u64 n, u32 nb, u32 &big) {
-    u64 b0 = 4 * ((n + nb - 1) / nb);
-    big = (u32)(b0 < 256 ? 256 : b0);
+    u64 b0 = 16 * ((n + nb - 1) / nb);
+    big = (u32)(b0 < 4096 ? 4096 : b0);
     std::vector<u32> v, counts;
     for (u32 j = 0; j < m; j++)
         if (offs[j + 1] - offs[j] > big) v.push_back(j);
@@ -183,7 +183,7 @@ static void msm() {
 }
 
 // The batch-addition launch sequence of batch_add.rs (keep in step: W words per thread, K per reduce thread).
-static const u32 BA_W = 4, BA_K = 32, BA_FINAL = 64;
+static const u32 BA_W = 1, BA_K = 8, BA_FINAL = 8;
 template <class F> static void ba(bool g1) {
     u32 n = (u32)rd();
     u32 words = cdiv(n, 64);

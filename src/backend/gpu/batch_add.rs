@@ -9,12 +9,14 @@ use group::Group;
 
 use super::{g1_from_jacobian, g2_from_jacobian, GResult, Gpu, GpuError, Module};
 
-/// Bitmap words (64 bases) per thread of the first pass.
-const WORDS_PER_THREAD: u32 = 4;
-/// Partial sums per thread of a reduction pass.
-const REDUCE_K: u32 = 32;
+/// Bitmap words (64 bases) per thread of the first pass. Every step is a serial chain of additions on one
+/// thread, so short chains and more threads win: with 4 words, 32 and 64 below, 2^16 half-selected bases
+/// took 14.8 ms on the H200 (256 threads of 128 additions each; docs/PERF.md).
+const WORDS_PER_THREAD: u32 = 1;
+/// Partial sums per thread of a reduction pass (a tree of fan-in 8).
+const REDUCE_K: u32 = 8;
 /// Partial sums left for the single finishing thread.
-const FINAL: u32 = 64;
+const FINAL: u32 = 8;
 /// Threads per block.
 const BLOCK: u32 = 128;
 

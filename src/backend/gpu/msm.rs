@@ -32,12 +32,20 @@ const RANGE_PER: u32 = 256;
 const RANGE_K: u32 = 32;
 const RANGE_FINAL: u32 = 64;
 const MAX_BIG: usize = 64;
+/// A bucket is large when it holds more than BIG_AVG times the average and more than BIG_MIN points. Each
+/// large bucket costs a few launches and a sync-free but serial finish, so the path must stay rare: with
+/// 256 the top window at c = 13 (7 live bits, ~2^16/128 points per bucket) sent 64 buckets down it and a
+/// 2^16 MSM took 878 ms on the H200 against 39 ms at 2^18 (docs/PERF.md); 4096 serial additions on one
+/// thread cost about as much as those launches.
+const BIG_MIN: usize = 4096;
+/// See [`BIG_MIN`].
+const BIG_AVG: usize = 16;
 
 /// The buckets summed by the range kernels, as (bucket, start, end) in `sorted`, and the threshold `big`
 /// given to `msm_g1_bucket_sum` (which sums exactly the buckets of at most `big` points). `offs` are the
 /// M + 1 exclusive offsets. Mirrored by `big_buckets` in cuda/hostcheck/hostcheck.cpp.
 fn big_buckets(offs: &[u32], n: usize, nb: u32) -> (Vec<(u32, u32, u32)>, u32) {
-    let mut big = (4 * n.div_ceil(nb as usize)).max(256).min(u32::MAX as usize) as u32;
+    let mut big = (BIG_AVG * n.div_ceil(nb as usize)).max(BIG_MIN).min(u32::MAX as usize) as u32;
     let count = |j: usize| offs[j + 1] - offs[j];
     let mut v: Vec<u32> = (0..offs.len() - 1).filter(|&j| count(j) > big).map(|j| j as u32).collect();
     if v.len() > MAX_BIG {
