@@ -59,18 +59,28 @@ fn big_buckets(offs: &[u32], n: usize, nb: u32) -> (Vec<(u32, u32, u32)>, u32) {
 
 /// The window width for an MSM of `n` points on the device.
 ///
-/// Device cost ≈ ⌈255/c⌉·(n mixed additions + ~2^c XYZZ additions in the reduction), like the CPU, but the
-/// bucket phase runs one thread per bucket (⌈255/c⌉·2^(c−1) threads, needing ≥ ~2^15 to fill an H200) and its
-/// time is set by the fullest bucket (~n/2^(c−1) points). So c ≈ log2(n) − 3 (≈ 16 points per bucket), at least
-/// 8 (small MSMs: launch overhead dominates, a few thousand buckets keep the GPU busy enough) and at most 16
-/// (2^15 buckets per window; beyond that the reduction and bucket memory grow faster than the accumulation
-/// shrinks). A first guess: the integrator tunes it on the device.
+/// Every device step is a serial chain of additions per thread (one thread per bucket, per reduction segment,
+/// per window), and with the portable 64-bit field code one dependent G1 addition costs tens of µs, so the
+/// longest chain sets the time of small and mid-size MSMs. The top window is the trap: recoded scalars are
+/// below 2^254, so window ⌈255/c⌉ − 1 has only 254 − (⌈255/c⌉ − 1)·c live bits and its few buckets take all n
+/// points. That is 7 bits at c = 13 (2^16 took 48 ms on the H200, its top buckets ~512 points deep), 1 at
+/// c = 11, 4 at c = 10 (porep-1m's ~4.6k-point tails: 290-deep chains, tail_msm 101 ms). c = 8, 15 and 16
+/// leave 6, 14 and 14 live bits. A chain-length model (docs/PERF.md) picks 8 below 2^15 points, 15 up to
+/// 2^24 (≈ 2^(log n − 14) points per bucket, 128-bucket reduction segments) and 16 beyond, where 2^24 measured
+/// 428 ms.
 pub fn window_for(n: usize) -> usize {
-    let lg = (usize::BITS - n.saturating_sub(1).leading_zeros()) as usize; // ⌈log2 n⌉
-    lg.saturating_sub(3).clamp(8, 16)
+    match n {
+        0..SMALL_MSM => 8,
+        SMALL_MSM..LARGE_MSM => 15,
+        _ => 16,
+    }
 }
 
-/// Launch geometry of one MSM (mirrored by `plan` in cuda/hostcheck/hostcheck.cpp).
+/// Below this many points the window is 8 (see [`window_for`]).
+const SMALL_MSM: usize = 1 << 15;
+/// From this many points on the window is 16 (see [`window_for`]).
+const LARGE_MSM: usize = 1 << 24;
+
 #[derive(Clone, Copy, Debug)]
 struct Plan {
     /// Window width.
@@ -287,8 +297,14 @@ mod tests {
     fn window_table_and_plan() {
         assert_eq!(window_for(0), 8);
         assert_eq!(window_for(1 << 10), 8);
-        assert_eq!(window_for(1 << 16), 13);
+        assert_eq!(window_for(1 << 16), 15);
+        assert_eq!(window_for(1 << 24), 16);
         assert_eq!(window_for(1 << 27), 16);
+        // No chosen window leaves the top window with fewer than 6 live bits.
+        for lg in 0..31 {
+            let c = window_for(1 << lg);
+            assert!(254 - (255usize.div_ceil(c) - 1) * c >= 6, "c = {c}");
+        }
         for c in MIN_WINDOW..=MAX_WINDOW {
             let p = plan(1000, c);
             assert_eq!(p.segs * p.seg_len, p.nb);
