@@ -18,6 +18,29 @@ pub struct BackendError {
 /// Result of a backend operation.
 pub type BResult<T> = Result<T, BackendError>;
 
+/// Per-call options from the toggles that only a device backend acts on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallOpts {
+    /// B1: page-lock a/b/c (`cuMemHostRegister`) for their upload.
+    pub pin_abc: bool,
+    /// Keep the SRS bases on the device across calls (uploaded once per process and params).
+    pub srs_resident: bool,
+}
+
+/// The params' G1 bases a call uses, so a device backend can upload them once and recognise sub-slices of
+/// them later (by address) without copying again.
+#[derive(Clone, Copy, Debug)]
+pub struct Srs<'a> {
+    /// H query.
+    pub h: &'a [G1Affine],
+    /// L query.
+    pub l: &'a [G1Affine],
+    /// A query (inputs then aux).
+    pub a: &'a [G1Affine],
+    /// B query in G1 (inputs then aux).
+    pub b_g1: &'a [G1Affine],
+}
+
 /// Field and curve work the prover's phases delegate.
 pub trait Backend: Send + Sync {
     /// Name shown in tables and run records (`cpu`, `gpu`).
@@ -50,4 +73,44 @@ pub trait Backend: Send + Sync {
 
     /// The window this backend's MSM picks for `n` points (used for D4's shared window).
     fn window_for(&self, n: usize) -> usize;
+
+    /// Compute lanes (devices): the prover splits circuits contiguously across them, one thread per lane.
+    fn lanes(&self) -> usize {
+        1
+    }
+
+    /// Lane `i` as a backend of its own (`None`: this backend is its only lane).
+    fn lane(&self, _i: usize) -> Option<&dyn Backend> {
+        None
+    }
+
+    /// Whether `ntt_msm_h`, `batch_add` and `tail_msm` are timed on the device: then the prover opens no host
+    /// spans for them but brackets them with `phase_begin`/`phase_end`, and runs lanes concurrently with the
+    /// CPU's `prep_msm` and `b_g2_msm`.
+    fn device_timed(&self) -> bool {
+        false
+    }
+
+    /// Before a proving call: upload (or find resident) the SRS bases, remember the options.
+    fn begin_call(&self, _opts: CallOpts, _srs: Srs<'_>) -> BResult<()> {
+        Ok(())
+    }
+
+    /// After a proving call: drop per-call device buffers (and the SRS unless resident).
+    fn end_call(&self) {}
+
+    /// Opens device phase `phase` of job circuit `circuit` (device-timed backends only).
+    fn phase_begin(
+        &self,
+        _phase: &'static str,
+        _circuit: u64,
+        _args: Vec<(&'static str, String)>,
+    ) -> BResult<()> {
+        Ok(())
+    }
+
+    /// Closes the phase opened last and reports it to the timeline.
+    fn phase_end(&self) -> BResult<()> {
+        Ok(())
+    }
 }

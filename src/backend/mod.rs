@@ -4,4 +4,5 @@
 
 pub mod api;
 pub mod cpu;
+pub mod gpu;
 pub mod select;

@@ -2,6 +2,8 @@
 
 use super::api::Backend;
 use super::cpu::backend::CpuBackend;
+use super::gpu::backend::GpuBackend;
+use super::gpu::discover::discovery;
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -28,16 +30,23 @@ pub struct Selected {
     pub reason: String,
 }
 
-/// Why no GPU backend is available in this build.
-pub const NO_GPU_REASON: &str = "this build has no CUDA backend yet";
-
-/// Picks a backend.
+/// Picks a backend: `auto` takes the GPU when the driver, a device and NVRTC are present (else the CPU, with
+/// the reason); `gpu` without a usable GPU is an error naming what is missing. Never panics.
 pub fn select(kind: BackendKind) -> Result<Selected, SelectError> {
     match kind {
         BackendKind::Cpu => Ok(Selected { backend: Box::new(CpuBackend::new()), reason: "requested".into() }),
-        BackendKind::Auto => {
-            Ok(Selected { backend: Box::new(CpuBackend::new()), reason: format!("auto: {NO_GPU_REASON}") })
-        }
-        BackendKind::Gpu => Err(SelectError(NO_GPU_REASON.into())),
+        BackendKind::Auto => Ok(match GpuBackend::new() {
+            Ok(b) => Selected { backend: Box::new(b), reason: format!("auto: {}", discovery().summary()) },
+            Err(e) => {
+                // One line for headers (an NVRTC log continues on further lines).
+                let e = e.to_string();
+                let first = e.lines().next().unwrap_or_default();
+                Selected { backend: Box::new(CpuBackend::new()), reason: format!("auto: {first}") }
+            }
+        }),
+        BackendKind::Gpu => match GpuBackend::new() {
+            Ok(b) => Ok(Selected { backend: Box::new(b), reason: "requested".into() }),
+            Err(e) => Err(SelectError(e.to_string())),
+        },
     }
 }

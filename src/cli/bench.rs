@@ -163,12 +163,12 @@ pub struct BenchResult {
     pub ratio_vs_blst: Option<f64>,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
+pub(super) fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
     (0..reps.max(1))
         .map(|_| {
             let t = Instant::now();
@@ -178,7 +178,7 @@ fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
         .collect()
 }
 
-fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
+pub(super) fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
     (0..n)
         .into_par_iter()
         .chunks(1 << 12)
@@ -190,7 +190,7 @@ fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
 }
 
 /// Random points as multiples of the generator (one fixed-base table, batch-normalized).
-fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
+pub(super) fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
     let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));
     table.mul_many(&random_scalars(n, seed))
 }
@@ -213,49 +213,63 @@ impl Circuit for MulChain {
     }
 }
 
+/// Largest `--log-size`: 2^26 points or scalars (6 GiB of G1 bases) is past the 2^24 the device check uses.
+const MAX_LOG_SIZE: u32 = 26;
+
+/// Random bitmap with about half the bits set (the batch_add benchmark's selection).
+pub(super) fn half_bitmap(n: usize) -> Vec<u64> {
+    random_scalars(n.div_ceil(64), 5)
+        .iter()
+        .map(|s| s.to_bytes_le()[0] as u64 * 0x0101_0101_0101_0101)
+        .collect()
+}
+
 /// Runs a benchmark and prints it.
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
-    if args.log_size > 26 {
-        return Err(CliError::Msg(format!("--log-size {}: at most 26 on the CPU", args.log_size)));
+    if args.log_size > MAX_LOG_SIZE {
+        return Err(CliError::Msg(format!("--log-size {}: at most {MAX_LOG_SIZE}", args.log_size)));
     }
     let selected = select(args.backend)?;
     let backend: &dyn Backend = selected.backend.as_ref();
     let n = 1usize << args.log_size;
     let reps = args.repeat;
-    let (runs, blst) = match args.op {
-        BenchOp::Msm => {
-            let points = random_points(n, 1);
-            let scalars = random_scalars(n, 2);
-            let mut ours = None;
-            let runs = time(reps, || ours = Some(backend.msm_g1(&points, &scalars, None)));
-            let proj: Vec<G1Projective> = points.iter().map(|p| p.to_curve()).collect();
-            let mut theirs = G1Projective::identity();
-            let blst = time(reps, || theirs = G1Projective::multi_exp(&proj, &scalars));
-            match ours {
-                Some(Ok(r)) if r == theirs => {}
-                Some(Err(e)) => return Err(CliError::Msg(e.to_string())),
-                _ => return Err(CliError::Msg("msm result differs from blst's".into())),
+    let on_gpu =
+        backend.name() == "gpu" && matches!(args.op, BenchOp::Msm | BenchOp::Ntt | BenchOp::BatchAdd);
+    let (runs, blst) = if on_gpu {
+        (super::bench_gpu::time_op(args.op, args.log_size, reps)?, None)
+    } else {
+        match args.op {
+            BenchOp::Msm => {
+                let points = random_points(n, 1);
+                let scalars = random_scalars(n, 2);
+                let mut ours = None;
+                let runs = time(reps, || ours = Some(backend.msm_g1(&points, &scalars, None)));
+                let proj: Vec<G1Projective> = points.iter().map(|p| p.to_curve()).collect();
+                let mut theirs = G1Projective::identity();
+                let blst = time(reps, || theirs = G1Projective::multi_exp(&proj, &scalars));
+                match ours {
+                    Some(Ok(r)) if r == theirs => {}
+                    Some(Err(e)) => return Err(CliError::Msg(e.to_string())),
+                    _ => return Err(CliError::Msg("msm result differs from blst's".into())),
+                }
+                (runs, Some(blst))
             }
-            (runs, Some(blst))
-        }
-        BenchOp::Ntt => {
-            let domain = Domain::new(args.log_size).map_err(|e| CliError::Msg(e.to_string()))?;
-            let mut v = random_scalars(n, 3);
-            (time(reps, || domain.ntt(&mut v)), None)
-        }
-        BenchOp::BatchAdd => {
-            let points = random_points(n, 4);
-            let bitmap: Vec<u64> = random_scalars(n.div_ceil(64), 5)
-                .iter()
-                .map(|s| s.to_bytes_le()[0] as u64 * 0x0101_0101_0101_0101)
-                .collect();
-            (time(reps, || backend.batch_add_g1(&points, &bitmap)), None)
-        }
-        BenchOp::Synth => return bench_synth(&args),
-        BenchOp::Setup => {
-            let c = MulChain(n.saturating_sub(2).max(1));
-            let shape = ShapeCounter::count(&c);
-            (time(reps, || setup::generate(&c, shape, 7, &|_, _, _| {})), None)
+            BenchOp::Ntt => {
+                let domain = Domain::new(args.log_size).map_err(|e| CliError::Msg(e.to_string()))?;
+                let mut v = random_scalars(n, 3);
+                (time(reps, || domain.ntt(&mut v)), None)
+            }
+            BenchOp::BatchAdd => {
+                let points = random_points(n, 4);
+                let bitmap = half_bitmap(n);
+                (time(reps, || backend.batch_add_g1(&points, &bitmap)), None)
+            }
+            BenchOp::Synth => return bench_synth(&args),
+            BenchOp::Setup => {
+                let c = MulChain(n.saturating_sub(2).max(1));
+                let shape = ShapeCounter::count(&c);
+                (time(reps, || setup::generate(&c, shape, 7, &|_, _, _| {})), None)
+            }
         }
     };
     let ms = median(runs.clone());

@@ -57,6 +57,9 @@ pub struct ShapeInfo {
     pub synthesis_ms: f64,
     /// Its throughput in constraints per second per thread.
     pub constraints_per_sec: f64,
+    /// What `--backend auto` would pick here and why (GPU name, arch, memory, NVRTC version, or the reason
+    /// there is no usable GPU).
+    pub gpu: crate::backend::gpu::discover::Discovery,
 }
 
 fn pct(n: usize, d: usize) -> f64 {
@@ -99,6 +102,7 @@ pub fn shape_info(sample: &Sample) -> ShapeInfo {
         aux_bytes: aux * 32,
         synthesis_ms: secs * 1e3,
         constraints_per_sec: shape.rows() as f64 / secs.max(1e-9),
+        gpu: crate::backend::gpu::discover::discovery().clone(),
     }
 }
 
@@ -154,5 +158,7 @@ pub fn render(i: &ShapeInfo) -> String {
         i.synthesis_ms,
         i.constraints_per_sec / 1e6
     ));
+    let pick = if i.gpu.usable() { "gpu" } else { "cpu" };
+    out.push_str(&format!("backend auto     → {pick}: {}\n", i.gpu.summary()));
     out
 }

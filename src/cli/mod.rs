@@ -1,6 +1,7 @@
 //! The command line: argument parsing and the one-line error reporting of DESIGN.md §9.
 
 pub mod bench;
+mod bench_gpu;
 pub mod info;
 mod interrupt;
 pub mod progress;

@@ -87,7 +87,10 @@ pub fn run(spec: &RunSpec, progress: Progress) -> Result<RunResult, EngineError>
         },
         toggles: spec.toggles,
         backend: spec.backend.name().into(),
-        devices: vec![spec.backend.device()],
+        devices: match spec.backend.lanes() {
+            1 => vec![spec.backend.device()],
+            k => (0..k).filter_map(|d| spec.backend.lane(d).map(|l| l.device())).collect(),
+        },
         host: host::host_info(),
         repeats: summarize(&events, &windows),
         events: events.iter().map(|e| to_record(e, &windows, per_call, spec.backend.name())).collect(),

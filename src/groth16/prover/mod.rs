@@ -1,6 +1,7 @@
 //! The Groth16 prover: a batch of same-shape circuits through the phases of DESIGN.md §3, each a traced span.
 
 mod assemble;
+mod device;
 mod prep;
 
 pub use prep::{AuxBases, Prep, QueryPlan};
@@ -138,8 +139,122 @@ pub(crate) struct Sums {
     b_g2: G2Projective,
 }
 
+/// What the per-circuit MSM phases read: the params, the batch's plans and assignments, the shared window.
+pub(crate) struct Ctx<'c, 'p> {
+    params: &'c Parameters,
+    prep: &'c Prep<'p>,
+    asgs: &'c [ProvingAssignment],
+    n_inputs: usize,
+    b_inputs: usize,
+}
+
+impl Ctx<'_, '_> {
+    /// `batch_add` of circuit `i`: the L, A and B_G1 sums of the bases whose scalar is one.
+    fn ones(&self, backend: &dyn Backend, i: usize) -> Result<[G1Projective; 3], BackendError> {
+        let (params, prep) = (self.params, self.prep);
+        let add = |plan: &QueryPlan, bases: &[blstrs::G1Affine]| {
+            if plan.split {
+                backend.batch_add_g1(bases, &plan.ones[i])
+            } else {
+                Ok(G1Projective::identity())
+            }
+        };
+        Ok([
+            add(&prep.l, &params.l)?,
+            add(&prep.a, &params.a[self.n_inputs..])?,
+            add(&prep.b, &params.b_g1[self.b_inputs..])?,
+        ])
+    }
+
+    /// `tail_msm` of circuit `i`: the L, A and B_G1 MSMs over the tail (and the input parts of A and B).
+    fn tail(
+        &self,
+        backend: &dyn Backend,
+        i: usize,
+        window: Option<usize>,
+    ) -> Result<[G1Projective; 3], BackendError> {
+        let (params, prep, g) = (self.params, self.prep, &self.asgs[i]);
+        let a_inputs = backend.msm_g1(&params.a[..self.n_inputs], &g.input_assignment, window)?;
+        let b_in_scalars: Vec<Scalar> = g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
+        let b_inputs_sum = backend.msm_g1(&params.b_g1[..self.b_inputs], &b_in_scalars, window)?;
+        Ok([
+            backend.msm_g1(&prep.l_bases, &prep.l.tail_scalars[i], window)?,
+            a_inputs + backend.msm_g1(&prep.a_bases, &prep.a.tail_scalars[i], window)?,
+            b_inputs_sum + backend.msm_g1(&prep.b_g1_bases, &prep.b.tail_scalars[i], window)?,
+        ])
+    }
+
+    /// The span arguments of circuit `i`'s `tail_msm`.
+    fn tail_args(&self, window: Option<usize>) -> [(&'static str, usize); 4] {
+        let p = self.prep;
+        [
+            ("tail_l", p.l.tail_len),
+            ("tail_a", p.a.tail_len),
+            ("tail_b", p.b.tail_len),
+            ("window", window.unwrap_or(0)),
+        ]
+    }
+
+    /// Ones per circuit `i` over the three queries (the `batch_add` span's argument).
+    fn ones_count(&self, i: usize) -> usize {
+        self.prep.l.ones_count[i] + self.prep.a.ones_count[i] + self.prep.b.ones_count[i]
+    }
+
+    /// `b_g2_msm` of every circuit (on the CPU on every backend), in parallel with A4.
+    fn b_g2(&self, backend: &dyn Backend, toggles: &Toggles) -> Result<Vec<G2Projective>, BackendError> {
+        let (params, prep) = (self.params, self.prep);
+        let b_inputs = self.b_inputs;
+        let one = |i: usize| {
+            let g = &self.asgs[i];
+            let b_in_scalars: Vec<Scalar> =
+                g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
+            let ones = if prep.b.split {
+                backend.batch_add_g2(&params.b_g2[b_inputs..], &prep.b.ones[i])?
+            } else {
+                G2Projective::identity()
+            };
+            Ok(ones
+                + backend.msm_g2(&params.b_g2[..b_inputs], &b_in_scalars, None)?
+                + backend.msm_g2(&prep.b_g2_bases, &prep.b.tail_scalars[i], None)?)
+        };
+        let n = self.asgs.len();
+        if toggles.a4 {
+            (0..n).into_par_iter().map(one).collect()
+        } else {
+            (0..n).map(one).collect()
+        }
+    }
+}
+
+/// Sums the per-circuit results and assembles the proofs (span `assemble`).
+fn finish(
+    params: &Parameters,
+    h: &[G1Projective],
+    ones: &[[G1Projective; 3]],
+    tails: &[[G1Projective; 3]],
+    b_g2: &[G2Projective],
+    seed: u64,
+    first: usize,
+) -> Vec<Proof> {
+    let sums: Vec<Sums> = (0..h.len())
+        .map(|i| Sums {
+            h: h[i],
+            l: ones[i][0] + tails[i][0],
+            a: ones[i][1] + tails[i][1],
+            b_g1: ones[i][2] + tails[i][2],
+            b_g2: b_g2[i],
+        })
+        .collect();
+    let _span = info_span!(phases::ASSEMBLE, first = first, circuits = h.len()).entered();
+    sums.iter()
+        .enumerate()
+        .map(|(i, s)| assemble::proof(&params.vk, s, randomizers(seed, (first + i) as u64)))
+        .collect()
+}
+
 /// Proves synthesized circuits (consumed: a/b/c are dropped as soon as H is computed). `first` is the
-/// job-wide index of the first circuit, which fixes its randomizers.
+/// job-wide index of the first circuit, which fixes its randomizers. A device-timed backend takes the
+/// concurrent path of `device::prove` (same results, overlapped phases).
 pub fn prove_assignments(
     backend: &dyn Backend,
     params: &Parameters,
@@ -159,6 +274,10 @@ pub fn prove_assignments(
         .map(|g| (std::mem::take(&mut g.a), std::mem::take(&mut g.b), std::mem::take(&mut g.c)))
         .collect();
 
+    if backend.device_timed() {
+        return device::prove(backend, params, &asgs, abc, toggles, seed, first);
+    }
+
     let prep = {
         let _span = info_span!(phases::PREP_MSM, first = first, circuits = n).entered();
         Prep::new(
@@ -171,6 +290,7 @@ pub fn prove_assignments(
             },
         )
     };
+    let ctx = Ctx { params, prep: &prep, asgs: &asgs, n_inputs, b_inputs };
 
     checkpoint()?;
     let mut h = Vec::with_capacity(n);
@@ -182,20 +302,9 @@ pub fn prove_assignments(
 
     let ones: Vec<[G1Projective; 3]> = (0..n)
         .map(|i| {
-            let ones = prep.l.ones_count[i] + prep.a.ones_count[i] + prep.b.ones_count[i];
-            let _span = info_span!(phases::BATCH_ADD, circuit = first + i, ones = ones).entered();
-            let add = |plan: &QueryPlan, bases: &[blstrs::G1Affine]| {
-                if plan.split {
-                    backend.batch_add_g1(bases, &plan.ones[i])
-                } else {
-                    Ok(G1Projective::identity())
-                }
-            };
-            Ok([
-                add(&prep.l, &params.l)?,
-                add(&prep.a, &params.a[n_inputs..])?,
-                add(&prep.b, &params.b_g1[b_inputs..])?,
-            ])
+            let _span =
+                info_span!(phases::BATCH_ADD, circuit = first + i, ones = ctx.ones_count(i)).entered();
+            ctx.ones(backend, i)
         })
         .collect::<Result<_, BackendError>>()?;
 
@@ -212,16 +321,7 @@ pub fn prove_assignments(
                 window = window.unwrap_or(0)
             )
             .entered();
-            let g = &asgs[i];
-            let a_inputs = backend.msm_g1(&params.a[..n_inputs], &g.input_assignment, window)?;
-            let b_in_scalars: Vec<Scalar> =
-                g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
-            let b_inputs_sum = backend.msm_g1(&params.b_g1[..b_inputs], &b_in_scalars, window)?;
-            Ok([
-                backend.msm_g1(&prep.l_bases, &prep.l.tail_scalars[i], window)?,
-                a_inputs + backend.msm_g1(&prep.a_bases, &prep.a.tail_scalars[i], window)?,
-                b_inputs_sum + backend.msm_g1(&prep.b_g1_bases, &prep.b.tail_scalars[i], window)?,
-            ])
+            ctx.tail(backend, i, window)
         })
         .collect::<Result<_, BackendError>>()?;
 
@@ -229,39 +329,8 @@ pub fn prove_assignments(
     let b_g2: Vec<G2Projective> = {
         let _span =
             info_span!(phases::B_G2_MSM, first = first, circuits = n, parallel = toggles.a4).entered();
-        let one = |i: usize| {
-            let g = &asgs[i];
-            let b_in_scalars: Vec<Scalar> =
-                g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
-            let ones = if prep.b.split {
-                backend.batch_add_g2(&params.b_g2[b_inputs..], &prep.b.ones[i])?
-            } else {
-                G2Projective::identity()
-            };
-            Ok(ones
-                + backend.msm_g2(&params.b_g2[..b_inputs], &b_in_scalars, None)?
-                + backend.msm_g2(&prep.b_g2_bases, &prep.b.tail_scalars[i], None)?)
-        };
-        if toggles.a4 {
-            (0..n).into_par_iter().map(one).collect::<Result<_, BackendError>>()?
-        } else {
-            (0..n).map(one).collect::<Result<_, BackendError>>()?
-        }
+        ctx.b_g2(backend, toggles)?
     };
 
-    let sums: Vec<Sums> = (0..n)
-        .map(|i| Sums {
-            h: h[i],
-            l: ones[i][0] + tails[i][0],
-            a: ones[i][1] + tails[i][1],
-            b_g1: ones[i][2] + tails[i][2],
-            b_g2: b_g2[i],
-        })
-        .collect();
-    let _span = info_span!(phases::ASSEMBLE, first = first, circuits = n).entered();
-    Ok(sums
-        .iter()
-        .enumerate()
-        .map(|(i, s)| assemble::proof(&params.vk, s, randomizers(seed, (first + i) as u64)))
-        .collect())
+    Ok(finish(params, &h, &ones, &tails, &b_g2, seed, first))
 }

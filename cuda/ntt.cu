@@ -1,0 +1,214 @@
+// NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h (src/backend/gpu/ntt.rs).
+//
+// Scheme (all transforms in place, one vector of N = 2^log_n fr_t):
+//   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
+//     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
+//     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
+//     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements, with its own compact
+//     twiddle table (LT_BASE below) so that a warp's twiddle reads are contiguous.
+//   * The inverse uses the same twiddle table: ω^(−k) = −ω^(N/2 − k) with tw[N/2] = ω^(N/2) = −1, so the
+//     inverse butterfly is (x + y, (y − x)·tw[N/2 − k]) — no second table, no extra work.
+//   * A final in-place pass swaps i ↔ bitrev(i) (an involution) and multiplies by c·g^i taken from a
+//     two-level table (lo[i mod 2^L]·hi[i >> L], c folded into hi): 1/N, coset shifts g^(±i) are free there.
+//   * compute_h: for v in a, b, c: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [coset evaluations, bit-reversed];
+//     then one pass a[i] ← (a·b − c)·z⁻¹ at bitrev(i) (pointwise fused with the permutation), DIF⁻¹(a),
+//     bitrev + n⁻¹·g^(−i).
+// Twiddles: one full table tw[k] = ω^k, k ≤ N/2 (N/2 + 1 entries; 256 MiB at 2^24, 1 GiB at 2^26), expanded on
+// the device from a host-computed two-level table by ntt_powers.
+//
+// Each kernel is a thin wrapper over an HD body taking the thread's index, so cuda/hostcheck/ntt_host.cpp
+// runs the same bodies on the CPU (the shared-memory kernel's body is split into phases between
+// __syncthreads(), which the host runs for all threads in turn).
+//
+// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 88,
+// ntt_dif_r2 56, ntt_dif_smem 54 (+ 32768 B static shared), ntt_bitrev_scale 66, ntt_scale 54,
+// ntt_pointwise_bitrev 58, ntt_powers 48. SASS: ~750 instructions per fr_t multiplication (field.cuh's
+// 64-bit CIOS), so the transforms are compute-bound (≈ 12·N multiplications per NTT). Also compiles under NVRTC (--gpu-architecture=sm_90) once
+// field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
+#include "field.cuh"
+
+#define SMEM_LOG 10  // elements per shared-memory block: 2^10 fr_t = 32 KiB, 512 threads
+
+HD u32 brev_bits(u32 i, u32 bits) {
+    if (bits == 0) return 0;
+#if defined(__CUDA_ARCH__)
+    return __brev(i) >> (32 - bits);
+#else
+    u32 r = 0;
+    for (u32 b = 0; b < 32; b++) r |= ((i >> b) & 1u) << (31 - b);
+    return r >> (32 - bits);
+#endif
+}
+
+// DIF butterfly output for the lower half: (x − y)·ω^k (forward) or (x − y)·ω^(−k) = (y − x)·tw[N/2 − k].
+// Operands are selected first so that only one multiplication is compiled (no code duplication per branch).
+HD fr_t dif_diff(const fr_t &x, const fr_t &y, const fr_t *tw, u32 k, u32 half, bool inv) {
+    fr_t p, q;
+#pragma unroll
+    for (int l = 0; l < 4; l++) {
+        p.v[l] = inv ? y.v[l] : x.v[l];
+        q.v[l] = inv ? x.v[l] : y.v[l];
+    }
+    return (p - q) * tw[inv ? half - k : k];
+}
+
+// One radix-2 DIF stage of span h = 2^log_h over the whole vector; thread t < N/2 does one butterfly.
+HD void dif_r2_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool inv) {
+    u32 h = 1u << log_h;
+    u32 j = t & (h - 1);
+    u64 i0 = ((u64)(t >> log_h) << (log_h + 1)) + j;
+    fr_t x = a[i0], y = a[i0 + h];
+    u32 k = j << (log_n - 1 - log_h);  // ω_2h^j = ω^(j·N/2h)
+    a[i0] = x + y;
+    a[i0 + h] = dif_diff(x, y, tw, k, 1u << (log_n - 1), inv);
+}
+
+// Two DIF stages, spans h = 2^log_h and h/2, in one pass; thread t < N/4 does one quartet (as the CPU's
+// radix4_pass): elements base + {0, q, h, h + q}, q = h/2.
+HD void dif_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool inv) {
+    u32 log_q = log_h - 1;
+    u32 q = 1u << log_q, h = 1u << log_h;
+    u32 j = t & (q - 1);
+    u64 base = ((u64)(t >> log_q) << (log_h + 1)) + j;
+    u32 sh = log_n - 1 - log_h;  // s = N/2h
+    u32 half = 1u << (log_n - 1);
+    fr_t a0 = a[base], a1 = a[base + q], a2 = a[base + h], a3 = a[base + h + q];
+    fr_t b0 = a0 + a2, b2 = dif_diff(a0, a2, tw, j << sh, half, inv);
+    fr_t b1 = a1 + a3, b3 = dif_diff(a1, a3, tw, (j + q) << sh, half, inv);
+    u32 k2 = j << (sh + 1);  // ω_h^j
+    a[base] = b0 + b1;
+    a[base + q] = dif_diff(b0, b1, tw, k2, half, inv);
+    a[base + h] = b2 + b3;
+    a[base + h + q] = dif_diff(b2, b3, tw, k2, half, inv);
+}
+
+// Shared-memory DIF: a block of 2^log_b elements (log_b ≤ SMEM_LOG), 2^(log_b−1) threads, all stages with span
+// below 2^log_b. Phases: load; stage(log_h) for log_h = log_b−1 … 0 (sync between); store.
+HD void smem_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
+    u64 off = (u64)blk << log_b;
+    u32 half_b = 1u << (log_b - 1);
+    sm[tid] = a[off + tid];
+    sm[tid + half_b] = a[off + tid + half_b];
+}
+// Compact twiddles for the shared-memory stages (coalesced reads): span h = 2^log_h uses
+// lt[LT_BASE(log_h) + j] = ω_2h^j for j ≤ h (h + 1 entries; ω_2h^h = −1 serves the inverse as tw[N/2] does).
+// ω_2h is the primitive 2h-th root of unity, independent of N. 1033 entries for spans up to 2^9.
+#define LT_BASE(log_h) ((1u << (log_h)) - 1 + (log_h))
+#define LT_LEN (LT_BASE(SMEM_LOG - 1) + (1u << (SMEM_LOG - 1)) + 1)
+HD void smem_stage(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
+    u32 h = 1u << log_h;
+    u32 j = tid & (h - 1);
+    u32 i0 = ((tid >> log_h) << (log_h + 1)) + j;
+    fr_t x = sm[i0], y = sm[i0 + h];
+    sm[i0] = x + y;
+    sm[i0 + h] = dif_diff(x, y, lt + LT_BASE(log_h), j, h, inv);
+}
+HD void smem_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
+    u64 off = (u64)blk << log_b;
+    u32 half_b = 1u << (log_b - 1);
+    a[off + tid] = sm[tid];
+    a[off + tid + half_b] = sm[tid + half_b];
+}
+
+// c·g^i from the two-level table: lo[i mod 2^lo_bits] · hi[i >> lo_bits] (c folded into hi).
+HD fr_t pow_at(const fr_t *lo, const fr_t *hi, u32 i, u32 lo_bits) {
+    return lo[i & ((1u << lo_bits) - 1)] * hi[i >> lo_bits];
+}
+
+// out[i] = lo·hi powers, i < count (twiddle table expansion).
+HD void powers_body(fr_t *out, const fr_t *lo, const fr_t *hi, u32 i, u32 lo_bits) {
+    out[i] = pow_at(lo, hi, i, lo_bits);
+}
+
+// In-place a[i] ← a[bitrev(i)]·(c·g^i if scale) for thread i < N (threads with i > bitrev(i) idle).
+HD void bitrev_scale_body(fr_t *a, const fr_t *lo, const fr_t *hi, u32 i, u32 log_n, u32 lo_bits, bool scale) {
+    u32 r = brev_bits(i, log_n);
+    if (i > r) return;
+    fr_t x = a[i], y = a[r];
+    if (scale) {
+        y = y * pow_at(lo, hi, i, lo_bits);
+        x = x * pow_at(lo, hi, r, lo_bits);
+    }
+    a[i] = y;
+    if (i != r) a[r] = x;
+}
+
+// a[i] ← a[i]·c·g^i (coset shift before a forward transform).
+HD void scale_body(fr_t *a, const fr_t *lo, const fr_t *hi, u32 i, u32 lo_bits) {
+    a[i] = a[i] * pow_at(lo, hi, i, lo_bits);
+}
+
+// Pointwise (a·b − c)·z⁻¹ fused with the bit-reversal permutation: inputs bit-reversed, a natural out.
+HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *zinv, u32 i, u32 log_n) {
+    u32 r = brev_bits(i, log_n);
+    if (i > r) return;
+    fr_t z = zinv[0];
+    fr_t hi = (a[i] * b[i] - c[i]) * z;
+    if (i == r) {
+        a[i] = hi;
+        return;
+    }
+    fr_t hr = (a[r] * b[r] - c[r]) * z;
+    a[i] = hr;
+    a[r] = hi;
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#define TID() (blockIdx.x * blockDim.x + threadIdx.x)
+
+// Buffers are passed as u64 limb arrays (CudaSlice<u64>), viewed as fr_t.
+#define FR(p) reinterpret_cast<fr_t *>(p)
+#define CFR(p) reinterpret_cast<const fr_t *>(p)
+
+extern "C" __global__ void __launch_bounds__(256) ntt_dif_r2(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 1))) return;
+    dif_r2_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_dif_r4(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 2))) return;
+    dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
+}
+
+// grid = N >> log_b blocks, block = 2^(log_b − 1) threads.
+// lt: the compact table above (LT_LEN fr_t).
+extern "C" __global__ void __launch_bounds__(512) ntt_dif_smem(u64 *a, const u64 *__restrict__ lt, u32 log_b, u32 inv) {
+    __shared__ fr_t sm[1 << SMEM_LOG];
+    u32 tid = threadIdx.x, blk = blockIdx.x;
+    smem_load(sm, CFR(a), blk, tid, log_b);
+    __syncthreads();
+    for (int log_h = (int)log_b - 1; log_h >= 0; log_h--) {
+        smem_stage(sm, CFR(lt), tid, (u32)log_h, inv != 0);
+        __syncthreads();
+    }
+    smem_store(sm, FR(a), blk, tid, log_b);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_powers(u64 *out, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 count, u32 lo_bits) {
+    u32 i = TID();
+    if (i >= count) return;
+    powers_body(FR(out), CFR(lo), CFR(hi), i, lo_bits);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_bitrev_scale(u64 *a, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits, u32 scale) {
+    u32 i = TID();
+    if (i >= (1u << log_n)) return;
+    bitrev_scale_body(FR(a), CFR(lo), CFR(hi), i, log_n, lo_bits, scale != 0);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_scale(u64 *a, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits) {
+    u32 i = TID();
+    if (i >= (1u << log_n)) return;
+    scale_body(FR(a), CFR(lo), CFR(hi), i, lo_bits);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_pointwise_bitrev(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ c, const u64 *__restrict__ zinv, u32 log_n) {
+    u32 i = TID();
+    if (i >= (1u << log_n)) return;
+    pointwise_bitrev_body(FR(a), CFR(b), CFR(c), CFR(zinv), i, log_n);
+}
+
+#endif

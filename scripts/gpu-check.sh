@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# gpu-check.sh — on a machine with an NVIDIA GPU: run the GPU tests, then benchmark the GPU against the CPU of
+# the same host and print one table (G1 MSM, NTT, batch_add by size; a whole porep-1m proof by phase).
+# Needs no Rust and no network: only the release binary and the compiled tests/gpu.rs test binary.
+#
+#   scripts/gpu-check.sh [--quick|--full] [--cuzk PATH] [--tests PATH]
+#
+#   --quick   tests (porep-mini proofs skipped) + sizes 2^16 and 2^18; about 3 minutes
+#   --full    (default) every test + sizes 2^16..2^24 + porep-1m on GPU and CPU; about 9 minutes
+#   --cuzk    the cuzk binary (default: dev/cuzk, else target/release/cuzk)
+#   --tests   the tests/gpu.rs binary (default: dev/gpu, else the newest dev/gpu-*, else target/release/deps/gpu-*)
+#
+# Logs go to $OUT (if set) else dev/gpu-check-out. Kernel and params caches go to $CUZK_CACHE, default
+# ~/.cache/cuzk (or /tmp/cuzk-cache when HOME is unset or read-only, e.g. root without a home).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+mode=full cuzk="" tests=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) mode=quick ;;
+    --full) mode=full ;;
+    --cuzk) cuzk="$2"; shift ;;
+    --tests) tests="$2"; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+pick() { for f in "$@"; do [ -n "$f" ] && [ -f "$f" ] && [ -x "$f" ] && { echo "$f"; return; }; done; }
+[ -n "$cuzk" ] || cuzk=$(pick dev/cuzk target/release/cuzk)
+[ -n "$tests" ] || tests=$(pick dev/gpu $(ls -t dev/gpu-* target/release/deps/gpu-* 2>/dev/null | grep -v '\.d$'))
+[ -n "$cuzk" ] && [ -x "$cuzk" ] || { echo "gpu-check: no cuzk binary (copy target/release/cuzk to dev/ or pass --cuzk)" >&2; exit 2; }
+cuzk=$(readlink -f "$cuzk")
+[ -n "$tests" ] && tests=$(readlink -f "$tests")
+
+out="${OUT:-dev/gpu-check-out}"
+mkdir -p "$out" || exit 2
+out=$(readlink -f "$out")
+
+# Caches: the user cache dir when writable, else /tmp (the device machine runs as root, maybe without HOME).
+if [ -z "${CUZK_CACHE:-}" ]; then
+  base="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}"
+  if mkdir -p "$base/cuzk" 2>/dev/null && [ -w "$base/cuzk" ]; then CUZK_CACHE="$base/cuzk"; else CUZK_CACHE=/tmp/cuzk-cache; fi
+fi
+export CUZK_CACHE CUZK_BIN="$cuzk"
+mkdir -p "$CUZK_CACHE"
+
+# NVRTC: found by the loader, or in a CUDA install; its builtins library must be on the path too.
+if ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
+  for d in ${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 /usr/local/cuda-13*/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+           /usr/lib/x86_64-linux-gnu $(ls -d /usr/local/lib/python3*/dist-packages/nvidia/cu*/lib 2>/dev/null); do
+    if ls "$d"/libnvrtc.so* >/dev/null 2>&1; then
+      export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      export CUZK_NVRTC_LIB="$(ls "$d"/libnvrtc.so* | grep -v builtins | head -1)"
+      break
+    fi
+  done
+fi
+
+log() { echo "$@" | tee -a "$out/summary.txt"; }
+: > "$out/summary.txt"
+log "gpu-check ($mode) $(date -u +%FT%TZ) cuzk=$cuzk tests=${tests:-none} cache=$CUZK_CACHE"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee -a "$out/summary.txt"
+"$cuzk" info --sample samples/porep-tiny.toml > "$out/info.txt" 2>&1
+grep '^backend' "$out/info.txt" | tee -a "$out/summary.txt"
+status=0
+if ! grep -q '^backend auto *→ gpu' "$out/info.txt"; then
+  log "gpu-check: NO USABLE GPU on this machine (see the backend line above): device tests will skip, GPU columns read err"
+  status=1
+fi
+
+# 1. Tests (one thread: one GPU, and failures stay readable).
+if [ -n "$tests" ]; then
+  skip=()
+  [ "$mode" = quick ] && skip=(--skip porep_mini)
+  t0=$(date +%s)
+  timeout 420 "$tests" --test-threads=1 --nocapture "${skip[@]}" > "$out/tests.txt" 2>&1
+  rc=$?
+  log "tests: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep '^test result' "$out/tests.txt" | tail -1) (log tests.txt)"
+  grep -E 'FAILED|panicked|skipped|SKIPPED|^NVRTC' "$out/tests.txt" | head -40 | tee -a "$out/summary.txt"
+  [ $rc -eq 0 ] || status=1
+else
+  log "tests: SKIPPED (no tests/gpu.rs binary; pass --tests)"
+fi
+
+# 2. Benchmarks: GPU and CPU of this host, median of the repeats.
+if [ "$mode" = quick ]; then sizes="16 18"; reps=3; else sizes="16 18 20 22 24"; reps=3; fi
+ms() { sed -n 's/^ *"ms": *\([0-9.eE+-]*\),*$/\1/p' "$1" | head -1 | awk '{ printf "%.2f", $1 }'; }
+bench() { # op backend k → ms or "err"
+  local f="$out/bench-$1-$2-$3.json"
+  if timeout 240 "$cuzk" bench "$1" --backend "$2" --log-size "$3" --repeat "$reps" --json > "$f" 2> "$f.err"; then ms "$f"; else echo err; fi
+}
+rows=()
+for op in msm ntt batch_add; do
+  for k in $sizes; do
+    g=$(bench $op gpu $k); c=$(bench $op cpu $k)
+    x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
+    rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' "$op" "$k" "$g" "$c" "$x")")
+  done
+done
+
+# 3. A whole porep-1m proof by phase (full mode; params are generated once into the cache).
+phase_ms() { # json phase → median ms
+  awk -v p="\"$2\": {" 'index($0, p) { f = 1 } f && /"median_ms"/ { gsub(/[^0-9.eE+-]/, "", $2); printf "%.2f\n", $2; exit }' "$1" 2>/dev/null
+}
+prows=()
+if [ "$mode" = full ]; then
+  for b in gpu cpu; do
+    timeout 600 "$cuzk" prove --sample samples/porep-1m.toml --backend "$b" --json > "$out/prove-$b.json" 2> "$out/prove-$b.err" \
+      || { log "prove porep-1m on $b failed: $(tail -1 "$out/prove-$b.err")"; status=1; }
+  done
+  for p in synthesis pin_abc srs_upload prep_msm ntt_msm_h ntt_h msm_h batch_add tail_msm b_g2_msm assemble verify; do
+    g=$(phase_ms "$out/prove-gpu.json" $p); c=$(phase_ms "$out/prove-cpu.json" $p)
+    [ -z "$g$c" ] && continue
+    prows+=("$(printf '%-10s %-6s %12s %12s' porep-1m "$p" "${g:-—}" "${c:-—}")")
+  done
+  for b in gpu cpu; do
+    w=$(sed -n 's/^ *"wall_ms": *\[\([0-9.eE+-]*\).*/\1/p' "$out/prove-$b.json" | head -1)
+    [ -z "$w" ] && w=$(awk '/"wall_ms"/ { getline; gsub(/[^0-9.eE+-]/, ""); print; exit }' "$out/prove-$b.json")
+    eval "wall_$b=\${w:-—}"
+  done
+  prows+=("$(printf '%-10s %-6s %12s %12s' porep-1m wall "$wall_gpu" "$wall_cpu")")
+fi
+
+log ""
+log "$(printf '%-10s %-6s %12s %12s %9s' what size 'GPU ms' 'CPU ms' speedup)"
+for r in "${rows[@]}"; do log "$r"; done
+for r in "${prows[@]}"; do log "$r"; done
+log ""
+log "gpu-check: $([ $status -eq 0 ] && echo PASS || echo FAIL) — logs in $out"
+exit $status

@@ -1,0 +1,465 @@
+//! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
+//!
+//! Every transform is a decimation-in-frequency pass sequence (natural in, bit-reversed out): spans N/2 …
+//! 2^10 as global-memory passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count
+//! is odd), the last min(log_n, 10) stages in one shared-memory kernel (`ntt_dif_smem`, 2^10 fr_t = 32 KiB
+//! per block, with a compact 1033-entry twiddle table so a warp's twiddle reads are contiguous). Inverse
+//! transforms use the same table (ω^(−k) = −ω^(N/2−k)). A final in-place pass
+//! (`ntt_bitrev_scale`) swaps i ↔ bitrev(i) and multiplies by c·g^i (1/N and coset shifts folded in).
+//!
+//! Launch sequences (N = 2^log_n):
+//! - Forward: DIF; bitrev.            Inverse: DIF⁻¹; bitrev·(1/N).
+//! - CosetForward: `ntt_scale` (g^i); DIF; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
+//! - compute_h: for v in a, b, c: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) — then `ntt_pointwise_bitrev`
+//!   (a ← (a·b − c)·z⁻¹, bit-reversed → natural), DIF⁻¹(a), bitrev·(g^(−i)/N).
+//!
+//! Device memory per (device, log_n), cached for the process: the twiddle table ω^k, k ≤ N/2 ((N/2 + 1)·32 B:
+//! 256 MiB at 2^24, 1 GiB at 2^26), plus small two-level power tables (2^12 + N/2^12 entries per variant)
+//! and the shared stages' compact table: [`scratch_bytes`], ≈ 257 MiB at 2^24.
+//! Traffic per NTT at 2^24: ⌈14/2⌉ = 7 global passes + 1 shared pass + 1 permutation pass, each reading and
+//! writing 512 MiB (≈ 9 GiB), plus ≲ 0.5 GiB of twiddle reads.
+//!
+//! Host check of the kernels (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
+
+use std::sync::Arc;
+
+use blstrs::Scalar;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use ff::{Field, PrimeField};
+
+use super::{limbs, limbs_mut, GResult, Gpu, GpuError, Module};
+
+/// log2 of the shared-memory block (SMEM_LOG in cuda/ntt.cu).
+const SMEM_LOG: u32 = 10;
+/// log2 of the low half of the two-level power tables.
+const LO_BITS_MAX: u32 = 12;
+/// Largest domain the kernels index with 32-bit thread ids (the CPU's MAX_LOG_SIZE).
+pub const MAX_LOG_N: u32 = 28;
+const THREADS: u32 = 256;
+
+/// Which transform [`ntt`] runs (natural order in and out, as the CPU's `Domain` methods).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NttDir {
+    /// `Domain::ntt`: a[i] ← Σ_j a[j]·ω^(ij).
+    Forward,
+    /// `Domain::intt`: a[i] ← (1/N)·Σ_j a[j]·ω^(−ij).
+    Inverse,
+    /// `Domain::coset_ntt`: multiply coefficient i by g^i, then NTT.
+    CosetForward,
+    /// `Domain::icoset_ntt`: iNTT, then multiply coefficient i by g^(−i).
+    CosetInverse,
+}
+
+/// Offsets (in fr_t) of one two-level power table c·x^i = lo[i mod 2^L]·hi[i >> L] inside `NttTables::pows`.
+#[derive(Clone, Copy)]
+struct PowTable {
+    lo: usize,
+    hi: usize,
+    hi_len: usize,
+}
+
+/// Device tables for one domain size, built once per (device, log_n).
+pub struct NttTables {
+    log_n: u32,
+    lo_bits: u32,
+    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each.
+    tw: CudaSlice<u64>,
+    /// Concatenated power tables and z⁻¹ (offsets below, in fr_t).
+    pows: CudaSlice<u64>,
+    /// g^i (coset forward).
+    coset_fwd: PowTable,
+    /// g^i / N (inverse then coset shift, compute_h's first part).
+    coset_h: PowTable,
+    /// g^(−i) / N (inverse coset).
+    coset_inv: PowTable,
+    /// 1 / N (plain inverse).
+    inv: PowTable,
+    /// 1 / (g^N − 1).
+    z_inv: usize,
+    /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt.cu).
+    lt: usize,
+}
+
+fn n_of(log_n: u32) -> usize {
+    1usize << log_n
+}
+
+fn lo_bits_for(log_n: u32) -> u32 {
+    log_n.min(LO_BITS_MAX)
+}
+
+/// Offset of span 2^log_h in the compact shared-stage table (LT_BASE in cuda/ntt.cu), and its length.
+fn lt_base(log_h: u32) -> usize {
+    (1usize << log_h) - 1 + log_h as usize
+}
+const LT_LEN: usize = (1 << (SMEM_LOG - 1)) - 1 + (SMEM_LOG as usize - 1) + (1 << (SMEM_LOG - 1)) + 1;
+
+/// The compact shared-stage twiddles: for span h = 2^log_h < 2^SMEM_LOG, ω_2h^j for j ≤ h (ω_2h^h = −1),
+/// ω_2h = ROOT_OF_UNITY^(2^(S − log_h − 1)) the primitive 2h-th root (the same for every N ≥ 2h).
+fn local_twiddles() -> Vec<Scalar> {
+    let mut out = Vec::with_capacity(LT_LEN);
+    for log_h in 0..SMEM_LOG {
+        debug_assert_eq!(out.len(), lt_base(log_h));
+        let w = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_h - 1)]);
+        let mut cur = Scalar::ONE;
+        for _ in 0..=(1usize << log_h) {
+            out.push(cur);
+            cur *= w;
+        }
+    }
+    debug_assert_eq!(out.len(), LT_LEN);
+    out
+}
+
+/// Entries of one two-level table covering exponents 0..count.
+fn pow_table_len(lo_bits: u32, count: usize) -> (usize, usize) {
+    (1usize << lo_bits, ((count.max(1) - 1) >> lo_bits) + 1)
+}
+
+/// Bytes of the cached tables for a domain of 2^log_n points (twiddles + power tables + the transient
+/// two-level ω table used to expand the twiddles).
+fn table_bytes(log_n: u32) -> usize {
+    let n = n_of(log_n);
+    let lb = lo_bits_for(log_n);
+    let (lo, hi) = pow_table_len(lb, n);
+    let (tlo, thi) = pow_table_len(lb, n / 2 + 1);
+    32 * ((n / 2 + 1) + 4 * (lo + hi) + 1 + LT_LEN + tlo + thi)
+}
+
+/// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check.
+pub fn scratch_bytes(log_n: u32) -> usize {
+    table_bytes(log_n)
+}
+
+/// [lo | hi] host limbs of the table c·x^i, i < count.
+fn pow_table_host(c: Scalar, x: Scalar, lo_bits: u32, count: usize) -> Vec<Scalar> {
+    let (lo_len, hi_len) = pow_table_len(lo_bits, count);
+    let mut out = Vec::with_capacity(lo_len + hi_len);
+    let mut cur = Scalar::ONE;
+    for _ in 0..lo_len {
+        out.push(cur);
+        cur *= x;
+    }
+    let step = cur; // x^(2^lo_bits)
+    let mut cur = c;
+    for _ in 0..hi_len {
+        out.push(cur);
+        cur *= step;
+    }
+    out
+}
+
+fn grid(threads: usize) -> LaunchConfig {
+    let blocks = threads.div_ceil(THREADS as usize).max(1) as u32;
+    LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
+}
+
+fn tables(gpu: &Gpu, log_n: u32) -> GResult<Arc<NttTables>> {
+    gpu.cached(&format!("ntt_tables_{log_n}"), || build_tables(gpu, log_n))
+}
+
+fn build_tables(gpu: &Gpu, log_n: u32) -> GResult<NttTables> {
+    gpu.check_mem("NTT twiddle tables", table_bytes(log_n))?;
+    let n = n_of(log_n);
+    let lo_bits = lo_bits_for(log_n);
+    let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
+    let n_inv = Scalar::from(n as u64).invert().unwrap_or(Scalar::ZERO);
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let g_inv = g.invert().unwrap_or(Scalar::ZERO);
+    let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap_or(Scalar::ZERO);
+
+    // Twiddles: expand ω^k, k ≤ N/2, on the device from a two-level table.
+    let tw_count = n / 2 + 1;
+    let omega_tab = pow_table_host(Scalar::ONE, omega, lo_bits, tw_count);
+    let omega_dev = gpu.stream.clone_htod(limbs(&omega_tab))?;
+    let mut tw = gpu.stream.alloc_zeros::<u64>(4 * tw_count)?;
+    {
+        let lo_len = 1usize << lo_bits;
+        let lo = omega_dev.slice(0..4 * lo_len);
+        let hi = omega_dev.slice(4 * lo_len..);
+        let f = gpu.kernel(Module::Ntt, "ntt_powers")?;
+        let (count, lb) = (tw_count as u32, lo_bits);
+        let mut b = gpu.stream.launch_builder(&f);
+        b.arg(&mut tw).arg(&lo).arg(&hi).arg(&count).arg(&lb);
+        // SAFETY: ntt_powers(u64*, const u64*, const u64*, u32, u32); tw has count fr_t, lo/hi cover
+        // exponents < count (pow_table_len).
+        unsafe { b.launch(grid(tw_count)) }?;
+    }
+
+    let mut host: Vec<Scalar> = Vec::new();
+    let mut push = |c: Scalar, x: Scalar| {
+        let t = pow_table_host(c, x, lo_bits, n);
+        let lo = host.len();
+        let (lo_len, hi_len) = pow_table_len(lo_bits, n);
+        host.extend_from_slice(&t);
+        PowTable { lo, hi: lo + lo_len, hi_len }
+    };
+    let coset_fwd = push(Scalar::ONE, g);
+    let coset_h = push(n_inv, g);
+    let coset_inv = push(n_inv, g_inv);
+    let inv = push(n_inv, Scalar::ONE);
+    let z_off = host.len();
+    host.push(z_inv);
+    let lt = host.len();
+    host.extend(local_twiddles());
+    let pows = gpu.stream.clone_htod(limbs(&host))?;
+    // The transient ω table must outlive the expansion kernel: wait for it before it is freed.
+    gpu.stream.synchronize()?;
+    drop(omega_dev);
+    Ok(NttTables { log_n, lo_bits, tw, pows, coset_fwd, coset_h, coset_inv, inv, z_inv: z_off, lt })
+}
+
+/// The kernels, looked up once per call.
+struct Kernels {
+    r2: CudaFunction,
+    r4: CudaFunction,
+    smem: CudaFunction,
+    bitrev: CudaFunction,
+}
+
+impl Kernels {
+    fn new(gpu: &Gpu) -> GResult<Self> {
+        Ok(Kernels {
+            r2: gpu.kernel(Module::Ntt, "ntt_dif_r2")?,
+            r4: gpu.kernel(Module::Ntt, "ntt_dif_r4")?,
+            smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
+            bitrev: gpu.kernel(Module::Ntt, "ntt_bitrev_scale")?,
+        })
+    }
+}
+
+/// Unnormalized DIF transform in place (natural in, bit-reversed out); `inv` uses ω^(−1).
+fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
+    let log_n = t.log_n;
+    if log_n == 0 {
+        return Ok(());
+    }
+    let n = n_of(log_n);
+    let inv = inv as u32;
+    let log_b = log_n.min(SMEM_LOG);
+    let global = log_n - log_b;
+    let mut log_h = log_n as i64 - 1;
+    if global % 2 == 1 {
+        let lh = log_h as u32;
+        let mut b = gpu.stream.launch_builder(&k.r2);
+        b.arg(&mut *a).arg(&t.tw).arg(&lh).arg(&log_n).arg(&inv);
+        // SAFETY: ntt_dif_r2(u64*, const u64*, u32, u32, u32); a holds N fr_t, tw N/2 + 1.
+        unsafe { b.launch(grid(n / 2)) }?;
+        log_h -= 1;
+    }
+    while log_h >= log_b as i64 {
+        let lh = log_h as u32;
+        let mut b = gpu.stream.launch_builder(&k.r4);
+        b.arg(&mut *a).arg(&t.tw).arg(&lh).arg(&log_n).arg(&inv);
+        // SAFETY: ntt_dif_r4(u64*, const u64*, u32, u32, u32); as above, N/4 threads.
+        unsafe { b.launch(grid(n / 4)) }?;
+        log_h -= 2;
+    }
+    let cfg = LaunchConfig {
+        grid_dim: ((n >> log_b) as u32, 1, 1),
+        block_dim: (1u32 << (log_b - 1), 1, 1),
+        shared_mem_bytes: 0, // static 32 KiB
+    };
+    let lt = t.pows.slice(4 * t.lt..4 * (t.lt + LT_LEN));
+    let mut b = gpu.stream.launch_builder(&k.smem);
+    b.arg(&mut *a).arg(&lt).arg(&log_b).arg(&inv);
+    // SAFETY: ntt_dif_smem(u64*, const u64*, u32, u32); one block per 2^log_b elements, 2^(log_b−1) ≤ 512
+    // threads (its __launch_bounds__); lt holds LT_LEN fr_t.
+    unsafe { b.launch(cfg) }?;
+    Ok(())
+}
+
+/// In place a[i] ← a[bitrev(i)]·(table value at i, if any).
+fn bitrev_scale(
+    gpu: &Gpu,
+    k: &Kernels,
+    t: &NttTables,
+    a: &mut CudaSlice<u64>,
+    tab: Option<PowTable>,
+) -> GResult<()> {
+    let n = n_of(t.log_n);
+    let p = tab.unwrap_or(t.inv);
+    let lo = t.pows.slice(4 * p.lo..4 * p.hi);
+    let hi = t.pows.slice(4 * p.hi..4 * (p.hi + p.hi_len));
+    let scale = tab.is_some() as u32;
+    let mut b = gpu.stream.launch_builder(&k.bitrev);
+    b.arg(&mut *a).arg(&lo).arg(&hi).arg(&t.log_n).arg(&t.lo_bits).arg(&scale);
+    // SAFETY: ntt_bitrev_scale(u64*, const u64*, const u64*, u32, u32, u32); N threads, tables cover i < N.
+    unsafe { b.launch(grid(n)) }?;
+    Ok(())
+}
+
+fn check_args(log_n: u32, bufs: &[(&str, usize)]) -> GResult<()> {
+    if log_n > MAX_LOG_N {
+        return Err(GpuError::Invalid(format!("NTT domain 2^{log_n} exceeds the supported 2^{MAX_LOG_N}")));
+    }
+    let need = 4 * n_of(log_n);
+    for (name, len) in bufs {
+        if *len < need {
+            return Err(GpuError::Invalid(format!(
+                "NTT buffer {name} holds {len} limbs, domain 2^{log_n} needs {need}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Plain transforms for tests and `cuzk bench ntt --backend gpu`: natural order in and out, matching
+/// src/backend/cpu/ntt.rs Domain::{ntt, intt, coset_ntt, icoset_ntt}. `a` holds (at least) N = 2^log_n fr_t.
+pub fn ntt(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir) -> GResult<()> {
+    check_args(log_n, &[("a", a.len())])?;
+    let t = tables(gpu, log_n)?;
+    let k = Kernels::new(gpu)?;
+    match dir {
+        NttDir::Forward => {
+            dif(gpu, &k, &t, a, false)?;
+            bitrev_scale(gpu, &k, &t, a, None)
+        }
+        NttDir::Inverse => {
+            dif(gpu, &k, &t, a, true)?;
+            bitrev_scale(gpu, &k, &t, a, Some(t.inv))
+        }
+        NttDir::CosetForward => {
+            let f = gpu.kernel(Module::Ntt, "ntt_scale")?;
+            let p = t.coset_fwd;
+            let lo = t.pows.slice(4 * p.lo..4 * p.hi);
+            let hi = t.pows.slice(4 * p.hi..4 * (p.hi + p.hi_len));
+            let mut b = gpu.stream.launch_builder(&f);
+            b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits);
+            // SAFETY: ntt_scale(u64*, const u64*, const u64*, u32, u32); N threads.
+            unsafe { b.launch(grid(n_of(log_n))) }?;
+            dif(gpu, &k, &t, a, false)?;
+            bitrev_scale(gpu, &k, &t, a, None)
+        }
+        NttDir::CosetInverse => {
+            dif(gpu, &k, &t, a, true)?;
+            bitrev_scale(gpu, &k, &t, a, Some(t.coset_inv))
+        }
+    }
+}
+
+/// H = (A·B − C)/Z exactly as the CPU's `ntt::compute_h`: on return `a` holds H's N coefficients
+/// (the first N − 1 are the MSM scalars); b, c are scratch. All three hold N = 2^log_n fr_t, zero-padded.
+pub fn compute_h(
+    gpu: &Gpu,
+    a: &mut CudaSlice<u64>,
+    b: &mut CudaSlice<u64>,
+    c: &mut CudaSlice<u64>,
+    log_n: u32,
+) -> GResult<()> {
+    check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
+    let t = tables(gpu, log_n)?;
+    let k = Kernels::new(gpu)?;
+    for v in [&mut *a, &mut *b, &mut *c] {
+        // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
+        dif(gpu, &k, &t, v, true)?;
+        bitrev_scale(gpu, &k, &t, v, Some(t.coset_h))?;
+        dif(gpu, &k, &t, v, false)?;
+    }
+    let f = gpu.kernel(Module::Ntt, "ntt_pointwise_bitrev")?;
+    let z = t.pows.slice(4 * t.z_inv..4 * t.z_inv + 4);
+    let mut lb = gpu.stream.launch_builder(&f);
+    lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
+    // SAFETY: ntt_pointwise_bitrev(u64*, const u64*, const u64*, const u64*, u32); N threads.
+    unsafe { lb.launch(grid(n_of(log_n))) }?;
+    // Coset evaluations (natural) → H's coefficients.
+    dif(gpu, &k, &t, a, true)?;
+    bitrev_scale(gpu, &k, &t, a, Some(t.coset_inv))
+}
+
+/// Runs all four transforms and compute_h at 2^log_n on pseudo-random inputs and compares with the CPU
+/// backend element for element; for `tests/gpu.rs` and the device check script. Returns a one-line
+/// description of the first mismatch.
+pub fn check_against_cpu(gpu: &Gpu, log_n: u32, seed: u64) -> GResult<Result<(), String>> {
+    use crate::backend::cpu::ntt as cpu;
+    use rand_chacha::rand_core::SeedableRng;
+    let n = n_of(log_n);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut rand_vec = |len: usize| -> Vec<Scalar> { (0..len).map(|_| Scalar::random(&mut rng)).collect() };
+    let dom = cpu::Domain::new(log_n).map_err(|e| GpuError::Invalid(e.to_string()))?;
+    let from_dev = |d: &CudaSlice<u64>| -> GResult<Vec<Scalar>> {
+        let mut v = vec![Scalar::ZERO; n];
+        gpu.stream.memcpy_dtoh(&d.slice(0..4 * n), limbs_mut(&mut v))?;
+        Ok(v)
+    };
+    for dir in [NttDir::Forward, NttDir::Inverse, NttDir::CosetForward, NttDir::CosetInverse] {
+        let x = rand_vec(n);
+        let mut want = x.clone();
+        match dir {
+            NttDir::Forward => dom.ntt(&mut want),
+            NttDir::Inverse => dom.intt(&mut want),
+            NttDir::CosetForward => dom.coset_ntt(&mut want),
+            NttDir::CosetInverse => dom.icoset_ntt(&mut want),
+        }
+        .map_err(|e| GpuError::Invalid(e.to_string()))?;
+        let mut d = gpu.stream.clone_htod(limbs(&x))?;
+        ntt(gpu, &mut d, log_n, dir)?;
+        let got = from_dev(&d)?;
+        if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
+            return Ok(Err(format!("ntt {dir:?} 2^{log_n}: first mismatch at {i} of {n}")));
+        }
+    }
+    let (x, y) = (rand_vec(n), rand_vec(n));
+    let mut z = rand_vec(n);
+    z.truncate(n - n / 4); // zero-padded on the device, short on the CPU (as the prover passes it)
+    let mut zp = z.clone();
+    zp.resize(n, Scalar::ZERO);
+    let (mut da, mut db, mut dc) = (
+        gpu.stream.clone_htod(limbs(&x))?,
+        gpu.stream.clone_htod(limbs(&y))?,
+        gpu.stream.clone_htod(limbs(&zp))?,
+    );
+    compute_h(gpu, &mut da, &mut db, &mut dc, log_n)?;
+    let got = from_dev(&da)?;
+    let (mut a, mut b, mut c) = (x, y, z);
+    cpu::compute_h(&mut a, &mut b, &mut c, &dom).map_err(|e| GpuError::Invalid(e.to_string()))?;
+    if let Some(i) = (0..a.len()).find(|&i| got[i] != a[i]) {
+        return Ok(Err(format!("compute_h 2^{log_n}: first mismatch at {i} of {}", a.len())));
+    }
+    Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host halves of the two-level tables: lo[i mod 2^L]·hi[i >> L] = c·x^i for every i < count, as the
+    /// kernels read them (pow_at in cuda/ntt.cu).
+    #[test]
+    fn two_level_tables_cover_their_range() {
+        let (c, x) = (Scalar::from(5u64), Scalar::from(7u64));
+        for log_n in [0u32, 1, 2, 5, 12, 13, 15] {
+            let n = n_of(log_n);
+            let lb = lo_bits_for(log_n);
+            for count in [n, n / 2 + 1] {
+                let t = pow_table_host(c, x, lb, count);
+                let (lo_len, hi_len) = pow_table_len(lb, count);
+                assert_eq!(t.len(), lo_len + hi_len);
+                let mut want = c;
+                for i in 0..count {
+                    let got = t[i & (lo_len - 1)] * t[lo_len + (i >> lb)];
+                    assert_eq!(got, want, "log_n {log_n} count {count} i {i}");
+                    want *= x;
+                }
+            }
+        }
+        assert_eq!(scratch_bytes(24) / (1 << 20), 256 + 1);
+    }
+
+    /// The compact table equals the full table's entries: ω_2h^j = ω_N^(j·N/2h), and ω_2h^h = −1.
+    #[test]
+    fn local_twiddles_match_the_domain() {
+        let lt = local_twiddles();
+        assert_eq!(lt.len(), LT_LEN);
+        let log_n = 12u32;
+        let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
+        for log_h in 0..SMEM_LOG {
+            let h = 1usize << log_h;
+            assert_eq!(lt[lt_base(log_h) + h], -Scalar::ONE);
+            for j in [0, 1, h / 2, h - 1, h] {
+                let want = omega.pow_vartime([(j << (log_n - 1 - log_h)) as u64]);
+                assert_eq!(lt[lt_base(log_h) + j], want, "log_h {log_h} j {j}");
+            }
+        } // twiddles 256 MiB + power tables ≈ 1.2 MiB
+    }
+}

@@ -1,0 +1,84 @@
+//! `cuzk bench msm|ntt|batch_add --backend gpu`: the kernel alone on data already on the device (inputs
+//! uploaded once, one untimed warm-up run that also compiles or loads the kernels), each repeat timed from
+//! launch to result on the host; the result is checked once against the CPU backend.
+
+use blstrs::Scalar;
+use group::Curve;
+
+use super::bench::{half_bitmap, random_points, random_scalars, time, BenchOp};
+use super::CliError;
+use crate::backend::api::Backend;
+use crate::backend::cpu::backend::CpuBackend;
+use crate::backend::cpu::ntt::Domain;
+use crate::backend::gpu::device::gpus;
+use crate::backend::gpu::ntt::NttDir;
+use crate::backend::gpu::{batch_add, limbs, limbs_mut, msm, ntt, GpuError};
+
+fn e(err: GpuError) -> CliError {
+    CliError::Msg(err.to_string())
+}
+
+/// Times `op` at 2^log_size on GPU0; returns every repeat's milliseconds.
+pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize) -> Result<Vec<f64>, CliError> {
+    let gpu = gpus().map_err(e)?.first().ok_or_else(|| CliError::Msg("no GPU".into()))?.clone();
+    let n = 1usize << log_size;
+    let cpu = CpuBackend::new();
+    let mismatch =
+        |what: &str| CliError::Msg(format!("{what} 2^{log_size}: GPU result differs from the CPU's"));
+    match op {
+        BenchOp::Msm => {
+            let (points, scalars) = (random_points(n, 1), random_scalars(n, 2));
+            gpu.check_mem("bench msm", n * (96 + 32) + msm::scratch_bytes(n, msm::window_for(n)))
+                .map_err(e)?;
+            let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;
+            let ds = gpu.stream.clone_htod(limbs(&scalars)).map_err(|x| e(x.into()))?;
+            let run = || msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, None);
+            let got = run().map_err(e)?;
+            let want = cpu.msm_g1(&points, &scalars, None).map_err(|x| CliError::Msg(x.to_string()))?;
+            if got.to_affine() != want.to_affine() {
+                return Err(mismatch("msm"));
+            }
+            let mut err = None;
+            let runs = time(reps, || run().map_err(|x| err = Some(x)));
+            err.map_or(Ok(runs), |x| Err(e(x)))
+        }
+        BenchOp::Ntt => {
+            let v = random_scalars(n, 3);
+            let mut d = gpu.stream.clone_htod(limbs(&v)).map_err(|x| e(x.into()))?;
+            ntt::ntt(&gpu, &mut d, log_size, NttDir::Forward).map_err(e)?;
+            let mut got = vec![<Scalar as ff::Field>::ZERO; n];
+            gpu.stream.memcpy_dtoh(&d, limbs_mut(&mut got)).map_err(|x| e(x.into()))?;
+            gpu.stream.synchronize().map_err(|x| e(x.into()))?;
+            let mut want = v.clone();
+            Domain::new(log_size)
+                .and_then(|dom| dom.ntt(&mut want))
+                .map_err(|x| CliError::Msg(x.to_string()))?;
+            if got != want {
+                return Err(mismatch("ntt"));
+            }
+            let mut err = None;
+            let runs = time(reps, || {
+                let r = ntt::ntt(&gpu, &mut d, log_size, NttDir::Forward)
+                    .and_then(|()| gpu.stream.synchronize().map_err(GpuError::from));
+                if let Err(x) = r {
+                    err = Some(x);
+                }
+            });
+            err.map_or(Ok(runs), |x| Err(e(x)))
+        }
+        BenchOp::BatchAdd => {
+            let (points, bitmap) = (random_points(n, 4), half_bitmap(n));
+            let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;
+            let run = || batch_add::batch_add_g1(&gpu, &db.slice(..), n, &bitmap);
+            let got = run().map_err(e)?;
+            let want = cpu.batch_add_g1(&points, &bitmap).map_err(|x| CliError::Msg(x.to_string()))?;
+            if got.to_affine() != want.to_affine() {
+                return Err(mismatch("batch_add"));
+            }
+            let mut err = None;
+            let runs = time(reps, || run().map_err(|x| err = Some(x)));
+            err.map_or(Ok(runs), |x| Err(e(x)))
+        }
+        _ => Err(CliError::Msg("only msm, ntt and batch_add run on the GPU".into())),
+    }
+}

@@ -1,0 +1,435 @@
+//! The CUDA backend against the CPU backend. Without a GPU every device test prints a loud
+//! "skipped: no CUDA driver" and passes; the checks that need no device (backend selection, the NVRTC compile
+//! of every kernel module when libnvrtc can be found, the kernel cache, the prover's lane path on a fake
+//! device-timed backend) always run. On the device machine `scripts/gpu-check.sh` runs this binary.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use cuzk::backend::api::{BResult, Backend, CallOpts, Srs};
+use cuzk::backend::cpu::backend::CpuBackend;
+use cuzk::backend::cpu::fixed_base::{fixed_base_g1, fixed_base_g2};
+use cuzk::backend::gpu::backend::GpuBackend;
+use cuzk::backend::gpu::{compile, discover, limbs};
+use cuzk::backend::select::{select, BackendKind};
+use cuzk::circuits::{Sample, SampleCircuit};
+use cuzk::cs::ShapeCounter;
+use cuzk::groth16::prover::{prove_assignments, synthesize};
+use cuzk::groth16::setup::generate;
+use cuzk::groth16::verify::{verify_batch, PreparedVerifyingKey};
+use cuzk::groth16::{Parameters, Proof};
+use cuzk::toggles::Toggles;
+use ff::Field;
+use group::{Curve, Group};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The GPU backend, or a loud skip line naming why there is none.
+fn gpu(test: &str) -> Option<GpuBackend> {
+    match GpuBackend::new() {
+        Ok(b) => Some(b),
+        Err(e) => {
+            eprintln!("\n*** {test}: skipped: no CUDA driver / usable GPU ({e}) ***\n");
+            None
+        }
+    }
+}
+
+fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+fn scalars(n: usize, r: &mut ChaCha8Rng, mix: bool) -> Vec<Scalar> {
+    (0..n)
+        .map(|_| match if mix { r.gen_range(0..4) } else { 3 } {
+            0 => Scalar::ZERO,
+            1 => Scalar::ONE,
+            2 => -Scalar::ONE,
+            _ => Scalar::random(&mut *r),
+        })
+        .collect()
+}
+
+fn g1_points(n: usize, seed: u64) -> Vec<G1Affine> {
+    fixed_base_g1(&G1Projective::generator(), &scalars(n, &mut rng(seed), false))
+}
+
+fn g2_points(n: usize, seed: u64) -> Vec<G2Affine> {
+    fixed_base_g2(&G2Projective::generator(), &scalars(n, &mut rng(seed), false))
+}
+
+fn bitmaps(n: usize, seed: u64) -> Vec<(&'static str, Vec<u64>)> {
+    let words = n.div_ceil(64);
+    let mut full = vec![u64::MAX; words];
+    if !n.is_multiple_of(64) {
+        full[words - 1] = (1u64 << (n % 64)) - 1;
+    }
+    let mut r = rng(seed);
+    let random: Vec<u64> = full.iter().map(|&m| r.gen::<u64>() & m).collect();
+    let sparse: Vec<u64> =
+        full.iter().map(|&m| r.gen::<u64>() & r.gen::<u64>() & r.gen::<u64>() & m).collect();
+    vec![("empty", vec![0; words]), ("full", full), ("random", random), ("sparse", sparse)]
+}
+
+#[test]
+fn msm_g1_matches_cpu() {
+    let Some(g) = gpu("msm_g1_matches_cpu") else { return };
+    let cpu = CpuBackend::new();
+    for (k, &n) in
+        [1usize, 2, 100, (1 << 10) - 1, 1 << 12, (1 << 12) + 1, 1 << 16, 100_003].iter().enumerate()
+    {
+        let bases = g1_points(n, 10 + k as u64);
+        for mix in [true, false] {
+            let s = scalars(n, &mut rng(100 + k as u64), mix);
+            let want = cpu.msm_g1(&bases, &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+            let windows: &[Option<usize>] = if n == 1 << 12 || n == 100_003 {
+                &[None, Some(4), Some(8), Some(11), Some(16)]
+            } else {
+                &[None]
+            };
+            for &w in windows {
+                let got = g.msm_g1(&bases, &s, w).unwrap_or_else(|e| panic!("n={n} window={w:?}: {e}"));
+                assert_eq!(got.to_affine(), want, "msm_g1 n={n} mix={mix} window={w:?}");
+            }
+        }
+    }
+    // All scalars equal (one bucket takes every point) and all zero.
+    for s in [Scalar::from(5u64), Scalar::ZERO] {
+        let bases = g1_points(4097, 3);
+        let sc = vec![s; bases.len()];
+        let want = cpu.msm_g1(&bases, &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+        assert_eq!(g.msm_g1(&bases, &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine(), want);
+    }
+}
+
+#[test]
+fn batch_add_matches_cpu() {
+    let Some(g) = gpu("batch_add_matches_cpu") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    let cpu = CpuBackend::new();
+    for (k, &n) in [1usize, 64, 100, 4097, 1 << 16].iter().enumerate() {
+        let b1 = g1_points(n, 20 + k as u64);
+        let b2 = g2_points(n.min(4097), 30 + k as u64);
+        for (name, bm) in bitmaps(n, 40 + k as u64) {
+            let want = cpu.batch_add_g1(&b1, &bm).unwrap_or_else(|e| panic!("{e}"));
+            let got = g.batch_add_g1(&b1, &bm).unwrap_or_else(|e| panic!("g1 n={n} {name}: {e}"));
+            assert_eq!(got.to_affine(), want.to_affine(), "batch_add_g1 n={n} {name}");
+            let m = b2.len();
+            let bm2: Vec<u64> = bm[..m.div_ceil(64)].to_vec();
+            let want2 = cpu.batch_add_g2(&b2, &bm2).unwrap_or_else(|e| panic!("{e}"));
+            let d = dev.stream.clone_htod(limbs(&b2)).unwrap_or_else(|e| panic!("{e}"));
+            let got2 = cuzk::backend::gpu::batch_add::batch_add_g2(dev, &d.slice(..), m, &bm2)
+                .unwrap_or_else(|e| panic!("g2 n={m} {name}: {e}"));
+            assert_eq!(got2.to_affine(), want2.to_affine(), "batch_add_g2 n={m} {name}");
+        }
+    }
+}
+
+#[test]
+fn ntt_and_compute_h_match_cpu() {
+    let Some(g) = gpu("ntt_and_compute_h_match_cpu") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    for log_n in [1u32, 4, 10, 11, 16, 20] {
+        let r = cuzk::backend::gpu::ntt::check_against_cpu(dev, log_n, 7 + log_n as u64)
+            .unwrap_or_else(|e| panic!("2^{log_n}: {e}"));
+        if let Err(m) = r {
+            panic!("ntt 2^{log_n}: {m}");
+        }
+    }
+    // The whole ntt_msm_h phase (compute_h, then the MSM with the first N − 1 coefficients).
+    let cpu = CpuBackend::new();
+    for log_n in [10u32, 16] {
+        let n = 1usize << log_n;
+        let mut r = rng(log_n as u64);
+        let (a, b, c) =
+            (scalars(n - 3, &mut r, false), scalars(n - 3, &mut r, false), scalars(n - 3, &mut r, true));
+        let h = g1_points(n - 1, 50);
+        let want = cpu.ntt_msm_h(a.clone(), b.clone(), c.clone(), &h).unwrap_or_else(|e| panic!("{e}"));
+        let got = g.ntt_msm_h(a, b, c, &h).unwrap_or_else(|e| panic!("ntt_msm_h 2^{log_n}: {e}"));
+        assert_eq!(got.to_affine(), want.to_affine(), "ntt_msm_h 2^{log_n}");
+    }
+}
+
+fn setup_for(path: &str) -> (Arc<Parameters>, Vec<SampleCircuit>) {
+    let s = Sample::load(Path::new(path)).unwrap_or_else(|e| panic!("{e}"));
+    let circuits = s.sector_circuits(0);
+    let shape = ShapeCounter::count(&circuits[0]);
+    (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {})), circuits)
+}
+
+fn prove(b: &dyn Backend, params: &Parameters, circuits: &[SampleCircuit], t: &Toggles) -> Vec<[u8; 192]> {
+    let asgs = synthesize(circuits, t, Some(ShapeCounter::count(&circuits[0])), 0);
+    let proofs =
+        prove_assignments(b, params, asgs, t, 77, 0).unwrap_or_else(|e| panic!("{}: {e}", t.compact()));
+    proofs.iter().map(Proof::to_bytes).collect()
+}
+
+fn toggles(mask: u32) -> Toggles {
+    let mut t = Toggles::default();
+    for (bit, id) in ["a1", "a2", "a4", "b1", "d4"].iter().enumerate() {
+        t.set(id, mask & (1 << bit) != 0);
+    }
+    t
+}
+
+/// Proves `path` on the CPU once and on `b` for every mask; all must match byte for byte and verify.
+fn same_proofs(b: &dyn Backend, path: &str, masks: &[u32], srs_resident: &[bool]) {
+    let (params, circuits) = setup_for(path);
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for &mask in masks {
+        for &res in srs_resident {
+            let mut t = toggles(mask);
+            t.srs_resident = res;
+            assert_eq!(
+                prove(b, &params, &circuits, &t),
+                want,
+                "{path}: toggles {} changed the proofs",
+                t.compact()
+            );
+        }
+    }
+    let pvk = PreparedVerifyingKey::new(&params.vk);
+    let asgs = synthesize(&circuits, &Toggles::default(), None, 0);
+    let proofs =
+        prove_assignments(b, &params, asgs, &Toggles::default(), 77, 0).unwrap_or_else(|e| panic!("{e}"));
+    let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
+    assert!(verify_batch(&pvk, &proofs, &inputs).unwrap_or_else(|e| panic!("{e}")).iter().all(|ok| *ok));
+}
+
+#[test]
+fn gpu_proofs_porep_tiny_all_toggles() {
+    let Some(g) = gpu("gpu_proofs_porep_tiny_all_toggles") else { return };
+    same_proofs(&g, "samples/porep-tiny.toml", &(0..32).collect::<Vec<_>>(), &[true, false]);
+}
+
+#[test]
+fn gpu_proofs_porep_mini_some_toggles() {
+    let Some(g) = gpu("gpu_proofs_porep_mini_some_toggles") else { return };
+    same_proofs(&g, "samples/porep-mini.toml", &[0, 0b11111, 0b01000, 0b10100], &[true]);
+}
+
+/// A device-timed backend made of CPU lanes: exercises the prover's lane path (split, overlap, phase
+/// brackets) on any machine.
+struct FakeLanes {
+    lanes: Vec<FakeLane>,
+    calls: AtomicUsize,
+}
+
+#[derive(Default)]
+struct FakeLane {
+    cpu: CpuBackend,
+    open: AtomicUsize,
+    phases: AtomicUsize,
+}
+
+macro_rules! delegate {
+    () => {
+        fn ntt_msm_h(
+            &self,
+            a: Vec<Scalar>,
+            b: Vec<Scalar>,
+            c: Vec<Scalar>,
+            h: &[G1Affine],
+        ) -> BResult<G1Projective> {
+            self.cpu().ntt_msm_h(a, b, c, h)
+        }
+        fn batch_add_g1(&self, bases: &[G1Affine], bitmap: &[u64]) -> BResult<G1Projective> {
+            self.cpu().batch_add_g1(bases, bitmap)
+        }
+        fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
+            self.cpu().batch_add_g2(bases, bitmap)
+        }
+        fn msm_g1(&self, bases: &[G1Affine], s: &[Scalar], w: Option<usize>) -> BResult<G1Projective> {
+            self.cpu().msm_g1(bases, s, w)
+        }
+        fn msm_g2(&self, bases: &[G2Affine], s: &[Scalar], w: Option<usize>) -> BResult<G2Projective> {
+            self.cpu().msm_g2(bases, s, w)
+        }
+        fn window_for(&self, n: usize) -> usize {
+            self.cpu().window_for(n)
+        }
+        fn device_timed(&self) -> bool {
+            true
+        }
+    };
+}
+
+impl FakeLane {
+    fn cpu(&self) -> &CpuBackend {
+        &self.cpu
+    }
+}
+
+impl Backend for FakeLane {
+    fn name(&self) -> &'static str {
+        "fake"
+    }
+    fn device(&self) -> String {
+        "fake lane".into()
+    }
+    delegate!();
+    fn phase_begin(&self, _p: &'static str, _c: u64, _a: Vec<(&'static str, String)>) -> BResult<()> {
+        assert_eq!(self.open.fetch_add(1, Ordering::SeqCst), 0, "phase opened twice");
+        Ok(())
+    }
+    fn phase_end(&self) -> BResult<()> {
+        assert_eq!(self.open.fetch_sub(1, Ordering::SeqCst), 1, "phase closed without open");
+        self.phases.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+impl FakeLanes {
+    fn cpu(&self) -> &CpuBackend {
+        &self.lanes[0].cpu
+    }
+}
+
+impl Backend for FakeLanes {
+    fn name(&self) -> &'static str {
+        "fake"
+    }
+    fn device(&self) -> String {
+        format!("{} fake lanes", self.lanes.len())
+    }
+    delegate!();
+    fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+    fn lane(&self, i: usize) -> Option<&dyn Backend> {
+        self.lanes.get(i).map(|l| l as &dyn Backend)
+    }
+    fn begin_call(&self, _o: CallOpts, srs: Srs<'_>) -> BResult<()> {
+        assert!(!srs.h.is_empty());
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+#[test]
+fn lane_path_matches_cpu_path() {
+    let (params, circuits) = setup_for("samples/porep-tiny.toml");
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for lanes in [1usize, 2, 3] {
+        let b = FakeLanes {
+            lanes: (0..lanes).map(|_| FakeLane::default()).collect(),
+            calls: AtomicUsize::new(0),
+        };
+        for mask in [0u32, 0b11111, 0b00100] {
+            assert_eq!(prove(&b, &params, &circuits, &toggles(mask)), want, "{lanes} lanes, mask {mask:05b}");
+        }
+        assert_eq!(b.calls.load(Ordering::SeqCst), 3);
+        // Three device phases (ntt_msm_h, batch_add, tail_msm) per circuit per call, spread over the lanes.
+        let phases: usize = b.lanes.iter().map(|l| l.phases.load(Ordering::SeqCst)).sum();
+        assert_eq!(phases, 3 * 3 * circuits.len(), "{lanes} lanes");
+    }
+}
+
+#[test]
+fn selection_says_why() {
+    let d = discover::discovery();
+    let auto = select(BackendKind::Auto).unwrap_or_else(|e| panic!("auto never fails: {e}"));
+    assert!(auto.reason.starts_with("auto: "), "{}", auto.reason);
+    match select(BackendKind::Gpu) {
+        Ok(s) => {
+            assert!(d.usable());
+            assert_eq!(s.backend.name(), "gpu");
+            assert_eq!(auto.backend.name(), "gpu");
+        }
+        Err(e) => {
+            assert!(!d.usable());
+            let msg = e.to_string();
+            assert!(msg.starts_with("--backend gpu: no usable GPU: "), "{msg}");
+            assert!(!msg.contains('\n'), "{msg}");
+            assert_eq!(auto.backend.name(), "cpu", "{}", auto.reason);
+            eprintln!("\n*** no GPU here: auto → cpu ({}) ***\n", auto.reason);
+        }
+    }
+}
+
+fn cuzk_bin() -> PathBuf {
+    match std::env::var_os("CUZK_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_cuzk")),
+    }
+}
+
+#[test]
+fn cli_backend_gpu_without_gpu_is_one_line() {
+    if discover::discovery().usable() {
+        eprintln!("\n*** cli_backend_gpu_without_gpu_is_one_line: skipped: a GPU is present ***\n");
+        return;
+    }
+    let bin = cuzk_bin();
+    if !bin.exists() {
+        eprintln!("\n*** cli test skipped: {} not found (set CUZK_BIN) ***\n", bin.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cuzk-gpu-cli-{}", std::process::id()));
+    for args in [
+        &["bench", "msm", "--backend", "gpu", "--log-size", "4"][..],
+        &["prove", "--sample", "samples/porep-tiny.toml", "--backend", "gpu"],
+    ] {
+        let o = std::process::Command::new(&bin)
+            .args(args)
+            .env("CUZK_CACHE", &dir)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: --backend gpu: no usable GPU"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn nvrtc_compiles_every_module() {
+    if !discover::nvrtc_present() {
+        eprintln!(
+            "\n*** nvrtc_compiles_every_module: SKIPPED: libnvrtc not found (set {} or CUDA_HOME, or LD_LIBRARY_PATH) ***\n",
+            discover::NVRTC_LIB_ENV
+        );
+        return;
+    }
+    // The device's own arch when there is one, else the H200's (sm_90): one compile per module (each takes
+    // a while: the curve arithmetic is fully inlined).
+    let arch = discover::discovery().devices.first().map_or((9, 0), |d| d.arch);
+    for m in compile::Module::ALL {
+        let t = std::time::Instant::now();
+        let cubin =
+            compile::compile_cubin(m, arch).unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
+        assert!(cubin.starts_with(b"\x7fELF"), "{m:?} is not a cubin");
+        eprintln!(
+            "NVRTC: cuda/{} → sm_{}{} cubin, {} bytes, {:.1} s",
+            m.file(),
+            arch.0,
+            arch.1,
+            cubin.len(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn kernel_cache_detects_corruption() {
+    let dir = std::env::temp_dir().join(format!("cuzk-kcache-{}", std::process::id()));
+    let p = dir.join("x.cubin");
+    compile::write_cached(&p, b"\x7fELF cubin bytes").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compile::read_cached(&p).as_deref(), Some(&b"\x7fELF cubin bytes"[..]));
+    let mut bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{e}"));
+    bytes[2] ^= 1;
+    std::fs::write(&p, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compile::read_cached(&p), None, "a flipped bit must be detected");
+    std::fs::write(&p, &bytes[..10]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compile::read_cached(&p), None, "a truncated file must be detected");
+    let _ = std::fs::remove_dir_all(&dir);
+    // Sources resolve their includes (no `#include` left for NVRTC to miss).
+    for m in compile::Module::ALL {
+        if let Ok(src) = compile::source(m) {
+            assert!(!src.contains("#include \""), "{m:?} still includes a file");
+        }
+    }
+}
