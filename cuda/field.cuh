@@ -5,8 +5,10 @@
 // (DESIGN.md §6). Self-contained: no system headers (NVRTC here has no include path). The same code compiles
 // as host C++ (g++) so the arithmetic can be checked on a machine without a GPU.
 //
-// First version: portable 64-bit code (CIOS multiplication, __umul64hi). Correct first; 32-bit PTX carry
-// chains are the next issue's business.
+// First version: 64-bit CIOS multiplication. On the device, adc/sbb/mac use PTX carry flags (add.cc/addc,
+// mad.lo.cc/madc.hi): 656 instead of 768 SASS instructions per Fr product and 1368 instead of 1712 per Fp
+// product (nvcc 13.0, sm_90, cuobjdump). The host (g++) path keeps the portable code the host checks run.
+// Whole-row carry chains with 32-bit limbs are the next issue's business.
 #pragma once
 
 typedef unsigned long long u64;
@@ -34,26 +36,49 @@ HD u64 mul_hi(u64 a, u64 b) {
 
 // a + b + carry_in; carry_out in {0, 1}.
 HD u64 adc(u64 a, u64 b, u64 &carry) {
+#if defined(__CUDA_ARCH__)
+    u64 r, c;
+    asm("add.cc.u64 %0, %2, %3;\n\taddc.u64 %1, 0, 0;\n\tadd.cc.u64 %0, %0, %4;\n\taddc.u64 %1, %1, 0;"
+        : "=l"(r), "=l"(c) : "l"(a), "l"(b), "l"(carry));
+    carry = c;
+    return r;
+#else
     u64 s = a + b;
     u64 c1 = s < a;
     u64 r = s + carry;
     u64 c2 = r < s;
     carry = c1 + c2;
     return r;
+#endif
 }
 
 // a − b − borrow_in; borrow_out in {0, 1}.
 HD u64 sbb(u64 a, u64 b, u64 &borrow) {
+#if defined(__CUDA_ARCH__)
+    u64 r, c;
+    asm("sub.cc.u64 %0, %2, %3;\n\tsubc.u64 %1, 0, 0;\n\tsub.cc.u64 %0, %0, %4;\n\tsubc.u64 %1, %1, 0;"
+        : "=l"(r), "=l"(c) : "l"(a), "l"(b), "l"(borrow));
+    borrow = 0 - c;
+    return r;
+#else
     u64 d = a - b;
     u64 b1 = a < b;
     u64 r = d - borrow;
     u64 b2 = d < borrow;
     borrow = b1 + b2;
     return r;
+#endif
 }
 
 // a + b·c + carry_in → low word; carry_out = high word (never overflows: (2^64−1)^2 + 2·(2^64−1) < 2^128).
 HD u64 mac(u64 a, u64 b, u64 c, u64 &carry) {
+#if defined(__CUDA_ARCH__)
+    u64 lo, hi;
+    asm("mad.lo.cc.u64 %0, %2, %3, %4;\n\tmadc.hi.u64 %1, %2, %3, 0;\n\tadd.cc.u64 %0, %0, %5;\n\taddc.u64 %1, %1, 0;"
+        : "=l"(lo), "=l"(hi) : "l"(b), "l"(c), "l"(a), "l"(carry));
+    carry = hi;
+    return lo;
+#else
     u64 lo = b * c;
     u64 hi = mul_hi(b, c);
     lo += a;
@@ -62,6 +87,7 @@ HD u64 mac(u64 a, u64 b, u64 c, u64 &carry) {
     hi += lo < carry;
     carry = hi;
     return lo;
+#endif
 }
 
 // Field constants. Accessors use switches so that, once loops are unrolled, every constant folds into an

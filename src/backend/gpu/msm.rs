@@ -65,12 +65,15 @@ fn big_buckets(offs: &[u32], n: usize, nb: u32) -> (Vec<(u32, u32, u32)>, u32) {
 /// below 2^254, so window ⌈255/c⌉ − 1 has only 254 − (⌈255/c⌉ − 1)·c live bits and its few buckets take all n
 /// points. That is 7 bits at c = 13 (2^16 took 48 ms on the H200, its top buckets ~512 points deep), 1 at
 /// c = 11, 4 at c = 10 (porep-1m's ~4.6k-point tails: 290-deep chains, tail_msm 101 ms). c = 8, 15 and 16
-/// leave 6, 14 and 14 live bits. A chain-length model (docs/PERF.md) picks 8 below 2^15 points, 15 up to
-/// 2^24 (≈ 2^(log n − 14) points per bucket, 128-bucket reduction segments) and 16 beyond, where 2^24 measured
-/// 428 ms.
+/// leave 6, 14 and 14 live bits, c = 3 and 5 a full c − 1. A chain-length model (docs/PERF.md) picks 3 below
+/// 16 points and 5 below 512 (the reduction chain of 2^c buckets dominates tiny MSMs such as the prover's
+/// public-input ones), 8 below 2^15 points, 15 up to 2^24 (≈ 2^(log n − 14) points per bucket, 128-bucket
+/// reduction segments) and 16 beyond, where 2^24 measured 428 ms.
 pub fn window_for(n: usize) -> usize {
     match n {
-        0..SMALL_MSM => 8,
+        0..16 => 3,
+        16..512 => 5,
+        512..SMALL_MSM => 8,
         SMALL_MSM..LARGE_MSM => 15,
         _ => 16,
     }
@@ -295,15 +298,16 @@ mod tests {
 
     #[test]
     fn window_table_and_plan() {
-        assert_eq!(window_for(0), 8);
+        assert_eq!(window_for(0), 3);
+        assert_eq!(window_for(100), 5);
         assert_eq!(window_for(1 << 10), 8);
         assert_eq!(window_for(1 << 16), 15);
         assert_eq!(window_for(1 << 24), 16);
         assert_eq!(window_for(1 << 27), 16);
-        // No chosen window leaves the top window with fewer than 6 live bits.
+        // No chosen window leaves the top window with fewer than min(6, c − 1) live bits.
         for lg in 0..31 {
             let c = window_for(1 << lg);
-            assert!(254 - (255usize.div_ceil(c) - 1) * c >= 6, "c = {c}");
+            assert!(254 - (255usize.div_ceil(c) - 1) * c >= 6.min(c - 1), "c = {c}");
         }
         for c in MIN_WINDOW..=MAX_WINDOW {
             let p = plan(1000, c);
