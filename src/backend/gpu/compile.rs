@@ -201,7 +201,17 @@ pub fn cubin(module: Module, arch: (u32, u32)) -> GResult<(Vec<u8>, Option<PathB
     if let Some(bin) = path.as_deref().and_then(read_cached) {
         return Ok((bin, path));
     }
+    // Progress for the one long step before a GPU run: minutes on a small host (docs/PERF.md). Printed on
+    // stderr so it shows before the console takes the terminal and never mixes into `--json` output.
+    eprintln!(
+        "cuzk: compiling {} for sm_{}{} with NVRTC (first use; cached afterwards)…",
+        module.file(),
+        arch.0,
+        arch.1
+    );
+    let t0 = std::time::Instant::now();
     let bin = compile_cubin(module, arch)?;
+    eprintln!("cuzk: compiled {} in {:.1} s", module.file(), t0.elapsed().as_secs_f64());
     if let Some(p) = &path {
         if let Err(e) = write_cached(p, &bin) {
             tracing::warn!("{e}");
