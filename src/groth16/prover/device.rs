@@ -9,7 +9,7 @@ use std::ops::Range;
 use blstrs::{G1Projective, G2Projective, Scalar};
 use tracing::info_span;
 
-use super::{checkpoint, finish, phases, prep, AuxBases, Ctx, Prep, ProveError};
+use super::{checkpoint, finish, phases, prep, prep_msm, Ctx, ProveError};
 use crate::backend::api::{Backend, BackendError, CallOpts, Srs};
 use crate::cs::ProvingAssignment;
 use crate::groth16::keys::Parameters;
@@ -111,18 +111,7 @@ fn prove_in_call(
                 })
             })
             .collect();
-        let prep = {
-            let _span = info_span!(phases::PREP_MSM, first = first, circuits = n).entered();
-            Prep::new(
-                asgs,
-                AuxBases {
-                    l: &params.l,
-                    a: &params.a[n_inputs..],
-                    b_g1: &params.b_g1[b_inputs..],
-                    b_g2: &params.b_g2[b_inputs..],
-                },
-            )
-        };
+        let prep = prep_msm(params, asgs, n_inputs, b_inputs, first);
         let mut h = Vec::with_capacity(n);
         for hd in handles {
             h.extend(joined(hd)?);

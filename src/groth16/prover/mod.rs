@@ -226,6 +226,26 @@ impl Ctx<'_, '_> {
     }
 }
 
+/// `prep_msm` (its span included): classifies the aux scalars of every circuit against the aux bases.
+fn prep_msm<'p>(
+    params: &'p Parameters,
+    asgs: &'p [ProvingAssignment],
+    n_inputs: usize,
+    b_inputs: usize,
+    first: usize,
+) -> Prep<'p> {
+    let _span = info_span!(phases::PREP_MSM, first = first, circuits = asgs.len()).entered();
+    Prep::new(
+        asgs,
+        AuxBases {
+            l: &params.l,
+            a: &params.a[n_inputs..],
+            b_g1: &params.b_g1[b_inputs..],
+            b_g2: &params.b_g2[b_inputs..],
+        },
+    )
+}
+
 /// Sums the per-circuit results and assembles the proofs (span `assemble`).
 fn finish(
     params: &Parameters,
@@ -278,18 +298,7 @@ pub fn prove_assignments(
         return device::prove(backend, params, &asgs, abc, toggles, seed, first);
     }
 
-    let prep = {
-        let _span = info_span!(phases::PREP_MSM, first = first, circuits = n).entered();
-        Prep::new(
-            &asgs,
-            AuxBases {
-                l: &params.l,
-                a: &params.a[n_inputs..],
-                b_g1: &params.b_g1[b_inputs..],
-                b_g2: &params.b_g2[b_inputs..],
-            },
-        )
-    };
+    let prep = prep_msm(params, &asgs, n_inputs, b_inputs, first);
     let ctx = Ctx { params, prep: &prep, asgs: &asgs, n_inputs, b_inputs };
 
     checkpoint()?;
