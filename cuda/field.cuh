@@ -2,7 +2,7 @@
 //
 // Layout is blst's: little-endian 64-bit limbs, Montgomery form (x·R mod m, R = 2^(64·N)), always fully
 // reduced below the modulus. So blstrs' Scalar / Fp / affine points reach the device without conversion
-// (DESIGN.md §6). Self-contained: no system headers (NVRTC here has no include path). The same code compiles
+// (docs/ARCHITECTURE.md). Self-contained: no system headers (NVRTC here has no include path). The same code compiles
 // as host C++ (g++) so the arithmetic can be checked on a machine without a GPU.
 //
 // First version: 64-bit CIOS multiplication. On the device, adc/sbb/mac use PTX carry flags (add.cc/addc,

@@ -3,19 +3,17 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use cuzk::backend::cpu::backend::CpuBackend;
 use cuzk::circuits::Sample;
-use cuzk::engine::store::{write_atomic, RunStore};
-use cuzk::engine::{run, RunSpec};
-use cuzk::groth16::phases;
+use cuzk::engine::store::RunStore;
+use cuzk::engine::{Engine, RunCtl, RunSpec};
 use cuzk::timeline::export::{render, Format};
 use cuzk::timeline::record::{RecordEvent, RunRecord};
-use cuzk::toggles::Toggles;
-
-/// The timeline capture is process-wide: one run at a time.
-static RUNS: Mutex<()> = Mutex::new(());
+use cuzk::timeline::{Capture, CaptureOpts};
+use cuzk::util::write_atomic;
+use cuzk::vocab::{CancelToken, DeviceTimer, Phase, Probe, Site, Toggle, Toggles};
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cuzk-engine-{name}-{}", std::process::id()));
@@ -24,28 +22,37 @@ fn temp(name: &str) -> PathBuf {
     d
 }
 
-fn record(sectors: usize, toggles: Toggles, repeats: usize) -> RunRecord {
-    let _one = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+/// Every test of this file shares one params cache (the same sample's params are built once).
+fn use_test_cache() {
     std::env::set_var(
         "CUZK_CACHE",
         std::env::temp_dir().join(format!("cuzk-engine-cache-{}", std::process::id())),
     );
+}
+
+fn toggles(set: &str) -> Toggles {
+    let mut t = Toggles::default();
+    t.apply_set(set).expect("toggles");
+    t
+}
+
+/// A run of porep-tiny on its own engine (so tests run concurrently, as two runs of one process may).
+fn record(sectors: usize, toggles: Toggles, repeats: usize) -> RunRecord {
+    use_test_cache();
     let mut s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
     s.sectors = sectors;
     let backend = CpuBackend::new();
     let spec = RunSpec { sample: &s, toggles, backend: &backend, repeats, mem_budget: 1 << 32 };
-    run(&spec, &|_, _, _| {}).expect("run").record
+    Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).expect("run").record
 }
 
 /// Phases of a proof call after its synthesis.
-const PROVING: [&str; 6] = [
-    phases::PREP_MSM,
-    phases::NTT_MSM_H,
-    phases::BATCH_ADD,
-    phases::TAIL_MSM,
-    phases::B_G2_MSM,
-    phases::ASSEMBLE,
-];
+const PROVING: [Phase; 6] =
+    [Phase::PrepMsm, Phase::NttMsmH, Phase::BatchAdd, Phase::TailMsm, Phase::BG2Msm, Phase::Assemble];
+
+fn is(e: &RecordEvent, p: Phase) -> bool {
+    e.phase == p.name()
+}
 
 fn overlaps(a: &RecordEvent, b: &RecordEvent) -> bool {
     a.start_us < b.start_us + b.dur_us && b.start_us < a.start_us + a.dur_us
@@ -53,20 +60,20 @@ fn overlaps(a: &RecordEvent, b: &RecordEvent) -> bool {
 
 /// Some synthesis of call k+1 overlaps proving of call k.
 fn pipelined(r: &RunRecord) -> bool {
-    r.events.iter().filter(|e| e.phase == phases::SYNTHESIS).any(|s| {
+    r.events.iter().filter(|e| is(e, Phase::Synthesis)).any(|s| {
         r.events
             .iter()
-            .filter(|p| PROVING.contains(&p.phase.as_str()))
+            .filter(|p| PROVING.iter().any(|ph| is(p, *ph)))
             .any(|p| p.batch.is_some() && p.batch.map(|b| b + 1) == s.batch && overlaps(s, p))
     })
 }
 
 #[test]
 fn pipeline_overlaps_synthesis_with_the_previous_call() {
-    let on = record(4, Toggles { pipeline: true, verify: false, ..Toggles::default() }, 1);
+    let on = record(4, toggles("pipeline=on,verify=off"), 1);
     assert!(on.all_verified() || on.proofs.iter().all(|p| p.verified.is_none()));
     assert!(pipelined(&on), "pipeline on: no synthesis overlapped the previous call's proving");
-    let off = record(4, Toggles { pipeline: false, verify: false, ..Toggles::default() }, 1);
+    let off = record(4, toggles("pipeline=off,verify=off"), 1);
     assert!(!pipelined(&off), "pipeline off: synthesis overlapped proving");
     // Same seed, same proofs either way.
     assert_eq!(
@@ -77,16 +84,16 @@ fn pipeline_overlaps_synthesis_with_the_previous_call() {
 
 #[test]
 fn batch_two_proves_two_sectors_in_one_call() {
-    let r = record(2, Toggles { batch: 2, ..Toggles::default() }, 1);
+    let r = record(2, toggles("batch=2"), 1);
     assert!(r.all_verified());
-    let calls: Vec<&RecordEvent> = r.events.iter().filter(|e| e.phase == phases::PREP_MSM).collect();
+    let calls: Vec<&RecordEvent> = r.events.iter().filter(|e| is(e, Phase::PrepMsm)).collect();
     assert_eq!(calls.len(), 1, "one proof call for both sectors");
     assert_eq!(calls[0].args.get("circuits").map(String::as_str), Some("4"), "2 sectors × 2 partitions");
-    let ntt: Vec<_> = r.events.iter().filter(|e| e.phase == phases::NTT_MSM_H).collect();
+    let ntt: Vec<_> = r.events.iter().filter(|e| is(e, Phase::NttMsmH)).collect();
     assert_eq!(ntt.len(), 4);
     assert!(ntt.iter().all(|e| e.batch == Some(0)));
-    let r1 = record(2, Toggles { batch: 1, ..Toggles::default() }, 1);
-    assert_eq!(r1.events.iter().filter(|e| e.phase == phases::PREP_MSM).count(), 2);
+    let r1 = record(2, toggles("batch=1"), 1);
+    assert_eq!(r1.events.iter().filter(|e| is(e, Phase::PrepMsm)).count(), 2);
     assert_eq!(r.proofs, r1.proofs, "batching changes speed, not proofs");
 }
 
@@ -96,16 +103,18 @@ fn real_run_timeline_and_exports() {
     assert_eq!(r.repeats.len(), 2);
     assert!(r.all_verified());
     for phase in [
-        phases::SYNTHESIS,
-        phases::PREP_MSM,
-        phases::NTT_MSM_H,
-        phases::NTT_H,
-        phases::MSM_H,
-        phases::TAIL_MSM,
-        phases::B_G2_MSM,
-        phases::ASSEMBLE,
-        phases::VERIFY,
-    ] {
+        Phase::Synthesis,
+        Phase::PrepMsm,
+        Phase::NttMsmH,
+        Phase::NttH,
+        Phase::MsmH,
+        Phase::TailMsm,
+        Phase::BG2Msm,
+        Phase::Assemble,
+        Phase::Verify,
+    ]
+    .map(Phase::name)
+    {
         for rep in 0..2 {
             assert!(
                 r.events.iter().any(|e| e.phase == phase && e.repeat == rep && e.dur_us > 0),
@@ -165,7 +174,7 @@ fn real_run_timeline_and_exports() {
 fn store_addresses_runs_and_skips_corrupt_files() {
     let dir = temp("store");
     let store = RunStore::open(Some(&dir)).expect("store");
-    let a = record(1, Toggles { verify: false, ..Toggles::default() }, 1);
+    let a = record(1, toggles("verify=off"), 1);
     let mut b = a.clone();
     b.id = format!("{}-b", a.id);
     b.started = format!("{}~", a.started);
@@ -279,28 +288,84 @@ fn killed_run_leaves_no_corrupt_record() {
     assert!(runs.is_empty(), "a killed run must not leave a record");
 }
 
+/// A device timer that reports a fixed start and 5 µs, as a device's events would.
+struct FiveMicros(std::time::Instant);
+
+impl DeviceTimer for FiveMicros {
+    fn stop(self: Box<Self>) -> Result<(std::time::Instant, std::time::Duration), String> {
+        Ok((self.0, std::time::Duration::from_micros(5)))
+    }
+}
+
 #[test]
 fn capture_counts_drops_and_takes_device_events() {
-    let _one = RUNS.lock().unwrap_or_else(|p| p.into_inner());
-    let cap = cuzk::timeline::Capture::with_capacity(2);
+    let cap = Capture::begin(CaptureOpts { capacity: 2, ..CaptureOpts::default() });
+    let probe = Probe::new(cap.sink(), CancelToken::new());
     std::thread::sleep(std::time::Duration::from_millis(20)); // let the collector start, then flood
     let t0 = std::time::Instant::now();
-    for i in 0..2000u64 {
-        cuzk::timeline::emit_device_event(
-            phases::MSM_H,
-            1,
-            Some(i),
-            t0,
-            std::time::Duration::from_micros(5),
-            vec![],
-        );
+    for i in 0..2000 {
+        drop(probe.open_timed(Site::new(Phase::MsmH).circuit(i).device(1), Box::new(FiveMicros(t0))));
     }
-    let _s = tracing::info_span!("tail_msm", circuit = 3u64).entered();
-    drop(_s);
+    drop(probe.open(Site::new(Phase::TailMsm).circuit(3)));
     let (events, dropped) = cap.finish();
     assert!(dropped > 0, "a full channel must count drops, not block");
     assert_eq!(events.len() as u64 + dropped, 2001);
-    assert!(events.iter().filter(|e| e.phase == phases::MSM_H).all(|e| e.device == Some(1) && e.dur_us == 5));
+    let msm = events.iter().filter(|e| e.site.phase == Phase::MsmH);
+    assert!(msm.clone().count() > 0);
+    assert!(msm.clone().all(|e| e.site.device == Some(1) && e.dur_us == 5));
+}
+
+/// Two engines in one process, running at the same time on different toggles (no shared lock): each record
+/// is complete (every phase of every circuit, proofs verified) and holds only its own run's events.
+#[test]
+fn two_engines_run_concurrently_and_keep_their_events_apart() {
+    use_test_cache();
+    let sample = Arc::new(Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample"));
+    let configs = [toggles("a1=on,batch=1"), toggles("a1=off,d4=off,pipeline=off")];
+    let runs: Vec<RunRecord> = std::thread::scope(|s| {
+        let hs: Vec<_> = configs
+            .iter()
+            .map(|t| {
+                let sample = sample.clone();
+                s.spawn(move || {
+                    let mut sample = (*sample).clone();
+                    sample.sectors = 2;
+                    let backend = CpuBackend::new();
+                    let spec = RunSpec {
+                        sample: &sample,
+                        toggles: *t,
+                        backend: &backend,
+                        repeats: 1,
+                        mem_budget: 1 << 32,
+                    };
+                    Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).expect("run").record
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("run thread")).collect()
+    });
+    for (r, t) in runs.iter().zip(&configs) {
+        assert_eq!(r.toggles, *t);
+        assert!(r.all_verified(), "{}", r.id);
+        assert_eq!(r.proofs.len(), 4);
+        // 2 sectors × 2 partitions: exactly one instance of each per-circuit phase per circuit.
+        for phase in
+            [Phase::Synthesis, Phase::NttMsmH, Phase::NttH, Phase::MsmH, Phase::BatchAdd, Phase::TailMsm]
+        {
+            let mut circuits: Vec<u64> =
+                r.events.iter().filter(|e| is(e, phase)).filter_map(|e| e.circuit).collect();
+            circuits.sort_unstable();
+            assert_eq!(circuits, vec![0, 1, 2, 3], "{}: {phase} instances", r.id);
+        }
+        // Per-call phases: two calls (batch 1), each with its first circuit.
+        let prep: Vec<&RecordEvent> = r.events.iter().filter(|e| is(e, Phase::PrepMsm)).collect();
+        assert_eq!(prep.len(), 2, "{}: prep_msm per call", r.id);
+        assert_eq!(r.events.iter().filter(|e| is(e, Phase::Verify)).count(), 1);
+        // Events lie inside the run's own wall clock.
+        assert!(r.events.iter().all(|e| e.start_us + e.dur_us <= r.wall_us + 1_000), "{}", r.id);
+    }
+    assert_ne!(runs[0].id, runs[1].id);
+    assert_eq!(runs[0].proofs, runs[1].proofs, "same seed, other toggles: same proofs");
 }
 
 #[test]
@@ -312,7 +377,9 @@ fn ablate_and_timing_log() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("ablate json");
-    for t in ["a1", "a2", "a4", "b1", "d4", "pipeline"] {
+    let flipped: Vec<&str> = Toggle::ablated().map(Toggle::id).collect();
+    assert_eq!(flipped, ["a1", "a2", "a4", "b1", "d4", "pipeline"]);
+    for t in flipped {
         assert!(v["toggles"][t]["phases"]["wall"]["verdict"].is_string(), "{t}: {v}");
     }
     let store = RunStore::open(Some(&home)).expect("store");

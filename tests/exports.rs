@@ -1,11 +1,11 @@
-//! Exports of a run record: Chrome trace rules (DESIGN.md §5), CSV quoting, SVG well-formedness and content,
+//! Exports of a run record: Chrome trace rules, CSV quoting, SVG well-formedness and content,
 //! format names, atomic writes.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cuzk::timeline::export::{render, write, Format};
 use cuzk::timeline::record::{HostInfo, RecordEvent, RunRecord, SampleInfo, SCHEMA};
-use cuzk::toggles::Toggles;
+use cuzk::vocab::Toggles;
 use serde_json::Value;
 
 fn ev(phase: &str, lane: &str, circuit: Option<u64>, repeat: u32, start: u64, dur: u64) -> RecordEvent {

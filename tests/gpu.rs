@@ -8,19 +8,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use cuzk::backend::api::{BResult, Backend, CallOpts, Srs};
+use cuzk::backend::api::{BResult, Backend, Bases, CallOpts, SrsRef};
 use cuzk::backend::cpu::backend::CpuBackend;
 use cuzk::backend::cpu::fixed_base::{fixed_base_g1, fixed_base_g2};
 use cuzk::backend::gpu::backend::GpuBackend;
 use cuzk::backend::gpu::{compile, discover, limbs};
-use cuzk::backend::select::{select, BackendKind};
+use cuzk::backend::select::select;
 use cuzk::circuits::{Sample, SampleCircuit};
 use cuzk::cs::ShapeCounter;
-use cuzk::groth16::prover::{prove_assignments, synthesize};
+use cuzk::groth16::prover::{prove_assignments, synthesize, CallSpec};
 use cuzk::groth16::setup::generate;
 use cuzk::groth16::verify::{verify_batch, PreparedVerifyingKey};
 use cuzk::groth16::{Parameters, Proof};
-use cuzk::toggles::Toggles;
+use cuzk::vocab::{BackendKind, Probe, Site, Span, Toggle, Toggles};
 use ff::Field;
 use group::{Curve, Group};
 use rand::{Rng, SeedableRng};
@@ -83,14 +83,17 @@ fn msm_g1_matches_cpu() {
         let bases = g1_points(n, 10 + k as u64);
         for mix in [true, false] {
             let s = scalars(n, &mut rng(100 + k as u64), mix);
-            let want = cpu.msm_g1(&bases, &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+            let want =
+                cpu.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
             let windows: &[Option<usize>] = if n == 1 << 12 || n == 100_003 {
                 &[None, Some(4), Some(8), Some(11), Some(16)]
             } else {
                 &[None]
             };
             for &w in windows {
-                let got = g.msm_g1(&bases, &s, w).unwrap_or_else(|e| panic!("n={n} window={w:?}: {e}"));
+                let got = g
+                    .msm_g1(Bases::host(&bases), &s, w)
+                    .unwrap_or_else(|e| panic!("n={n} window={w:?}: {e}"));
                 assert_eq!(got.to_affine(), want, "msm_g1 n={n} mix={mix} window={w:?}");
             }
         }
@@ -99,8 +102,11 @@ fn msm_g1_matches_cpu() {
     for s in [Scalar::from(5u64), Scalar::ZERO] {
         let bases = g1_points(4097, 3);
         let sc = vec![s; bases.len()];
-        let want = cpu.msm_g1(&bases, &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
-        assert_eq!(g.msm_g1(&bases, &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine(), want);
+        let want = cpu.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+        assert_eq!(
+            g.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine(),
+            want
+        );
     }
 }
 
@@ -113,8 +119,9 @@ fn batch_add_matches_cpu() {
         let b1 = g1_points(n, 20 + k as u64);
         let b2 = g2_points(n.min(4097), 30 + k as u64);
         for (name, bm) in bitmaps(n, 40 + k as u64) {
-            let want = cpu.batch_add_g1(&b1, &bm).unwrap_or_else(|e| panic!("{e}"));
-            let got = g.batch_add_g1(&b1, &bm).unwrap_or_else(|e| panic!("g1 n={n} {name}: {e}"));
+            let want = cpu.batch_add_g1(Bases::host(&b1), &bm).unwrap_or_else(|e| panic!("{e}"));
+            let got =
+                g.batch_add_g1(Bases::host(&b1), &bm).unwrap_or_else(|e| panic!("g1 n={n} {name}: {e}"));
             assert_eq!(got.to_affine(), want.to_affine(), "batch_add_g1 n={n} {name}");
             let m = b2.len();
             let bm2: Vec<u64> = bm[..m.div_ceil(64)].to_vec();
@@ -146,8 +153,13 @@ fn ntt_and_compute_h_match_cpu() {
         let (a, b, c) =
             (scalars(n - 3, &mut r, false), scalars(n - 3, &mut r, false), scalars(n - 3, &mut r, true));
         let h = g1_points(n - 1, 50);
-        let want = cpu.ntt_msm_h(a.clone(), b.clone(), c.clone(), &h).unwrap_or_else(|e| panic!("{e}"));
-        let got = g.ntt_msm_h(a, b, c, &h).unwrap_or_else(|e| panic!("ntt_msm_h 2^{log_n}: {e}"));
+        let p = Probe::silent();
+        let want = cpu
+            .ntt_msm_h(&p, 0, [a.clone(), b.clone(), c.clone()], Bases::host(&h))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let got = g
+            .ntt_msm_h(&p, 0, [a, b, c], Bases::host(&h))
+            .unwrap_or_else(|e| panic!("ntt_msm_h 2^{log_n}: {e}"));
         assert_eq!(got.to_affine(), want.to_affine(), "ntt_msm_h 2^{log_n}");
     }
 }
@@ -159,17 +171,22 @@ fn setup_for(path: &str) -> (Arc<Parameters>, Vec<SampleCircuit>) {
     (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {})), circuits)
 }
 
-fn prove(b: &dyn Backend, params: &Parameters, circuits: &[SampleCircuit], t: &Toggles) -> Vec<[u8; 192]> {
-    let asgs = synthesize(circuits, t, Some(ShapeCounter::count(&circuits[0])), 0);
-    let proofs =
-        prove_assignments(b, params, asgs, t, 77, 0).unwrap_or_else(|e| panic!("{}: {e}", t.compact()));
-    proofs.iter().map(Proof::to_bytes).collect()
+fn prove_with(b: &dyn Backend, params: &Parameters, circuits: &[SampleCircuit], t: &Toggles) -> Vec<Proof> {
+    let p = Probe::silent();
+    let asgs = synthesize(&p, circuits, t, Some(ShapeCounter::count(&circuits[0])), 0);
+    let call = CallSpec { params, toggles: t, seed: 77, first: 0 };
+    prove_assignments(&p, b, call, asgs).unwrap_or_else(|e| panic!("{}: {e}", t.compact()))
 }
 
+fn prove(b: &dyn Backend, params: &Parameters, circuits: &[SampleCircuit], t: &Toggles) -> Vec<[u8; 192]> {
+    prove_with(b, params, circuits, t).iter().map(Proof::to_bytes).collect()
+}
+
+/// The five prover toggles set from the bits of `mask` (a1 = bit 0 … d4 = bit 4).
 fn toggles(mask: u32) -> Toggles {
     let mut t = Toggles::default();
-    for (bit, id) in ["a1", "a2", "a4", "b1", "d4"].iter().enumerate() {
-        t.set(id, mask & (1 << bit) != 0);
+    for (bit, tog) in [Toggle::A1, Toggle::A2, Toggle::A4, Toggle::B1, Toggle::D4].into_iter().enumerate() {
+        t.set(tog, mask & (1 << bit) != 0);
     }
     t
 }
@@ -181,7 +198,7 @@ fn same_proofs(b: &dyn Backend, path: &str, masks: &[u32], srs_resident: &[bool]
     for &mask in masks {
         for &res in srs_resident {
             let mut t = toggles(mask);
-            t.srs_resident = res;
+            t.set(Toggle::SrsResident, res);
             assert_eq!(
                 prove(b, &params, &circuits, &t),
                 want,
@@ -191,9 +208,7 @@ fn same_proofs(b: &dyn Backend, path: &str, masks: &[u32], srs_resident: &[bool]
         }
     }
     let pvk = PreparedVerifyingKey::new(&params.vk);
-    let asgs = synthesize(&circuits, &Toggles::default(), None, 0);
-    let proofs =
-        prove_assignments(b, &params, asgs, &Toggles::default(), 77, 0).unwrap_or_else(|e| panic!("{e}"));
+    let proofs = prove_with(b, &params, &circuits, &Toggles::default());
     let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
     assert!(verify_batch(&pvk, &proofs, &inputs).unwrap_or_else(|e| panic!("{e}")).iter().all(|ok| *ok));
 }
@@ -210,8 +225,8 @@ fn gpu_proofs_porep_mini_some_toggles() {
     same_proofs(&g, "samples/porep-mini.toml", &[0, 0b11111, 0b01000, 0b10100], &[true]);
 }
 
-/// A device-timed backend made of CPU lanes: exercises the prover's lane path (split, overlap, phase
-/// brackets) on any machine.
+/// A device-like backend made of CPU lanes that run beside the host: exercises the prover's lane path
+/// (split, overlap, lane-opened phases) on any machine.
 struct FakeLanes {
     lanes: Vec<FakeLane>,
     calls: AtomicUsize,
@@ -220,7 +235,6 @@ struct FakeLanes {
 #[derive(Default)]
 struct FakeLane {
     cpu: CpuBackend,
-    open: AtomicUsize,
     phases: AtomicUsize,
 }
 
@@ -228,20 +242,20 @@ macro_rules! delegate {
     () => {
         fn ntt_msm_h(
             &self,
-            a: Vec<Scalar>,
-            b: Vec<Scalar>,
-            c: Vec<Scalar>,
-            h: &[G1Affine],
+            p: &Probe,
+            c: usize,
+            abc: [Vec<Scalar>; 3],
+            h: Bases<'_>,
         ) -> BResult<G1Projective> {
-            self.cpu().ntt_msm_h(a, b, c, h)
+            self.cpu().ntt_msm_h(p, c, abc, h)
         }
-        fn batch_add_g1(&self, bases: &[G1Affine], bitmap: &[u64]) -> BResult<G1Projective> {
+        fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
             self.cpu().batch_add_g1(bases, bitmap)
         }
         fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
             self.cpu().batch_add_g2(bases, bitmap)
         }
-        fn msm_g1(&self, bases: &[G1Affine], s: &[Scalar], w: Option<usize>) -> BResult<G1Projective> {
+        fn msm_g1(&self, bases: Bases<'_>, s: &[Scalar], w: Option<usize>) -> BResult<G1Projective> {
             self.cpu().msm_g1(bases, s, w)
         }
         fn msm_g2(&self, bases: &[G2Affine], s: &[Scalar], w: Option<usize>) -> BResult<G2Projective> {
@@ -250,7 +264,7 @@ macro_rules! delegate {
         fn window_for(&self, n: usize) -> usize {
             self.cpu().window_for(n)
         }
-        fn device_timed(&self) -> bool {
+        fn overlaps_host(&self) -> bool {
             true
         }
     };
@@ -270,14 +284,9 @@ impl Backend for FakeLane {
         "fake lane".into()
     }
     delegate!();
-    fn phase_begin(&self, _p: &'static str, _c: u64, _a: Vec<(&'static str, String)>) -> BResult<()> {
-        assert_eq!(self.open.fetch_add(1, Ordering::SeqCst), 0, "phase opened twice");
-        Ok(())
-    }
-    fn phase_end(&self) -> BResult<()> {
-        assert_eq!(self.open.fetch_sub(1, Ordering::SeqCst), 1, "phase closed without open");
+    fn open(&self, probe: &Probe, site: Site) -> Span {
         self.phases.fetch_add(1, Ordering::SeqCst);
-        Ok(())
+        probe.open(site.device(7))
     }
 }
 
@@ -301,7 +310,7 @@ impl Backend for FakeLanes {
     fn lane(&self, i: usize) -> Option<&dyn Backend> {
         self.lanes.get(i).map(|l| l as &dyn Backend)
     }
-    fn begin_call(&self, _o: CallOpts, srs: Srs<'_>) -> BResult<()> {
+    fn begin_call(&self, _p: &Probe, _o: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
         assert!(!srs.h.is_empty());
         self.calls.fetch_add(1, Ordering::SeqCst);
         Ok(())
@@ -321,7 +330,7 @@ fn lane_path_matches_cpu_path() {
             assert_eq!(prove(&b, &params, &circuits, &toggles(mask)), want, "{lanes} lanes, mask {mask:05b}");
         }
         assert_eq!(b.calls.load(Ordering::SeqCst), 3);
-        // Three device phases (ntt_msm_h, batch_add, tail_msm) per circuit per call, spread over the lanes.
+        // Three lane phases (ntt_msm_h, batch_add, tail_msm) per circuit per call, spread over the lanes.
         let phases: usize = b.lanes.iter().map(|l| l.phases.load(Ordering::SeqCst)).sum();
         assert_eq!(phases, 3 * 3 * circuits.len(), "{lanes} lanes");
     }

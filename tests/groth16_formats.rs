@@ -54,7 +54,8 @@ fn rand_params(seed: u64) -> Parameters {
     b_g1[0] = G1Affine::identity();
     let mut b_g2: Vec<G2Affine> = (0..5).map(|_| g2(Scalar::random(&mut *r))).collect();
     b_g2[3] = G2Affine::identity();
-    Parameters { vk: rand_vk(r, 3), h: rand_g1s(r, 8), l: rand_g1s(r, 6), a, b_g1, b_g2 }
+    let (vk, h, l) = (rand_vk(r, 3), rand_g1s(r, 8), rand_g1s(r, 6));
+    Parameters::new(vk, h, l, a, b_g1, b_g2)
 }
 
 /// Offsets of each count field, computed independently of the crate: (section, count offset, point size, n).

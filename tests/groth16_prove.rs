@@ -5,15 +5,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use blstrs::{G1Affine, G1Projective, Scalar};
-use cuzk::backend::api::Backend;
+use cuzk::backend::api::{Backend, Bases};
 use cuzk::backend::cpu::backend::CpuBackend;
 use cuzk::circuits::{Sample, SampleCircuit};
 use cuzk::cs::{Density, ProvingAssignment, ShapeCounter};
-use cuzk::groth16::prover::{prove_assignments, synthesize, AuxBases, Prep};
+use cuzk::groth16::prover::{prove_assignments, synthesize, AuxBases, CallSpec, Prep};
 use cuzk::groth16::setup::generate;
 use cuzk::groth16::verify::{verify_batch, verify_proof, PreparedVerifyingKey};
 use cuzk::groth16::{Parameters, Proof};
-use cuzk::toggles::Toggles;
+use cuzk::vocab::{Probe, Toggle, Toggles};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -36,8 +36,9 @@ fn setup_for(s: &Sample) -> (Arc<Parameters>, Vec<SampleCircuit>) {
 
 fn prove(params: &Parameters, circuits: &[SampleCircuit], t: &Toggles, seed: u64) -> Vec<Proof> {
     let hint = Some(ShapeCounter::count(&circuits[0]));
-    let asgs = synthesize(circuits, t, hint, 0);
-    prove_assignments(&CpuBackend::new(), params, asgs, t, seed, 0).unwrap_or_else(|e| panic!("{e}"))
+    let asgs = synthesize(&Probe::silent(), circuits, t, hint, 0);
+    let call = CallSpec { params, toggles: t, seed, first: 0 };
+    prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn inputs(circuits: &[SampleCircuit]) -> Vec<Vec<Scalar>> {
@@ -106,8 +107,9 @@ fn every_toggle_combination_gives_identical_proofs() {
     let base_bytes: Vec<_> = base.iter().map(Proof::to_bytes).collect();
     for mask in 0u32..32 {
         let mut t = Toggles::default();
-        for (bit, id) in ["a1", "a2", "a4", "b1", "d4"].iter().enumerate() {
-            t.set(id, mask & (1 << bit) != 0);
+        for (bit, tog) in [Toggle::A1, Toggle::A2, Toggle::A4, Toggle::B1, Toggle::D4].into_iter().enumerate()
+        {
+            t.set(tog, mask & (1 << bit) != 0);
         }
         let got: Vec<_> = prove(&params, &circuits, &t, 77).iter().map(Proof::to_bytes).collect();
         assert_eq!(got, base_bytes, "toggles {} changed the proofs", t.compact());
@@ -125,8 +127,9 @@ fn circuit_index_fixes_the_randomizers() {
     let (params, circuits) = setup_for(&s);
     let t = Toggles::default();
     let both = prove(&params, &circuits, &t, 5);
-    let asgs = synthesize(&circuits[1..], &t, None, 1);
-    let alone = prove_assignments(&CpuBackend::new(), &params, asgs, &t, 5, 1).unwrap();
+    let asgs = synthesize(&Probe::silent(), &circuits[1..], &t, None, 1);
+    let call = CallSpec { params: &params, toggles: &t, seed: 5, first: 1 };
+    let alone = prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap();
     assert_eq!(alone[0].to_bytes(), both[1].to_bytes());
 }
 
@@ -136,8 +139,10 @@ fn wrong_params_are_a_clear_error() {
     let (_, circuits) = setup_for(&s);
     let other = sample("name = \"pm\"\npartitions = 1\nseed = 4\n[circuit]\nkind = \"poseidon-merkle\"\nheight = 1\npaths = 1\n");
     let (params, _) = setup_for(&other);
-    let asgs = synthesize(&circuits, &Toggles::default(), None, 0);
-    let err = prove_assignments(&CpuBackend::new(), &params, asgs, &Toggles::default(), 1, 0).unwrap_err();
+    let t = Toggles::default();
+    let asgs = synthesize(&Probe::silent(), &circuits, &t, None, 0);
+    let call = CallSpec { params: &params, toggles: &t, seed: 1, first: 0 };
+    let err = prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap_err();
     assert!(err.to_string().contains("does not match the params"), "{err}");
 }
 
@@ -198,11 +203,11 @@ fn prep_split_equals_full_msm() {
                 (&prep.a, &prep.a_bases, &half[..], &dense[..]),
             ] {
                 let ones = if plan.split {
-                    backend.batch_add_g1(full_bases, &plan.ones[i]).unwrap()
+                    backend.batch_add_g1(Bases::host(full_bases), &plan.ones[i]).unwrap()
                 } else {
                     G1Projective::identity()
                 };
-                let tail = backend.msm_g1(tail_bases, &plan.tail_scalars[i], None).unwrap();
+                let tail = backend.msm_g1(Bases::host(tail_bases), &plan.tail_scalars[i], None).unwrap();
                 assert_eq!(
                     ones + tail,
                     naive(full_bases, scalars),

@@ -1,13 +1,12 @@
-//! Repeat statistics, the noise verdict (DESIGN.md §7) and the compare/ablate tables.
+//! Repeat statistics, the noise verdict and the compare/ablate tables.
 
 use std::collections::BTreeMap;
 
-use cuzk::engine::compare::{
-    ablation_json, compare, compare_json, render_ablation, render_compare, AblationEntry, WALL,
-};
+use cuzk::cli::tables::{ablation_json, compare_json, render_ablation, render_compare};
+use cuzk::engine::compare::{compare, AblationEntry, WALL};
 use cuzk::engine::stats::{summarize, t_critical_975, verdict, welch, Verdict};
 use cuzk::timeline::record::{HostInfo, PhaseTotals, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
-use cuzk::toggles::Toggles;
+use cuzk::vocab::Toggles;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

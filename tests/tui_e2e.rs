@@ -1,4 +1,4 @@
-//! End to end: the real `cuzk tui` in a pseudo-terminal, driven by keys as a person would (DESIGN.md §1, §8).
+//! End to end: the real `cuzk tui` in a pseudo-terminal, driven by keys as a person would.
 //!
 //! Run, flip a toggle, run again, compare, export, quit: every wait is bounded and a failure prints the screen
 //! as the vt100 emulator sees it. The data and params-cache folders are fresh temporary folders, so the first

@@ -7,12 +7,12 @@ use cuzk::engine::compare::{compare, AblationEntry};
 use cuzk::timeline::record::{
     HostInfo, PhaseTotals, ProofEntry, RecordEvent, RepeatSummary, RunRecord, SampleInfo, SCHEMA,
 };
-use cuzk::toggles::Toggles;
 use cuzk::tui::keys::Key;
+use cuzk::tui::state::Msg;
 use cuzk::tui::state::{App, BackendMeta, Level, SampleMeta, View};
 use cuzk::tui::theme::{Theme, ThemeSet};
 use cuzk::tui::view;
-use cuzk::tui::worker::Msg;
+use cuzk::vocab::Toggles;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -113,7 +113,7 @@ fn app(runs: Vec<RunRecord>) -> App {
 fn two_runs() -> Vec<RunRecord> {
     let mut t = Toggles::default();
     let base = record("20260101-000000-aaaa", t, 1.0, 3);
-    t.d4 = false;
+    t.set(cuzk::vocab::Toggle::D4, false);
     let cand = record("20260101-000100-bbbb", t, 1.3, 3);
     vec![base, cand]
 }

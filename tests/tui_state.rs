@@ -2,11 +2,11 @@
 //! worker messages → log lines the end-to-end test and users read.
 
 use cuzk::timeline::record::{ProofEntry, RunRecord};
-use cuzk::toggles::Toggles;
 use cuzk::tui::keys::Key;
+use cuzk::tui::state::Msg;
 use cuzk::tui::state::{App, BackendMeta, Command, RunState, SampleMeta, View};
 use cuzk::tui::theme::{Theme, ThemeSet};
-use cuzk::tui::worker::Msg;
+use cuzk::vocab::{Toggle, Toggles};
 
 fn app(backend: &str) -> App {
     App::new(
@@ -101,18 +101,18 @@ fn repeat_prompt_asks_n() {
 fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
     let mut a = app("cpu");
     a.handle_key(Key::Char('1'));
-    assert!(a.toggles.a1);
+    assert!(a.toggles.on(Toggle::A1));
     assert!(last_log(&a).contains("A1 on"));
     a.handle_key(Key::Char('4'));
-    assert!(!a.toggles.b1);
+    assert!(!a.toggles.on(Toggle::B1));
     assert!(last_log(&a).contains("B1: GPU only"), "{}", last_log(&a));
     a.handle_key(Key::Char('7'));
-    assert!(a.toggles.srs_resident, "srs_resident is n/a: unchanged");
+    assert!(a.toggles.on(Toggle::SrsResident), "srs_resident is n/a: unchanged");
     a.handle_key(Key::Char('8'));
-    assert!(!a.toggles.verify);
+    assert!(!a.toggles.on(Toggle::Verify));
     let mut g = app("gpu");
     g.handle_key(Key::Char('4'));
-    assert!(g.toggles.b1);
+    assert!(g.toggles.on(Toggle::B1));
     a.handle_key(Key::Char('9'));
     assert_eq!(a.handle_key(Key::Char('r')), Some(Command::Run { toggles: a.toggles, repeats: 1 }));
 }

@@ -1,7 +1,12 @@
 //! The backend boundary: the phase operations a backend implements, so the CUDA backend can replace the CPU
-//! one phase by phase (DESIGN.md §2).
+//! one phase by phase. Bases cross it as typed handles ([`Bases`]): a device finds its resident copies by
+//! identity (params id, query, offset), never by host address.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+
+use crate::vocab::{Probe, Site, Span};
 
 /// A backend operation that failed (device error, size beyond what the backend supports).
 #[derive(Debug, thiserror::Error)]
@@ -18,6 +23,133 @@ pub struct BackendError {
 /// Result of a backend operation.
 pub type BResult<T> = Result<T, BackendError>;
 
+/// Source of fresh ids: a process-wide counter, so an id is never reused for other data in this process
+/// (unlike a host address, which the allocator hands out again).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The identity of one loaded params set: given when the params are built or read, never shared with
+/// another set in this process. Device copies of its bases are kept under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParamsId(u64);
+
+impl ParamsId {
+    /// A new identity.
+    pub fn fresh() -> ParamsId {
+        ParamsId(fresh_id())
+    }
+}
+
+/// The identity of one proving call: names the bases its `prep_msm` gathers, which live until the call ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallId(u64);
+
+impl CallId {
+    /// A new identity.
+    pub fn fresh() -> CallId {
+        CallId(fresh_id())
+    }
+}
+
+/// The G1 queries of a params set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Query {
+    /// H query (domain − 1 bases).
+    H,
+    /// L query (one per aux variable).
+    L,
+    /// A query (inputs, then the A-dense aux variables).
+    A,
+    /// B query in G1 (B-dense inputs, then aux variables).
+    BG1,
+}
+
+impl Query {
+    /// Every query, in params-file order.
+    pub const ALL: [Query; 4] = [Query::H, Query::L, Query::A, Query::BG1];
+}
+
+/// What a set of G1 bases is, so a device can find a copy it already holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BasesId {
+    /// Query `query` of params `params`, from element `start` on.
+    Srs {
+        /// The params set.
+        params: ParamsId,
+        /// The query.
+        query: Query,
+        /// Offset of the first base within the query.
+        start: usize,
+    },
+    /// The tail bases of query `query` that call `call`'s `prep_msm` gathered.
+    Call {
+        /// The call.
+        call: CallId,
+        /// The query they were gathered from.
+        query: Query,
+    },
+    /// Anonymous host data (benchmarks, tests): never reused across operations.
+    Host,
+}
+
+/// G1 bases handed to an operation: the host slice (what a CPU reads and a device uploads) and what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Bases<'a> {
+    /// What these bases are.
+    pub id: BasesId,
+    /// The bases on the host.
+    pub host: &'a [G1Affine],
+}
+
+impl<'a> Bases<'a> {
+    /// Anonymous bases.
+    pub fn host(host: &'a [G1Affine]) -> Bases<'a> {
+        Bases { id: BasesId::Host, host }
+    }
+
+    /// The first `n` of them (same identity).
+    pub fn prefix(self, n: usize) -> Bases<'a> {
+        Bases { id: self.id, host: &self.host[..n.min(self.host.len())] }
+    }
+}
+
+/// The params' G1 queries a call uses, under the params' identity, so a device uploads them once (or finds
+/// them resident) at the start of the call.
+#[derive(Clone, Copy, Debug)]
+pub struct SrsRef<'a> {
+    /// The params set.
+    pub id: ParamsId,
+    /// H query.
+    pub h: &'a [G1Affine],
+    /// L query.
+    pub l: &'a [G1Affine],
+    /// A query.
+    pub a: &'a [G1Affine],
+    /// B query in G1.
+    pub b_g1: &'a [G1Affine],
+}
+
+impl<'a> SrsRef<'a> {
+    /// Query `q` on the host.
+    pub fn query(&self, q: Query) -> &'a [G1Affine] {
+        match q {
+            Query::H => self.h,
+            Query::L => self.l,
+            Query::A => self.a,
+            Query::BG1 => self.b_g1,
+        }
+    }
+
+    /// Query `q` from element `start` on, as named bases.
+    pub fn bases(&self, q: Query, start: usize) -> Bases<'a> {
+        let host = self.query(q);
+        Bases { id: BasesId::Srs { params: self.id, query: q, start }, host: &host[start.min(host.len())..] }
+    }
+}
+
 /// Per-call options from the toggles that only a device backend acts on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallOpts {
@@ -27,54 +159,21 @@ pub struct CallOpts {
     pub srs_resident: bool,
 }
 
-/// The params' G1 bases a call uses, so a device backend can upload them once and recognise sub-slices of
-/// them later (by address) without copying again.
-#[derive(Clone, Copy, Debug)]
-pub struct Srs<'a> {
-    /// H query.
-    pub h: &'a [G1Affine],
-    /// L query.
-    pub l: &'a [G1Affine],
-    /// A query (inputs then aux).
-    pub a: &'a [G1Affine],
-    /// B query in G1 (inputs then aux).
-    pub b_g1: &'a [G1Affine],
-}
-
-/// Field and curve work the prover's phases delegate.
+/// Field and curve work the prover's phases delegate. A backend is one or more compute lanes; the prover
+/// splits circuits contiguously across them.
 pub trait Backend: Send + Sync {
     /// Name shown in tables and run records (`cpu`, `gpu`).
     fn name(&self) -> &'static str;
 
-    /// Device description for headers (e.g. `16 threads`, `GPU0 NVIDIA H200`).
+    /// Device description for headers (e.g. `CPU, 16 threads`, `GPU0 NVIDIA H200`).
     fn device(&self) -> String;
 
-    /// `ntt_msm_h` for one circuit: H = (A·B − C)/Z from a/b/c (consumed) and Σ hᵢ·Hᵢ over `h_bases`.
-    /// Emits the `ntt_h` and `msm_h` sub-spans.
-    fn ntt_msm_h(
-        &self,
-        a: Vec<Scalar>,
-        b: Vec<Scalar>,
-        c: Vec<Scalar>,
-        h_bases: &[G1Affine],
-    ) -> BResult<G1Projective>;
+    /// Whether it runs work on a device (device-only toggles apply).
+    fn has_device(&self) -> bool {
+        false
+    }
 
-    /// Sum of the G1 bases whose bit is set (bit i of word i/64).
-    fn batch_add_g1(&self, bases: &[G1Affine], bitmap: &[u64]) -> BResult<G1Projective>;
-
-    /// Sum of the G2 bases whose bit is set.
-    fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective>;
-
-    /// Σ sᵢ·Pᵢ in G1; `window` forces the Pippenger window (D4 off), `None` picks it from the size.
-    fn msm_g1(&self, bases: &[G1Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective>;
-
-    /// Σ sᵢ·Pᵢ in G2 (B_G2 stays on the CPU on every backend).
-    fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective>;
-
-    /// The window this backend's MSM picks for `n` points (used for D4's shared window).
-    fn window_for(&self, n: usize) -> usize;
-
-    /// Compute lanes (devices): the prover splits circuits contiguously across them, one thread per lane.
+    /// Compute lanes (devices): the prover runs one thread per lane.
     fn lanes(&self) -> usize {
         1
     }
@@ -84,33 +183,47 @@ pub trait Backend: Send + Sync {
         None
     }
 
-    /// Whether `ntt_msm_h`, `batch_add` and `tail_msm` are timed on the device: then the prover opens no host
-    /// spans for them but brackets them with `phase_begin`/`phase_end`, and runs lanes concurrently with the
-    /// CPU's `prep_msm` and `b_g2_msm`.
-    fn device_timed(&self) -> bool {
+    /// Whether the lanes run beside the host's own phases (`prep_msm`, `b_g2_msm`), as on a device; a CPU
+    /// lane shares the host's cores, so the prover runs them one after the other instead.
+    fn overlaps_host(&self) -> bool {
         false
     }
 
+    /// Opens a phase instance of this lane: host time by default, device time on a device lane.
+    fn open(&self, probe: &Probe, site: Site) -> Span {
+        probe.open(site)
+    }
+
     /// Before a proving call: upload (or find resident) the SRS bases, remember the options.
-    fn begin_call(&self, _opts: CallOpts, _srs: Srs<'_>) -> BResult<()> {
+    fn begin_call(&self, _probe: &Probe, _opts: CallOpts, _srs: SrsRef<'_>) -> BResult<()> {
         Ok(())
     }
 
     /// After a proving call: drop per-call device buffers (and the SRS unless resident).
     fn end_call(&self) {}
 
-    /// Opens device phase `phase` of job circuit `circuit` (device-timed backends only).
-    fn phase_begin(
+    /// `ntt_msm_h` for job circuit `circuit`: H = (A·B − C)/Z from a/b/c (consumed) and Σ hᵢ·Hᵢ over
+    /// `h_bases`, opening the `ntt_h` and `msm_h` sub-phases.
+    fn ntt_msm_h(
         &self,
-        _phase: &'static str,
-        _circuit: u64,
-        _args: Vec<(&'static str, String)>,
-    ) -> BResult<()> {
-        Ok(())
-    }
+        probe: &Probe,
+        circuit: usize,
+        abc: [Vec<Scalar>; 3],
+        h_bases: Bases<'_>,
+    ) -> BResult<G1Projective>;
 
-    /// Closes the phase opened last and reports it to the timeline.
-    fn phase_end(&self) -> BResult<()> {
-        Ok(())
-    }
+    /// Sum of the G1 bases whose bit is set (bit i of word i/64).
+    fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective>;
+
+    /// Sum of the G2 bases whose bit is set.
+    fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective>;
+
+    /// Σ sᵢ·Pᵢ in G1; `window` forces the Pippenger window (D4 off), `None` picks it from the size.
+    fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective>;
+
+    /// Σ sᵢ·Pᵢ in G2 (B_G2 stays on the host on every backend).
+    fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective>;
+
+    /// The window this backend's MSM picks for `n` points (used for D4's shared window).
+    fn window_for(&self, n: usize) -> usize;
 }

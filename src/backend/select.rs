@@ -4,18 +4,7 @@ use super::api::Backend;
 use super::cpu::backend::CpuBackend;
 use super::gpu::backend::GpuBackend;
 use super::gpu::discover::discovery;
-
-/// What the user asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BackendKind {
-    /// The GPU when one is usable, else the CPU.
-    Auto,
-    /// The CPU backend.
-    Cpu,
-    /// The CUDA backend.
-    Gpu,
-}
+use crate::vocab::BackendKind;
 
 /// Why a backend could not be had.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! The PoRep-shaped circuit: per challenge, what a StackedDRG PoRep challenge proves (DESIGN.md, issue 2).
+//! The PoRep-shaped circuit: per challenge, what a StackedDRG PoRep challenge proves.
 //!
 //! Public inputs, in order: replica_id, comm_d, comm_r, then one challenged node index per challenge.
 //! Per challenge: tree_d inclusion of the data node (binary, SHA-256 truncated to 254 bits), the node's label

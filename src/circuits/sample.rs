@@ -1,11 +1,11 @@
-//! Sample files (`samples/*.toml`, DESIGN.md §5): what circuit, how big, how many, which seed.
+//! Sample files (`samples/*.toml`): what circuit, how big, how many, which seed.
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::toggles::Toggles;
+use crate::vocab::Toggles;
 
 /// A loaded, validated sample file.
 #[derive(Clone, Debug)]
@@ -33,7 +33,7 @@ pub struct Sample {
 pub enum CircuitSpec {
     /// A StackedDRG-PoRep-shaped circuit.
     Porep(PorepKnobs),
-    /// A chain of SHA-256 compressions (the side-by-side comparison shape of ANCHORS.md).
+    /// A chain of SHA-256 compressions (the shape supraseal-c2 is measured on side by side).
     Sha256Chain {
         /// Number of compressions.
         compressions: usize,

@@ -1,6 +1,6 @@
 //! A chain of SHA-256 compressions: block 0 compresses 512 witness bits from the IV, each later block
 //! compresses the previous digest followed by 256 fresh witness bits; the final digest is packed into public
-//! inputs. This is the shape ANCHORS.md measures supraseal-c2 on (40 compressions ≈ 1.04 M constraints).
+//! inputs. This is the shape supraseal-c2 is measured on (docs/PERF.md) (40 compressions ≈ 1.04 M constraints).
 
 use blstrs::Scalar;
 

@@ -3,39 +3,20 @@
 
 use std::time::Instant;
 
-use blstrs::{G1Affine, G1Projective, Scalar};
-use ff::Field;
+use blstrs::{G1Projective, Scalar};
 use group::prime::PrimeCurveAffine;
 use group::Group;
-use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
-use rayon::prelude::*;
 use serde::Serialize;
 
+pub use super::bench_data::BenchOp;
+use super::bench_data::{half_bitmap, median, random_points, random_scalars, time};
 use super::CliError;
-use crate::backend::api::Backend;
-use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
+use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::ntt::Domain;
-use crate::backend::select::{select, BackendKind};
+use crate::backend::select::select;
 use crate::cs::{Circuit, ConstraintSystem, ShapeCounter};
 use crate::groth16::setup;
-
-/// What to time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BenchOp {
-    /// G1 multi-scalar multiplication with random scalars.
-    Msm,
-    /// Forward NTT over Fr.
-    Ntt,
-    /// Bitmap batch addition in G1 (half the bits set).
-    #[value(name = "batch_add")]
-    BatchAdd,
-    /// Params generation for a 2^K-constraint multiplication chain.
-    Setup,
-    /// Synthesis throughput of a sample's circuit, one thread, for A1 off/on × A2 off/on.
-    Synth,
-}
+use crate::vocab::BackendKind;
 
 /// Arguments of `cuzk bench`.
 #[derive(clap::Args, Debug)]
@@ -44,7 +25,7 @@ pub struct BenchArgs {
     #[arg(value_enum)]
     pub op: BenchOp,
     /// Backend.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    #[arg(long, default_value_t = BackendKind::Cpu)]
     pub backend: BackendKind,
     /// log2 of the size.
     #[arg(long, default_value_t = 16)]
@@ -163,38 +144,6 @@ pub struct BenchResult {
     pub ratio_vs_blst: Option<f64>,
 }
 
-pub(super) fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-pub(super) fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
-    (0..reps.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(f());
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect()
-}
-
-pub(super) fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
-    (0..n)
-        .into_par_iter()
-        .chunks(1 << 12)
-        .flat_map_iter(|c| {
-            let mut rng = ChaCha20Rng::seed_from_u64(seed ^ c[0] as u64);
-            c.into_iter().map(move |_| Scalar::random(&mut rng)).collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// Random points as multiples of the generator (one fixed-base table, batch-normalized).
-pub(super) fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
-    let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));
-    table.mul_many(&random_scalars(n, seed))
-}
-
 /// A chain of multiplications x·y = z: the simplest circuit of a chosen size, for setup timing.
 struct MulChain(usize);
 
@@ -216,14 +165,6 @@ impl Circuit for MulChain {
 /// Largest `--log-size`: 2^26 points or scalars (6 GiB of G1 bases) is past the 2^24 the device check uses.
 const MAX_LOG_SIZE: u32 = 26;
 
-/// Random bitmap with about half the bits set (the batch_add benchmark's selection).
-pub(super) fn half_bitmap(n: usize) -> Vec<u64> {
-    random_scalars(n.div_ceil(64), 5)
-        .iter()
-        .map(|s| s.to_bytes_le()[0] as u64 * 0x0101_0101_0101_0101)
-        .collect()
-}
-
 /// Runs a benchmark and prints it.
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.log_size > MAX_LOG_SIZE {
@@ -243,7 +184,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 let points = random_points(n, 1);
                 let scalars = random_scalars(n, 2);
                 let mut ours = None;
-                let runs = time(reps, || ours = Some(backend.msm_g1(&points, &scalars, None)));
+                let runs = time(reps, || ours = Some(backend.msm_g1(Bases::host(&points), &scalars, None)));
                 let proj: Vec<G1Projective> = points.iter().map(|p| p.to_curve()).collect();
                 let mut theirs = G1Projective::identity();
                 let blst = time(reps, || theirs = G1Projective::multi_exp(&proj, &scalars));
@@ -262,7 +203,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             BenchOp::BatchAdd => {
                 let points = random_points(n, 4);
                 let bitmap = half_bitmap(n);
-                (time(reps, || backend.batch_add_g1(&points, &bitmap)), None)
+                (time(reps, || backend.batch_add_g1(Bases::host(&points), &bitmap)), None)
             }
             BenchOp::Synth => return bench_synth(&args),
             BenchOp::Setup => {

@@ -5,9 +5,9 @@
 use blstrs::Scalar;
 use group::Curve;
 
-use super::bench::{half_bitmap, random_points, random_scalars, time, BenchOp};
+use super::bench_data::{half_bitmap, random_points, random_scalars, time, BenchOp};
 use super::CliError;
-use crate::backend::api::Backend;
+use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::cpu::ntt::Domain;
 use crate::backend::gpu::device::gpus;
@@ -34,7 +34,8 @@ pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize) -> Result<Vec<f64
             let ds = gpu.stream.clone_htod(limbs(&scalars)).map_err(|x| e(x.into()))?;
             let run = || msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, None);
             let got = run().map_err(e)?;
-            let want = cpu.msm_g1(&points, &scalars, None).map_err(|x| CliError::Msg(x.to_string()))?;
+            let want =
+                cpu.msm_g1(Bases::host(&points), &scalars, None).map_err(|x| CliError::Msg(x.to_string()))?;
             if got.to_affine() != want.to_affine() {
                 return Err(mismatch("msm"));
             }
@@ -71,7 +72,8 @@ pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize) -> Result<Vec<f64
             let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;
             let run = || batch_add::batch_add_g1(&gpu, &db.slice(..), n, &bitmap);
             let got = run().map_err(e)?;
-            let want = cpu.batch_add_g1(&points, &bitmap).map_err(|x| CliError::Msg(x.to_string()))?;
+            let want =
+                cpu.batch_add_g1(Bases::host(&points), &bitmap).map_err(|x| CliError::Msg(x.to_string()))?;
             if got.to_affine() != want.to_affine() {
                 return Err(mismatch("batch_add"));
             }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape, VecStore};
 
-/// The 32 GiB PoRep partition (ANCHORS.md): constraints including the 328 input constraints.
+/// The 32 GiB PoRep partition (storage-proofs 19.1, counted): constraints including the 328 input constraints.
 pub const POREP_32G_CONSTRAINTS: usize = 130_278_869;
 /// Its A-aux density.
 pub const POREP_32G_A_DENSITY: f64 = 99.7;

@@ -1,12 +1,17 @@
-//! The command line: argument parsing and the one-line error reporting of DESIGN.md §9.
+//! The command line: argument parsing, one-line error reporting, and the text/JSON presentation of what the
+//! engine returns.
 
+pub mod ablate;
 pub mod bench;
+mod bench_data;
 mod bench_gpu;
 pub mod info;
 mod interrupt;
+pub mod job;
 pub mod progress;
 pub mod prove;
 pub mod runs;
+pub mod tables;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,6 +19,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::circuits::Sample;
+use crate::vocab::BackendKind;
 
 /// The default sample the console and bare `cuzk` open.
 pub const DEFAULT_SAMPLE: &str = "samples/porep-mini.toml";
@@ -30,9 +36,9 @@ pub enum CliError {
     /// A job failure.
     #[error(transparent)]
     Engine(#[from] crate::engine::EngineError),
-    /// A bad `--set`.
-    #[error("--set: {0}")]
-    Toggle(#[from] crate::toggles::ToggleError),
+    /// A sample file or `--set` problem.
+    #[error(transparent)]
+    SampleLoad(#[from] crate::engine::sample::SampleLoadError),
     /// No such backend here.
     #[error(transparent)]
     Backend(#[from] crate::backend::select::SelectError),
@@ -74,8 +80,9 @@ pub enum Command {
     },
     /// Prove a sample's circuits, print the per-phase table and save the run.
     Prove {
+        /// What to prove.
         #[command(flatten)]
-        job: prove::JobArgs,
+        job: job::JobArgs,
         /// Repeat the whole job N times (statistics use every repeat).
         #[arg(long, default_value_t = 1)]
         repeat: usize,
@@ -88,21 +95,25 @@ pub enum Command {
         /// Write vk.bin, proofs.bin and inputs.bin here.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Engine options.
         #[command(flatten)]
-        engine: prove::EngineOpts,
+        engine: job::EngineOpts,
     },
-    /// Baseline, then each of a1 a2 a4 b1 d4 pipeline flipped alone, each repeated: per-phase deltas.
+    /// Baseline, then each ablation toggle (a1 a2 a4 b1 d4 pipeline) flipped alone, each repeated:
+    /// per-phase deltas.
     Ablate {
+        /// What to prove.
         #[command(flatten)]
-        job: prove::JobArgs,
+        job: job::JobArgs,
         /// Repeats per configuration.
         #[arg(long, default_value_t = 3)]
         repeat: usize,
         /// JSON: one entry per toggle keyed by its id.
         #[arg(long)]
         json: bool,
+        /// Engine options.
         #[command(flatten)]
-        engine: prove::EngineOpts,
+        engine: job::EngineOpts,
     },
     /// List stored runs.
     Runs {
@@ -159,9 +170,9 @@ pub enum Command {
         /// The sample file.
         #[arg(long, default_value = DEFAULT_SAMPLE)]
         sample: PathBuf,
-        /// Backend.
-        #[arg(long, value_enum, default_value_t = crate::backend::select::BackendKind::Auto)]
-        backend: crate::backend::select::BackendKind,
+        /// Backend: auto, cpu or gpu.
+        #[arg(long, default_value_t = BackendKind::Auto)]
+        backend: BackendKind,
         /// Theme: dark, light, high-contrast, or a *.toml in <data dir>/themes.
         #[arg(long)]
         theme: Option<String>,
@@ -185,7 +196,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None if crate::tui::stdout_is_terminal() => crate::tui::run(crate::tui::TuiOptions {
             sample: DEFAULT_SAMPLE.into(),
-            backend: crate::backend::select::BackendKind::Auto,
+            backend: BackendKind::Auto,
             theme: None,
         })
         .map_err(CliError::Msg)?,
@@ -214,7 +225,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             prove::prove(prove::ProveArgs { job, repeat, out, export, json, engine })?
         }
         Some(Command::Ablate { job, repeat, json, engine }) => {
-            runs::ablate(runs::AblateArgs { job, repeat, json, engine })?
+            ablate::ablate(ablate::AblateArgs { job, repeat, json, engine })?
         }
         Some(Command::Runs { data_dir, json }) => runs::runs(data_dir.as_deref(), json)?,
         Some(Command::Compare { a, b, data_dir, json }) => {

@@ -1,45 +1,28 @@
 //! `cuzk setup`, `cuzk prove` and `cuzk verify`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::backend::select::{select, BackendKind};
-use crate::circuits::Sample;
-use crate::engine::store::RunStore;
-use crate::engine::{default_mem_budget, load_params, run, JobOutput, ParamsInfo, RunResult, RunSpec};
-use crate::groth16::proof::{read_inputs, read_proofs, write_inputs, write_proofs};
-use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
-use crate::groth16::{phases, Parameters, VerifyingKey};
-use crate::timeline::record::RunRecord;
-use crate::toggles::Toggles;
-
+use super::job::{create_dir, EngineOpts, JobArgs, Session};
 use super::progress::LineProgress;
 use super::CliError;
+use crate::engine::sample::{self, Overrides};
+use crate::engine::{Engine, JobOutput};
+use crate::groth16::proof::{read_inputs, read_proofs, write_inputs, write_proofs};
+use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
+use crate::groth16::VerifyingKey;
+use crate::timeline::record::RunRecord;
+use crate::vocab::{is_sub_phase, phase_order};
 
-/// Loads a sample with `--seed` applied.
-pub fn load_sample(path: &Path, seed: Option<u64>) -> Result<Sample, CliError> {
-    let mut s = Sample::load(path)?;
-    if let Some(seed) = seed {
-        s.seed = seed;
-    }
-    Ok(s)
-}
-
-/// Params for a sample, with a progress line while a setup runs and the cache's warning if any.
-pub fn params_with_progress(sample: &Sample) -> Result<(std::sync::Arc<Parameters>, ParamsInfo), CliError> {
+/// `cuzk setup`: prints the params file path as its last line.
+pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
+    let (sample, _) = sample::load(sample_path, &Overrides { seed, ..Overrides::default() })?;
     let progress = LineProgress::new(format!("setup {}:", sample.name));
-    let r = load_params(sample, &|stage, done, total| progress.update(stage, done, total));
+    let r = Engine::new().load_params(&sample, &|stage, done, total| progress.update(stage, done, total));
     progress.finish();
-    let (params, info) = r?;
+    let (_, info) = r?;
     if let Some(w) = info.outcome.as_ref().and_then(|o| o.warning()) {
         eprintln!("warning: {w}");
     }
-    Ok((params, info))
-}
-
-/// `cuzk setup`: prints the params file path as its last line.
-pub fn setup(sample: &Path, seed: Option<u64>) -> Result<(), CliError> {
-    let sample = load_sample(sample, seed)?;
-    let (_, info) = params_with_progress(&sample)?;
     let how = match &info.outcome {
         Some(crate::groth16::cache::CacheOutcome::Loaded) => "loaded from cache",
         Some(crate::groth16::cache::CacheOutcome::Built) => "generated",
@@ -56,35 +39,6 @@ pub fn setup(sample: &Path, seed: Option<u64>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What to prove: the options `prove` and `ablate` share.
-#[derive(clap::Args, Debug, Clone)]
-pub struct JobArgs {
-    /// The sample file.
-    #[arg(long, default_value = super::DEFAULT_SAMPLE)]
-    pub sample: PathBuf,
-    /// Backend.
-    #[arg(long, value_enum, default_value_t = BackendKind::Auto)]
-    pub backend: BackendKind,
-    /// Seed for witness, params and randomizers (default: the sample's).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Toggles, e.g. `a1=on,d4=off,batch=2` (for ablate: the baseline).
-    #[arg(long)]
-    pub set: Option<String>,
-    /// Sectors to prove (default: the sample's).
-    #[arg(long)]
-    pub sectors: Option<usize>,
-}
-
-impl JobArgs {
-    /// The sample with the overrides applied, its toggles, and the backend.
-    pub fn resolve(&self) -> Result<(Sample, Toggles, crate::backend::select::Selected), CliError> {
-        let (sample, toggles) =
-            sample_and_toggles(&self.sample, self.seed, self.sectors, self.set.as_deref())?;
-        Ok((sample, toggles, select(self.backend)?))
-    }
-}
-
 /// Options of `cuzk prove`.
 pub struct ProveArgs {
     /// What to prove.
@@ -92,106 +46,21 @@ pub struct ProveArgs {
     /// Repeats.
     pub repeat: usize,
     /// Output folder for vk.bin, proofs.bin, inputs.bin.
-    pub out: Option<PathBuf>,
+    pub out: Option<std::path::PathBuf>,
     /// Export folder (all formats).
-    pub export: Option<PathBuf>,
+    pub export: Option<std::path::PathBuf>,
     /// Print the record summary as JSON.
     pub json: bool,
     /// Common engine options.
     pub engine: EngineOpts,
 }
 
-/// Options every run-making command shares.
-#[derive(clap::Args, Debug, Clone)]
-pub struct EngineOpts {
-    /// Data dir for runs and exports (default: $CUZK_HOME, else the user data dir).
-    #[arg(long)]
-    pub data_dir: Option<PathBuf>,
-    /// Pipeline memory budget, e.g. 8G or 512M (default: half the machine's memory).
-    #[arg(long, value_parser = parse_bytes)]
-    pub mem_budget: Option<u64>,
-    /// Print one `CUZK_TIMING:` line per finished phase on stderr (also CUZK_TIMING=1).
-    #[arg(long)]
-    pub timing_log: bool,
-}
-
-/// Parses `123`, `512K`, `64M`, `8G` into bytes.
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let (num, mul) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let mul = match c.to_ascii_uppercase() {
-                'K' => 1u64 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                'T' => 1 << 40,
-                _ => return Err(format!("`{s}`: unknown unit `{c}` (expected K, M, G or T)")),
-            };
-            (&s[..i], mul)
-        }
-        _ => (s, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .map(|n| n * mul)
-        .map_err(|_| format!("`{s}` is not a byte count such as 8G or 512M"))
-}
-
-/// The sample with `--seed`/`--sectors` applied and its toggles with `--set` applied.
-pub fn sample_and_toggles(
-    path: &Path,
-    seed: Option<u64>,
-    sectors: Option<usize>,
-    set: Option<&str>,
-) -> Result<(Sample, Toggles), CliError> {
-    let mut sample = load_sample(path, seed)?;
-    if let Some(n) = sectors {
-        sample.sectors = n.max(1);
-    }
-    let mut toggles = sample.toggles;
-    if let Some(spec) = set {
-        toggles.apply_set(spec)?;
-    }
-    Ok((sample, toggles))
-}
-
-/// Runs one sample × toggles × repeats with a progress line for setup and Ctrl-C handling; saves the record.
-pub fn run_and_save(
-    sample: &Sample,
-    toggles: Toggles,
-    backend: &dyn crate::backend::api::Backend,
-    repeats: usize,
-    opts: &EngineOpts,
-) -> Result<(RunResult, PathBuf), CliError> {
-    let store = RunStore::open(opts.data_dir.as_deref()).map_err(crate::engine::EngineError::from)?;
-    if opts.timing_log || std::env::var("CUZK_TIMING").is_ok_and(|v| v == "1") {
-        crate::timeline::install();
-        crate::timeline::set_timing_log(true);
-    }
-    super::interrupt::install();
-    let progress = LineProgress::new(format!("setup {}:", sample.name));
-    let spec = RunSpec {
-        sample,
-        toggles,
-        backend,
-        repeats: repeats.max(1),
-        mem_budget: opts.mem_budget.unwrap_or_else(default_mem_budget),
-    };
-    let r = run(&spec, &|stage, done, total| progress.update(stage, done, total));
-    progress.finish();
-    let result = r?;
-    if let Some(w) = result.params_info.outcome.as_ref().and_then(|o| o.warning()) {
-        eprintln!("warning: {w}");
-    }
-    let path = store.save(&result.record).map_err(crate::engine::EngineError::from)?;
-    Ok((result, path))
-}
-
 /// `cuzk prove`.
 pub fn prove(args: ProveArgs) -> Result<(), CliError> {
     let (sample, toggles, selected) = args.job.resolve()?;
+    let session = Session::open(&args.engine)?;
     let (result, path) =
-        run_and_save(&sample, toggles, selected.backend.as_ref(), args.repeat, &args.engine)?;
+        session.run_and_save(&session.spec(&sample, toggles, selected.backend.as_ref(), args.repeat))?;
     let rec = &result.record;
     if args.json {
         println!(
@@ -262,8 +131,7 @@ fn summary_json(rec: &RunRecord, path: &Path) -> serde_json::Value {
 }
 
 fn write_outputs(dir: &Path, vk: &VerifyingKey, out: &JobOutput) -> Result<(), CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::Msg(format!("{}: cannot create folder: {e}", dir.display())))?;
+    create_dir(dir)?;
     let vk_path = dir.join("vk.bin");
     crate::groth16::params_file::write_atomic(&vk_path, &vk_path.display().to_string(), |w| vk.write(w))?;
     write_proofs(&dir.join("proofs.bin"), &out.proofs)?;
@@ -275,7 +143,7 @@ fn write_outputs(dir: &Path, vk: &VerifyingKey, out: &JobOutput) -> Result<(), C
 /// Per phase over repeats: (name, instances per repeat, median, min, max of the summed ms).
 pub fn phase_medians(rec: &RunRecord) -> Vec<(String, u64, f64, f64, f64)> {
     let mut names: Vec<&String> = rec.repeats.iter().flat_map(|r| r.phases.keys()).collect();
-    names.sort_by_key(|n| phases::ALL.iter().position(|p| p == n).unwrap_or(usize::MAX));
+    names.sort_by_key(|n| phase_order(n));
     names.dedup();
     names
         .into_iter()
@@ -308,7 +176,7 @@ pub fn phase_table(rec: &RunRecord) -> String {
         if many { "   min–max ms" } else { "" }
     );
     for (name, count, med, min, max) in phase_medians(rec) {
-        let label = if phases::is_sub_phase(&name) { format!("  {name}") } else { name };
+        let label = if is_sub_phase(&name) { format!("  {name}") } else { name };
         let range = if many { format!("   {min:.1}–{max:.1}") } else { String::new() };
         s.push_str(&format!("{label:<12} {count:>6} {med:>12.1} {:>7.1}%{range}\n", 100.0 * med / wall));
     }

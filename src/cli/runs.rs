@@ -1,16 +1,14 @@
-//! `cuzk runs`, `cuzk compare`, `cuzk export` and `cuzk ablate`.
+//! `cuzk runs`, `cuzk compare` and `cuzk export`.
 
 use std::path::{Path, PathBuf};
 
-use crate::engine::compare::{
-    ablation_json, compare, compare_json, render_ablation, render_compare, AblationEntry,
-};
+use super::job::create_dir;
+use super::tables::{compare_json, render_compare};
+use super::CliError;
+use crate::engine::compare::compare;
 use crate::engine::store::RunStore;
 use crate::timeline::export::{self, Format};
 use crate::timeline::record::RunRecord;
-
-use super::prove::{run_and_save, EngineOpts, JobArgs};
-use super::CliError;
 
 fn store(data_dir: Option<&Path>) -> Result<RunStore, CliError> {
     RunStore::open(data_dir).map_err(|e| CliError::Msg(e.to_string()))
@@ -88,9 +86,8 @@ pub fn compare_cmd(data_dir: Option<&Path>, a: &str, b: &str, json: bool) -> Res
 
 /// Writes every format of a record into `dir`; returns the paths.
 pub fn export_all(rec: &RunRecord, dir: &Path) -> Result<Vec<PathBuf>, CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::Msg(format!("{}: cannot create folder: {e}", dir.display())))?;
-    [Format::Chrome, Format::Csv, Format::Json, Format::Svg]
+    create_dir(dir)?;
+    Format::ALL
         .into_iter()
         .map(|f| {
             let p = dir.join(f.file_name(&rec.id));
@@ -115,63 +112,12 @@ pub fn export_cmd(
         Some(p) => p.to_path_buf(),
         None => {
             let dir = st.exports_dir();
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| CliError::Msg(format!("{}: cannot create folder: {e}", dir.display())))?;
+            create_dir(&dir)?;
             dir.join(format.file_name(&rec.id))
         }
     };
     export::write(&rec, format, &path)
         .map_err(|e| CliError::Msg(format!("{}: cannot write: {e}", path.display())))?;
     println!("{}", path.display());
-    Ok(())
-}
-
-/// The toggles `ablate` flips, one at a time.
-pub const ABLATE_TOGGLES: [&str; 6] = ["a1", "a2", "a4", "b1", "d4", "pipeline"];
-
-/// Options of `cuzk ablate`.
-pub struct AblateArgs {
-    /// What to prove (its toggles are the baseline).
-    pub job: JobArgs,
-    /// Repeats per configuration.
-    pub repeat: usize,
-    /// JSON output.
-    pub json: bool,
-    /// Engine options.
-    pub engine: EngineOpts,
-}
-
-/// `cuzk ablate`: baseline, then each toggle flipped alone, each repeated; a matrix of per-phase deltas.
-pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
-    let (sample, base_toggles, selected) = args.job.resolve()?;
-    let backend = selected.backend.as_ref();
-    eprintln!(
-        "ablate {}: baseline ({}) then {} flipped alone, {} repeats each",
-        sample.name,
-        base_toggles.compact(),
-        ABLATE_TOGGLES.join(", "),
-        args.repeat
-    );
-    let (base, _) = run_and_save(&sample, base_toggles, backend, args.repeat, &args.engine)?;
-    eprintln!("baseline: run {}", base.record.id);
-    let mut entries = Vec::new();
-    for id in ABLATE_TOGGLES {
-        let mut t = base_toggles;
-        let on = !t.get(id).unwrap_or(false);
-        t.set(id, on);
-        let (r, _) = run_and_save(&sample, t, backend, args.repeat, &args.engine)?;
-        eprintln!("{id}={}: run {}", if on { "on" } else { "off" }, r.record.id);
-        entries.push(AblationEntry {
-            toggle: id.to_string(),
-            record_id: r.record.id.clone(),
-            rows: compare(&base.record, &r.record),
-        });
-    }
-    if args.json {
-        let v = serde_json::json!({"baseline": base.record.id, "toggles": ablation_json(&entries)});
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
-    } else {
-        print!("{}", render_ablation(&base.record.id, &entries));
-    }
     Ok(())
 }

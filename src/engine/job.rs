@@ -5,16 +5,15 @@ use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
 
 use blstrs::Scalar;
-use tracing::info_span;
 
 use super::EngineError;
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape};
-use crate::groth16::prover::{cancel_requested, prove_assignments, synthesize, ProveError};
+use crate::groth16::prover::{prove_assignments, synthesize, CallSpec, ProveError};
 use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
-use crate::groth16::{phases, Parameters, Proof};
-use crate::toggles::Toggles;
+use crate::groth16::{Parameters, Proof};
+use crate::vocab::{Phase, Probe, Site, Toggle, Toggles};
 
 /// What to run.
 pub struct JobSpec<'a> {
@@ -56,17 +55,17 @@ struct Call {
     asgs: Vec<ProvingAssignment>,
 }
 
-fn synthesize_call(spec: &JobSpec, sectors: std::ops::Range<usize>) -> Call {
+fn synthesize_call(spec: &JobSpec, probe: &Probe, sectors: std::ops::Range<usize>) -> Call {
     let s = spec.sample;
     let first = sectors.start * s.circuits_per_sector();
     let circuits: Vec<_> = sectors.flat_map(|sec| s.sector_circuits(sec)).collect();
     let inputs = circuits.iter().map(|c| c.public_inputs()).collect();
-    let asgs = synthesize(&circuits, &spec.toggles, Some(spec.shape), first);
+    let asgs = synthesize(probe, &circuits, &spec.toggles, Some(spec.shape), first);
     Call { first, inputs, asgs }
 }
 
 /// Runs one repeat on the calling thread, the rayon pool and (when pipelining) one synthesis thread.
-pub fn run_job(spec: &JobSpec) -> Result<JobOutput, EngineError> {
+pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> {
     let s = spec.sample;
     let t = &spec.toggles;
     let batch = t.batch.max(1);
@@ -74,11 +73,12 @@ pub fn run_job(spec: &JobSpec) -> Result<JobOutput, EngineError> {
     let per_call = bytes_per_circuit(&spec.shape) * (batch * s.circuits_per_sector()) as u64;
     // One call proving and one synthesized ahead must fit; the queue holds what else the budget allows.
     let ahead = (spec.mem_budget / per_call.max(1)).saturating_sub(2).min(4) as usize;
-    let pipelined = t.pipeline && calls.len() > 1 && spec.mem_budget >= 2 * per_call;
+    let pipelined = t.on(Toggle::Pipeline) && calls.len() > 1 && spec.mem_budget >= 2 * per_call;
     let mut out = JobOutput { pipelined, ..JobOutput::default() };
     let prove = |call: Call, out: &mut JobOutput| -> Result<(), EngineError> {
         out.inputs.extend(call.inputs);
-        out.proofs.extend(prove_assignments(spec.backend, &spec.params, call.asgs, t, s.seed, call.first)?);
+        let cs = CallSpec { params: &spec.params, toggles: t, seed: s.seed, first: call.first };
+        out.proofs.extend(prove_assignments(probe, spec.backend, cs, call.asgs)?);
         Ok(())
     };
     if pipelined {
@@ -87,7 +87,9 @@ pub fn run_job(spec: &JobSpec) -> Result<JobOutput, EngineError> {
             let calls = &calls;
             scope.spawn(move || {
                 for c in calls {
-                    if cancel_requested() || tx.send(synthesize_call(spec, c.clone())).is_err() {
+                    if probe.checkpoint().is_err()
+                        || tx.send(synthesize_call(spec, probe, c.clone())).is_err()
+                    {
                         break;
                     }
                 }
@@ -99,17 +101,13 @@ pub fn run_job(spec: &JobSpec) -> Result<JobOutput, EngineError> {
         })?;
     } else {
         for c in &calls {
-            if cancel_requested() {
-                break;
-            }
-            prove(synthesize_call(spec, c.clone()), &mut out)?;
+            probe.checkpoint().map_err(ProveError::from)?;
+            prove(synthesize_call(spec, probe, c.clone()), &mut out)?;
         }
     }
-    if cancel_requested() {
-        return Err(ProveError::Cancelled.into());
-    }
-    if t.verify {
-        let _span = info_span!(phases::VERIFY, proofs = out.proofs.len()).entered();
+    probe.checkpoint().map_err(ProveError::from)?;
+    if t.on(Toggle::Verify) {
+        let _span = probe.open(Site::new(Phase::Verify).arg("proofs", out.proofs.len()));
         let pvk = PreparedVerifyingKey::new(&spec.params.vk);
         out.verified = Some(verify_batch(&pvk, &out.proofs, &out.inputs)?);
     }

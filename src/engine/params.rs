@@ -1,17 +1,17 @@
-//! Params for a sample: from the in-process cache, else the on-disk cache, else a seeded setup.
+//! Params for a sample: from the engine's memo, else the on-disk cache, else a seeded setup. The memo belongs
+//! to an [`Engine`](super::Engine) value, so two engines in one process keep their own.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-
-use tracing::info_span;
 
 use super::EngineError;
 use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::{Shape, ShapeCounter};
 use crate::groth16::cache::{CacheOutcome, ParamsCache};
 use crate::groth16::setup::{self, Progress};
-use crate::groth16::{phases, Parameters};
+use crate::groth16::Parameters;
+use crate::vocab::{Phase, Probe, Site};
 
 /// Where a sample's params came from.
 #[derive(Clone, Debug)]
@@ -26,52 +26,55 @@ pub struct ParamsInfo {
     pub digest: u64,
 }
 
-type Memo = HashMap<String, (Arc<Parameters>, PathBuf)>;
-static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
-/// Shapes and digests per circuit spec and seed, so later runs of a sample skip the counting synthesis.
-type Shapes = HashMap<(CircuitSpec, u64), (Shape, u64)>;
-static SHAPES: Mutex<Option<Shapes>> = Mutex::new(None);
+/// Params and shapes an engine has seen: params by cache key, shapes and digests by circuit spec and seed
+/// (so later runs of a sample skip the counting synthesis).
+#[derive(Default)]
+pub(super) struct ParamsMemo {
+    params: Mutex<HashMap<String, (Arc<Parameters>, PathBuf)>>,
+    shapes: Mutex<HashMap<(CircuitSpec, u64), (Shape, u64)>>,
+}
 
 /// The cache key: the circuit's structure digest and the setup seed (params version 1 layout).
 pub fn params_key(digest: u64, seed: u64) -> String {
     format!("v1-{digest:016x}-{seed:016x}")
 }
 
-/// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around disk work. Params
-/// stay in memory for the rest of the process, so later runs skip `srs_load`.
-pub fn load_params(
-    sample: &Sample,
-    progress: Progress,
-) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-    let id = (sample.circuit.clone(), sample.seed);
-    let known =
-        SHAPES.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).get(&id).copied();
-    let circuit = || sample.sector_circuits(0).swap_remove(0);
-    let (shape, digest) = match known {
-        Some(sd) => sd,
-        None => {
-            let sd = ShapeCounter::count_with_digest(&circuit());
-            SHAPES.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).insert(id, sd);
-            sd
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl ParamsMemo {
+    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around disk work.
+    pub(super) fn load(
+        &self,
+        sample: &Sample,
+        progress: Progress,
+        probe: &Probe,
+    ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
+        let id = (sample.circuit.clone(), sample.seed);
+        let circuit = || sample.sector_circuits(0).swap_remove(0);
+        let known = lock(&self.shapes).get(&id).copied();
+        let (shape, digest) = match known {
+            Some(sd) => sd,
+            None => {
+                let sd = ShapeCounter::count_with_digest(&circuit());
+                lock(&self.shapes).insert(id, sd);
+                sd
+            }
+        };
+        let key = params_key(digest, sample.seed);
+        if let Some((p, path)) = lock(&self.params).get(&key) {
+            return Ok((p.clone(), ParamsInfo { path: path.clone(), outcome: None, shape, digest }));
         }
-    };
-    let key = params_key(digest, sample.seed);
-    if let Some((p, path)) =
-        MEMO.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).get(&key)
-    {
-        return Ok((p.clone(), ParamsInfo { path: path.clone(), outcome: None, shape, digest }));
+        let cache = ParamsCache::default_location()?;
+        let (params, path, outcome) = {
+            let _span = probe.open(Site::new(Phase::SrsLoad));
+            cache.load_or_build(&key, || {
+                Ok::<_, crate::groth16::Error>(setup::generate(&circuit(), shape, sample.seed, progress))
+            })?
+        };
+        let params = Arc::new(params);
+        lock(&self.params).insert(key, (params.clone(), path.clone()));
+        Ok((params, ParamsInfo { path, outcome: Some(outcome), shape, digest }))
     }
-    let cache = ParamsCache::default_location()?;
-    let (params, path, outcome) = {
-        let _span = info_span!(phases::SRS_LOAD).entered();
-        cache.load_or_build(&key, || {
-            Ok::<_, crate::groth16::Error>(setup::generate(&circuit(), shape, sample.seed, progress))
-        })?
-    };
-    let params = Arc::new(params);
-    MEMO.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .insert(key, (params.clone(), path.clone()));
-    Ok((params, ParamsInfo { path, outcome: Some(outcome), shape, digest }))
 }

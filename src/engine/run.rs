@@ -1,22 +1,20 @@
 //! A run: one sample × toggles × repeats under one timeline capture, turned into a `cuzk.run/1` record.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
-use super::params::{load_params, ParamsInfo};
-use super::EngineError;
+use super::params::{ParamsInfo, ParamsMemo};
+use super::{events, EngineError};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
-use crate::groth16::prover::clear_cancel;
 use crate::groth16::setup::Progress;
 use crate::groth16::Parameters;
-use crate::timeline::record::{
-    lane_for, PhaseTotals, ProofEntry, RecordEvent, RepeatSummary, RunRecord, SampleInfo, SCHEMA,
-};
-use crate::timeline::{Capture, PhaseEvent};
-use crate::toggles::Toggles;
+use crate::timeline::record::{PhaseTotals, ProofEntry, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
+use crate::timeline::{Capture, CaptureOpts, Captured, LiveFeed};
+use crate::vocab::{CancelToken, Probe, Toggles};
 
 /// What a run needs besides the sample.
 pub struct RunSpec<'a> {
@@ -32,6 +30,29 @@ pub struct RunSpec<'a> {
     pub mem_budget: u64,
 }
 
+/// How a caller steers and watches a run.
+#[derive(Clone)]
+pub struct RunCtl<'a> {
+    /// Cancelling it stops the run after its current phase.
+    pub cancel: CancelToken,
+    /// Setup progress (stage, done, total).
+    pub progress: Progress<'a>,
+    /// Where a console watches the run's events while it proceeds.
+    pub feed: Option<LiveFeed>,
+    /// Print a `CUZK_TIMING:` line per finished phase on stderr.
+    pub timing_log: bool,
+}
+
+/// No progress reports.
+fn no_progress(_: &str, _: usize, _: usize) {}
+
+impl RunCtl<'_> {
+    /// A run that nobody watches, stopping on `cancel`.
+    pub fn quiet(cancel: CancelToken) -> RunCtl<'static> {
+        RunCtl { cancel, progress: &no_progress, feed: None, timing_log: false }
+    }
+}
+
 /// A finished run: its record, plus the last repeat's outputs and the params (for `--out`).
 pub struct RunResult {
     /// The record (not yet saved).
@@ -39,31 +60,35 @@ pub struct RunResult {
     /// The last repeat's proofs and inputs.
     pub last: JobOutput,
     /// The params used.
-    pub params: std::sync::Arc<Parameters>,
+    pub params: Arc<Parameters>,
     /// Where the params came from.
     pub params_info: ParamsInfo,
 }
 
 /// Runs `repeats` repeats of the job, capturing every phase (params loading included).
-pub fn run(spec: &RunSpec, progress: Progress) -> Result<RunResult, EngineError> {
-    clear_cancel();
+pub(super) fn run(memo: &ParamsMemo, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, EngineError> {
     let started = SystemTime::now();
-    let capture = Capture::begin();
+    let capture =
+        Capture::begin(CaptureOpts { capacity: 0, timing_log: ctl.timing_log, feed: ctl.feed.clone() });
+    let probe = Probe::new(capture.sink(), ctl.cancel.clone());
     let origin = capture.origin();
     let result = (|| {
-        let (params, info) = load_params(spec.sample, progress)?;
+        let (params, info) = memo.load(spec.sample, ctl.progress, &probe)?;
         let mut windows = Vec::new();
         let mut last = JobOutput::default();
         for _ in 0..spec.repeats.max(1) {
             let t0 = Instant::now();
-            last = run_job(&JobSpec {
-                sample: spec.sample,
-                toggles: spec.toggles,
-                backend: spec.backend,
-                params: params.clone(),
-                shape: info.shape,
-                mem_budget: spec.mem_budget,
-            })?;
+            last = run_job(
+                &JobSpec {
+                    sample: spec.sample,
+                    toggles: spec.toggles,
+                    backend: spec.backend,
+                    params: params.clone(),
+                    shape: info.shape,
+                    mem_budget: spec.mem_budget,
+                },
+                &probe,
+            )?;
             let start = t0.duration_since(origin).as_micros() as u64;
             windows.push((start, start + t0.elapsed().as_micros() as u64));
         }
@@ -93,7 +118,10 @@ pub fn run(spec: &RunSpec, progress: Progress) -> Result<RunResult, EngineError>
         },
         host: host::host_info(),
         repeats: summarize(&events, &windows),
-        events: events.iter().map(|e| to_record(e, &windows, per_call, spec.backend.name())).collect(),
+        events: events
+            .iter()
+            .map(|e| events::record_event(e, per_call, repeat_of(e.start_us, &windows)))
+            .collect(),
         wall_us,
         peak_rss_bytes: host::peak_rss_bytes(),
         dropped_events: dropped,
@@ -117,26 +145,6 @@ fn repeat_of(start_us: u64, windows: &[(u64, u64)]) -> u32 {
     windows.iter().rposition(|w| start_us >= w.0).unwrap_or(0) as u32
 }
 
-fn arg_u64(e: &PhaseEvent, key: &str) -> Option<u64> {
-    e.args.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.parse().ok())
-}
-
-fn to_record(e: &PhaseEvent, windows: &[(u64, u64)], per_call: u64, backend: &str) -> RecordEvent {
-    let slot = arg_u64(e, "slot");
-    let batch = e.circuit.or_else(|| arg_u64(e, "first")).map(|c| c / per_call.max(1));
-    RecordEvent {
-        phase: e.phase.into(),
-        lane: lane_for(e.phase, slot, e.device, backend),
-        circuit: e.circuit,
-        device: e.device,
-        batch,
-        repeat: repeat_of(e.start_us, windows),
-        start_us: e.start_us,
-        dur_us: e.dur_us,
-        args: e.args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-    }
-}
-
 /// Total time covered by a set of intervals.
 fn union_us(mut iv: Vec<(u64, u64)>) -> u64 {
     iv.sort_unstable();
@@ -154,20 +162,20 @@ fn union_us(mut iv: Vec<(u64, u64)>) -> u64 {
     total + cur.map_or(0, |(s, e)| e - s)
 }
 
-fn summarize(events: &[PhaseEvent], windows: &[(u64, u64)]) -> Vec<RepeatSummary> {
+fn summarize(events: &[Captured], windows: &[(u64, u64)]) -> Vec<RepeatSummary> {
     windows
         .iter()
         .enumerate()
         .map(|(r, &(ws, we))| {
-            let mine: Vec<&PhaseEvent> =
-                events.iter().filter(|e| repeat_of(e.start_us, windows) == r as u32).collect();
+            let mine = events.iter().filter(|e| repeat_of(e.start_us, windows) == r as u32);
             let mut phases: BTreeMap<String, PhaseTotals> = BTreeMap::new();
             let mut spans: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
-            for e in &mine {
-                let t = phases.entry(e.phase.to_string()).or_default();
+            for e in mine {
+                let name = e.site.phase.name();
+                let t = phases.entry(name.to_string()).or_default();
                 t.count += 1;
                 t.sum_us += e.dur_us;
-                spans.entry(e.phase).or_default().push((e.start_us, e.start_us + e.dur_us));
+                spans.entry(name).or_default().push((e.start_us, e.start_us + e.dur_us));
             }
             for (name, iv) in spans {
                 if let Some(t) = phases.get_mut(name) {

@@ -1,4 +1,4 @@
-//! Repeat statistics and the noise verdict of DESIGN.md §7: a comparison says "faster", "slower" or
+//! Repeat statistics and the noise verdict: a comparison says "faster", "slower" or
 //! "within noise", and a change counts only when it exceeds the spread of the repeats.
 //!
 //! Samples are plain `f64` durations in whatever unit the caller chose (every function here is
@@ -72,6 +72,17 @@ pub enum Verdict {
     Slower,
     /// The difference is not larger than the spread of the repeats.
     WithinNoise,
+}
+
+impl Verdict {
+    /// One-character mark of the ablation matrix: `s` slower, `f` faster, `~` within noise.
+    pub fn mark(self) -> char {
+        match self {
+            Verdict::Slower => 's',
+            Verdict::Faster => 'f',
+            Verdict::WithinNoise => '~',
+        }
+    }
 }
 
 impl fmt::Display for Verdict {
@@ -206,7 +217,7 @@ fn lerp(x: f64, x0: f64, y0: f64, x1: f64, y1: f64) -> f64 {
     y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 }
 
-/// Decides whether `cand` is faster, slower or within noise of `base` (DESIGN.md §7; lower is better).
+/// Decides whether `cand` is faster, slower or within noise of `base` (lower is better).
 ///
 /// A change counts only when every applicable test says it exceeds the spread of the repeats:
 /// 1. the relative change of medians lies beyond the band: ±1% ([`BAND`]), or ±5% ([`SINGLE_SAMPLE_BAND`])

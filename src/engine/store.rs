@@ -92,7 +92,7 @@ impl RunStore {
         let path = dir.join(format!("{}.json", record.id));
         let json = serde_json::to_vec_pretty(record)
             .map_err(|e| StoreError::Corrupt { path: path.display().to_string(), why: e.to_string() })?;
-        write_atomic(&path, &json).map_err(io(&path, "cannot write"))?;
+        crate::util::write_atomic(&path, &json).map_err(io(&path, "cannot write"))?;
         Ok(path)
     }
 
@@ -161,23 +161,4 @@ pub fn load(path: &Path) -> Result<RunRecord, StoreError> {
         return Err(StoreError::Corrupt { path: p, why: format!("schema is `{}`", r.schema) });
     }
     Ok(r)
-}
-
-/// Writes `bytes` to `path` through a temp file in the same folder, fsync and rename, so readers never see a
-/// torn file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

@@ -15,7 +15,7 @@ use super::keys::{Parameters, PointCheck};
 use super::params_file::{hex, read_params_hashed, write_atomic, write_params};
 
 /// The environment variable that overrides the cuzk cache root (params go under its `params/` folder).
-pub const CACHE_ENV: &str = "CUZK_CACHE";
+pub use crate::util::dirs::CACHE_ENV;
 
 /// Extension of a cached params file.
 pub const PARAMS_EXT: &str = "params";
@@ -63,10 +63,7 @@ pub struct ParamsCache {
 
 /// The default params folder: `$CUZK_CACHE/params` or `<user cache dir>/cuzk/params`.
 pub fn default_cache_dir() -> Result<PathBuf> {
-    match std::env::var_os(CACHE_ENV) {
-        Some(root) if !root.is_empty() => Ok(PathBuf::from(root).join("params")),
-        _ => Ok(dirs::cache_dir().ok_or(Error::NoCacheDir)?.join("cuzk").join("params")),
-    }
+    Ok(crate::util::dirs::cache_root().ok_or(Error::NoCacheDir)?.join("params"))
 }
 
 /// Checks that a key is usable as a file name on every platform (no separators, no hidden names).

@@ -41,7 +41,7 @@ pub enum Section {
 }
 
 impl Section {
-    /// The name used in messages, matching the notation of DESIGN.md §5.
+    /// The name used in messages, matching the section names of the params layout.
     pub fn name(self) -> &'static str {
         match self {
             Section::AlphaG1 => "vk.alpha_g1",

@@ -9,6 +9,7 @@ use blstrs::{G1Affine, G2Affine};
 use rayon::prelude::*;
 
 use super::error::{Error, Result, Section};
+use crate::backend::api::{ParamsId, SrsRef};
 
 /// Bytes of an uncompressed G1 point (zcash encoding, as written by bellperson).
 pub const G1_UNCOMPRESSED: usize = 96;
@@ -39,7 +40,7 @@ pub struct VerifyingKey {
 }
 
 /// The proving parameters (SRS) of one circuit shape: the verifying key plus the prover's bases.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Parameters {
     /// The verifying key.
     pub vk: VerifyingKey,
@@ -53,6 +54,8 @@ pub struct Parameters {
     pub b_g1: Vec<G1Affine>,
     /// B bases in G2: vᵢ(τ) for the inputs and the B-dense aux variables.
     pub b_g2: Vec<G2Affine>,
+    /// This set's identity in the process (device copies are kept under it).
+    id: ParamsId,
 }
 
 /// How thoroughly points of the large params sections (H, L, A, B_G1, B_G2) are checked when decoded.
@@ -262,7 +265,48 @@ impl VerifyingKey {
     }
 }
 
+/// A clone is a new set: it gets its own identity, since either copy may change on its own.
+impl Clone for Parameters {
+    fn clone(&self) -> Parameters {
+        let (vk, h, l, a) = (self.vk.clone(), self.h.clone(), self.l.clone(), self.a.clone());
+        Parameters::new(vk, h, l, a, self.b_g1.clone(), self.b_g2.clone())
+    }
+}
+
+/// Equal when the keys and every base are equal, whatever their identities.
+impl PartialEq for Parameters {
+    fn eq(&self, o: &Parameters) -> bool {
+        (&self.vk, &self.h, &self.l, &self.a, &self.b_g1, &self.b_g2)
+            == (&o.vk, &o.h, &o.l, &o.a, &o.b_g1, &o.b_g2)
+    }
+}
+
+impl Eq for Parameters {}
+
 impl Parameters {
+    /// Params from their parts, with a fresh identity.
+    pub fn new(
+        vk: VerifyingKey,
+        h: Vec<G1Affine>,
+        l: Vec<G1Affine>,
+        a: Vec<G1Affine>,
+        b_g1: Vec<G1Affine>,
+        b_g2: Vec<G2Affine>,
+    ) -> Parameters {
+        Parameters { vk, h, l, a, b_g1, b_g2, id: ParamsId::fresh() }
+    }
+
+    /// This set's identity: unique in the process, so resident device copies are never mistaken for another
+    /// set's (even one loaded at the same address).
+    pub fn id(&self) -> ParamsId {
+        self.id
+    }
+
+    /// The G1 queries under this set's identity, for a backend call.
+    pub fn srs(&self) -> SrsRef<'_> {
+        SrsRef { id: self.id, h: &self.h, l: &self.l, a: &self.a, b_g1: &self.b_g1 }
+    }
+
     /// Size in bytes of the serialization: the vk, then a count and the points for H, L, A, B_G1, B_G2.
     pub fn serialized_len(&self) -> usize {
         self.vk.serialized_len()

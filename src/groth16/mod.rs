@@ -5,7 +5,6 @@ pub mod cache;
 pub mod error;
 pub mod keys;
 pub mod params_file;
-pub mod phases;
 pub mod proof;
 pub mod prover;
 pub mod setup;

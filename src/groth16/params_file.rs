@@ -12,9 +12,9 @@
 //! The params cache additionally checks a SHA-256 of the whole file, so any corrupted byte is detected there.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -167,14 +167,14 @@ pub fn parse_params(bytes: &[u8], origin: &str, check: PointCheck) -> Result<Par
     let [ic, h, l, a, b_g1, b_g2] = &lay.sections;
     let vk = VerifyingKey::read_src(&mut Src::new(&bytes[..ic.end() as usize], origin))?;
     let g1 = |b: &[u8]| decode_g1(b, check);
-    Ok(Parameters {
+    Ok(Parameters::new(
         vk,
-        h: decode_points(bytes, h, origin, g1)?,
-        l: decode_points(bytes, l, origin, g1)?,
-        a: decode_points(bytes, a, origin, g1)?,
-        b_g1: decode_points(bytes, b_g1, origin, g1)?,
-        b_g2: decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check))?,
-    })
+        decode_points(bytes, h, origin, g1)?,
+        decode_points(bytes, l, origin, g1)?,
+        decode_points(bytes, a, origin, g1)?,
+        decode_points(bytes, b_g1, origin, g1)?,
+        decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check))?,
+    ))
 }
 
 /// A read-only view of a file's bytes: a memory map, or an empty slice for an empty file.
@@ -257,54 +257,12 @@ pub fn write_params(path: &Path, params: &Parameters) -> Result<[u8; 32]> {
     Ok(digest)
 }
 
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// The temp path used for an atomic write of `path`: a hidden name in the same folder, unique per process/call.
-fn temp_path(path: &Path) -> Option<PathBuf> {
-    let name = path.file_name()?.to_string_lossy();
-    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    Some(path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id())))
-}
-
-/// Writes a file so it never tears: `fill` writes into a temp file in the same folder, which is fsynced and then
-/// renamed over `path`. An existing `path` stays untouched until the new content is complete; on any error the
-/// temp file is removed. `origin` labels errors (e.g. `params file /x/y.params`).
+/// Writes a file so it never tears (through [`crate::util::write_atomic_with`]): `fill` streams the content;
+/// `origin` labels errors (e.g. `params file /x/y.params`).
 pub fn write_atomic(
     path: &Path,
     origin: &str,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let tmp = temp_path(path).ok_or_else(|| {
-        Error::io(
-            origin,
-            "write",
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "path has no file name"),
-        )
-    })?;
-    let file = File::options()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| Error::io(origin, "create temp file", e))?;
-    let result = (|| {
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        fill(&mut w).map_err(|e| Error::io(origin, "write", e))?;
-        let file = w.into_inner().map_err(|e| Error::io(origin, "write", e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(origin, "fsync", e))?;
-        drop(file);
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(origin, "rename into place", e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return result;
-    }
-    #[cfg(unix)]
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-        // Best effort: persist the rename itself. Failure here does not undo a complete, renamed file.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    crate::util::write_atomic_with(path, fill).map_err(|e| Error::io(origin, "write", e))
 }

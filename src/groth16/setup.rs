@@ -238,5 +238,5 @@ pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progr
         ic,
     };
     progress("vk", 1, 1);
-    Parameters { vk, h, l, a, b_g1, b_g2 }
+    Parameters::new(vk, h, l, a, b_g1, b_g2)
 }

@@ -1,10 +1,8 @@
-//! The timeline: phase spans turned into events (phase, circuit, start, duration, args) for tables, run
-//! records and exports.
+//! The timeline: a run's phase instances captured (the [`PhaseSink`](crate::vocab::PhaseSink) of a run),
+//! turned into run records, and exported.
 
 mod capture;
 pub mod export;
 pub mod record;
 
-pub use capture::{
-    emit_device_event, install, set_timing_log, Capture, LivePoll, LiveTap, OpenSpan, PhaseEvent,
-};
+pub use capture::{Capture, CaptureOpts, Captured, LiveFeed, LivePoll, LiveTap, OpenSpan, CHANNEL_CAPACITY};

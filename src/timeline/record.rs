@@ -1,11 +1,10 @@
-//! Run records (schema `cuzk.run/1`, DESIGN.md §5): everything one run measured, as saved in the run store
-//! and exported.
+//! Run records (schema `cuzk.run/1`): everything one run measured, as saved in the run store and exported.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::toggles::Toggles;
+use crate::vocab::{Phase, Site, Toggles};
 
 /// The schema tag every record carries; readers reject others.
 pub const SCHEMA: &str = "cuzk.run/1";
@@ -13,7 +12,7 @@ pub const SCHEMA: &str = "cuzk.run/1";
 /// One phase instance on the timeline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordEvent {
-    /// Phase name (`groth16::phases`).
+    /// Phase name (a [`Phase`] name; records of other versions may hold others).
     pub phase: String,
     /// Timeline row (`synthesis c0`, `prep_msm`, `gpu0`, `cpu`, `b_g2_msm`, `assemble`, `verify`, `srs`).
     pub lane: String,
@@ -163,17 +162,24 @@ pub fn lane_order(lane: &str) -> (u8, u64, String) {
     (group, num(lane), lane.to_string())
 }
 
-/// The lane of a phase instance: the synthesis row of its slot in the batch, the compute row of its device
-/// (`cpu` on the CPU backend), or the phase's own row.
-pub fn lane_for(phase: &str, slot: Option<u64>, device: Option<u64>, backend: &str) -> String {
-    use crate::groth16::phases::*;
-    match phase {
-        SYNTHESIS => format!("synthesis c{}", slot.unwrap_or(0)),
-        NTT_MSM_H | NTT_H | MSM_H | BATCH_ADD | TAIL_MSM => match (backend, device) {
-            ("gpu", d) => format!("gpu{}", d.unwrap_or(0)),
-            _ => "cpu".to_string(),
-        },
-        SRS_LOAD | SRS_UPLOAD => "srs".to_string(),
-        other => other.to_string(),
+impl RecordEvent {
+    /// The record form of a phase instance at `site` (lane from the phase's table; batch and repeat unknown).
+    pub fn from_site(site: &Site, start_us: u64, dur_us: u64) -> RecordEvent {
+        RecordEvent {
+            phase: site.phase.name().to_string(),
+            lane: site.phase.lane(site.slot, site.device),
+            circuit: site.circuit,
+            device: site.device,
+            batch: None,
+            repeat: 0,
+            start_us,
+            dur_us,
+            args: site.args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        }
+    }
+
+    /// The phase, when the name is one this version knows.
+    pub fn known_phase(&self) -> Option<Phase> {
+        Phase::from_name(&self.phase)
     }
 }

@@ -11,9 +11,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
 use super::keys;
+use super::state::Msg;
 use super::state::{App, Command, Level};
 use super::view;
-use super::worker::{Msg, Worker};
+use super::worker::Worker;
 
 /// Redraw period while something changes (~16 frames per second).
 const TICK: Duration = Duration::from_millis(60);

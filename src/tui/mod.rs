@@ -1,4 +1,4 @@
-//! The terminal console (DESIGN.md §8): a live timeline of the prover's phases, toggles, history, compare
+//! The terminal console: a live timeline of the prover's phases, toggles, history, compare
 //! and ablation views. `state` is the model (pure, tested without a terminal), `view` draws it, `app` runs
 //! the event loop and `worker` is the only part that talks to the engine.
 
@@ -19,9 +19,10 @@ use crossterm::{cursor, execute, terminal};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
-use crate::backend::select::{select, BackendKind};
+use crate::backend::select::select;
 use crate::circuits::Sample;
 use crate::engine::store::RunStore;
+use crate::vocab::BackendKind;
 use state::{App, BackendMeta, Level, SampleMeta};
 use theme::ThemeSet;
 use worker::{Worker, WorkerConfig};

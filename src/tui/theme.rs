@@ -1,4 +1,4 @@
-//! Console themes (DESIGN.md §5, §8): named colors for the chrome, the deltas and every phase.
+//! Console themes: named colors for the chrome, the deltas and every phase.
 //!
 //! The built-in themes (`themes/*.toml`) are embedded in the binary; [`ThemeSet::load`] adds the `*.toml` files
 //! of a user folder, where a theme with a built-in's name replaces it. A theme file is user input: every problem
@@ -23,7 +23,7 @@ use ratatui::style::Color;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::groth16::phases;
+use crate::vocab::Phase;
 
 /// The built-in theme files, in the order the console cycles through them: (label for errors, contents).
 const BUILTIN: [(&str, &str); 3] = [
@@ -63,7 +63,7 @@ pub struct Theme {
     pub bad: Color,
     /// Warnings such as dropped events.
     pub warn: Color,
-    /// A color per phase name (keys are the names of `src/groth16/phases.rs`).
+    /// A color per phase name (keys are the names of the phase table, `vocab::Phase`).
     pub phases: BTreeMap<String, Color>,
     /// The color of a phase that has no entry in `phases`.
     pub other_phase: Color,
@@ -85,7 +85,7 @@ impl Theme {
 
 /// A plain 16-color theme, used only if the embedded default could not be parsed.
 fn ansi_fallback() -> Theme {
-    let phases = phases::ALL.iter().map(|p| (p.to_string(), Color::Cyan)).collect();
+    let phases = Phase::ALL.iter().map(|p| (p.name().to_string(), Color::Cyan)).collect();
     Theme {
         name: "dark".into(),
         description: String::new(),
@@ -140,7 +140,7 @@ impl ThemeSet {
         self.themes.iter().position(|t| t.name == name)
     }
 
-    /// The theme called `name`, or a one-line error listing the available names (DESIGN.md §5).
+    /// The theme called `name`, or a one-line error listing the available names.
     pub fn find(&self, name: &str) -> Result<&Theme, String> {
         match self.index_of(name) {
             Some(i) => Ok(&self.themes[i]),
@@ -196,7 +196,7 @@ struct ThemeFile {
     name: Option<String>,
     description: Option<String>,
     colors: Option<ColorsFile>,
-    /// Checked against `phases::ALL` by hand, so the key set follows phases.rs.
+    /// Checked against the phase table by hand, so the key set follows it.
     phases: Option<BTreeMap<String, Spanned<String>>>,
 }
 
@@ -248,13 +248,13 @@ fn parse_theme(label: &str, stem: &str, src: &str, base: &Theme) -> Result<Theme
         let color = parse_color(label, src, &format!("phases.{key}"), &value)?;
         if key == OTHER_PHASE_KEY {
             theme.other_phase = color;
-        } else if phases::ALL.contains(&key.as_str()) {
+        } else if Phase::from_name(&key).is_some() {
             theme.phases.insert(key, color);
         } else {
             return Err(format!(
                 "{label}:{}: key `phases.{key}`: unknown phase, expected one of {}, {OTHER_PHASE_KEY}",
                 line_of(src, value.span().start),
-                phases::ALL.join(", ")
+                Phase::names()
             ));
         }
     }
@@ -404,7 +404,7 @@ mod tests {
         for (label, theme) in builtins() {
             // Parsed over the ANSI fallback, so a phase missing from the file would keep Color::Cyan.
             let mut seen = Vec::new();
-            for phase in phases::ALL {
+            for phase in Phase::ALL.iter().map(|p| p.name()) {
                 let c = theme.phases.get(phase).copied();
                 assert!(matches!(c, Some(Color::Rgb(..))), "{label}: phase {phase} has no own color: {c:?}");
                 assert!(!seen.contains(&c), "{label}: phase {phase} shares its color {c:?}");
@@ -417,7 +417,7 @@ mod tests {
                 assert!(matches!(c, Color::Rgb(..)), "{label}: chrome color {c:?} is not #rrggbb");
             }
             // Bars must stand out from the background (WCAG 1.4.11: 3:1 for graphics), text more so.
-            for phase in phases::ALL {
+            for phase in Phase::ALL.iter().map(|p| p.name()) {
                 let r = contrast(theme.phase(phase), theme.bg);
                 assert!(r >= 3.0, "{label}: phase {phase} contrast {r:.2} against bg");
             }
@@ -440,7 +440,7 @@ mod tests {
             let r = contrast(c, hc.bg);
             assert!(r >= 7.0, "{what}/bg contrast {r:.2} < 7:1");
         }
-        for phase in phases::ALL {
+        for phase in Phase::ALL.iter().map(|p| p.name()) {
             let r = contrast(hc.phase(phase), hc.bg);
             assert!(r >= 4.5, "phase {phase} contrast {r:.2} < 4.5:1");
         }

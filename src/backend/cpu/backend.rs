@@ -3,12 +3,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use tracing::info_span;
-
 use super::{batch_add, msm, ntt};
-use crate::backend::api::{BResult, Backend, BackendError};
-use crate::groth16::phases;
+use crate::backend::api::{BResult, Backend, BackendError, Bases};
+use crate::vocab::{Phase, Probe, Site};
+use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
 
 /// The CPU backend; keeps NTT domains (twiddle tables) across calls.
 #[derive(Default)]
@@ -49,14 +47,14 @@ impl Backend for CpuBackend {
 
     fn ntt_msm_h(
         &self,
-        mut a: Vec<Scalar>,
-        mut b: Vec<Scalar>,
-        mut c: Vec<Scalar>,
-        h_bases: &[G1Affine],
+        probe: &Probe,
+        circuit: usize,
+        [mut a, mut b, mut c]: [Vec<Scalar>; 3],
+        h_bases: Bases<'_>,
     ) -> BResult<G1Projective> {
         let domain = self.domain(a.len())?;
         {
-            let _span = info_span!(phases::NTT_H, n = domain.size()).entered();
+            let _span = probe.open(Site::new(Phase::NttH).circuit(circuit).arg("n", domain.size()));
             ntt::compute_h(&mut a, &mut b, &mut c, &domain).map_err(|e| BackendError {
                 backend: "cpu",
                 op: "ntt_h",
@@ -64,21 +62,21 @@ impl Backend for CpuBackend {
             })?;
             drop((b, c));
         }
-        let _span = info_span!(phases::MSM_H, n = a.len()).entered();
-        let n = a.len().min(h_bases.len());
-        Ok(msm::msm_g1(&h_bases[..n], &a[..n], None))
+        let _span = probe.open(Site::new(Phase::MsmH).circuit(circuit).arg("n", a.len()));
+        let n = a.len().min(h_bases.host.len());
+        Ok(msm::msm_g1(&h_bases.host[..n], &a[..n], None))
     }
 
-    fn batch_add_g1(&self, bases: &[G1Affine], bitmap: &[u64]) -> BResult<G1Projective> {
-        Ok(batch_add::batch_add_g1(bases, bitmap))
+    fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
+        Ok(batch_add::batch_add_g1(bases.host, bitmap))
     }
 
     fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
         Ok(batch_add::batch_add_g2(bases, bitmap))
     }
 
-    fn msm_g1(&self, bases: &[G1Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
-        Ok(msm::msm_g1(bases, scalars, window))
+    fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
+        Ok(msm::msm_g1(bases.host, scalars, window))
     }
 
     fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective> {

@@ -3,34 +3,8 @@
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::{prime::PrimeCurveAffine, Curve, Group};
 
+pub use super::field::Xy;
 use super::field::{Coord, Fq, Fq2};
-
-/// The coordinates of an affine point that is not the identity, in blst's layout (x then y).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(C)]
-pub struct Xy<F> {
-    /// The x coordinate (Montgomery form, as blst keeps it).
-    pub x: F,
-    /// The y coordinate.
-    pub y: F,
-}
-
-impl<F: Coord> Xy<F> {
-    /// The identity marker (x = y = 0, blst's encoding; no curve point has it since b ≠ 0).
-    pub const IDENTITY: Self = Xy { x: F::ZERO, y: F::ZERO };
-
-    /// Whether this is the identity marker.
-    #[inline(always)]
-    pub fn is_identity(&self) -> bool {
-        self.x.is_zero() && self.y.is_zero()
-    }
-
-    /// The point's negation (−P = (x, −y)); used for negative window digits.
-    #[inline(always)]
-    pub fn neg(&self) -> Self {
-        Xy { x: self.x, y: -self.y }
-    }
-}
 
 /// An affine point type of a curve y² = x³ + b (G1 over Fp, G2 over Fp2) with its Jacobian type.
 ///

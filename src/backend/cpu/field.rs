@@ -4,15 +4,13 @@
 //! multiplication, squaring and inversion the call is cheap next to the work, so those still go to blst (its
 //! mulx assembly); addition, subtraction, negation and comparison cost less than the call itself, so they are
 //! done here on the same limbs (Montgomery form, little-endian u64, always fully reduced below p). The layout
-//! is the one DESIGN.md §6 fixes for the whole project (G1 affine = 2 × 48 bytes, G2 affine = 2 × 96 bytes).
+//! is the one the whole project keeps (G1 affine = 2 × 48 bytes, G2 affine = 2 × 96 bytes).
 
 use std::fmt::Debug;
 use std::ops::{Add, Mul, Neg, Sub};
 
 use blstrs::{G1Affine, G2Affine};
 use ff::Field;
-
-use super::curve::Xy;
 
 /// The BLS12-381 base-field modulus p, little-endian limbs.
 const P: [u64; 6] = [
@@ -260,5 +258,32 @@ impl Coord for Fq2 {
     fn invert(&self) -> Fq2 {
         let p = as_g2(*self, Fq2::ZERO);
         from_blst(p.x().invert().unwrap_or(p.y()))
+    }
+}
+
+/// The coordinates of an affine point that is not the identity, in blst's layout (x then y).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(C)]
+pub struct Xy<F> {
+    /// The x coordinate (Montgomery form, as blst keeps it).
+    pub x: F,
+    /// The y coordinate.
+    pub y: F,
+}
+
+impl<F: Coord> Xy<F> {
+    /// The identity marker (x = y = 0, blst's encoding; no curve point has it since b ≠ 0).
+    pub const IDENTITY: Self = Xy { x: F::ZERO, y: F::ZERO };
+
+    /// Whether this is the identity marker.
+    #[inline(always)]
+    pub fn is_identity(&self) -> bool {
+        self.x.is_zero() && self.y.is_zero()
+    }
+
+    /// The point's negation (−P = (x, −y)); used for negative window digits.
+    #[inline(always)]
+    pub fn neg(&self) -> Self {
+        Xy { x: self.x, y: -self.y }
     }
 }

@@ -1,44 +1,34 @@
 //! `GpuBackend`: the `Backend` implementation on CUDA, one lane per visible device. `ntt_msm_h`, `batch_add`
 //! and the G1 tail MSMs run on the lane's device; `msm_g2` and `batch_add_g2` (phase `b_g2_msm`) stay on the
-//! CPU, which the prover runs concurrently with the lanes. Device phases are timed with CUDA events.
+//! host, which the prover runs beside the lanes. Lane phases are timed with CUDA events on the lane's stream.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cudarc::driver::{CudaSlice, CudaView};
-use tracing::info_span;
 
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
-use super::resident::{find, HostKey, Uploaded};
-use super::timing::{emit, Clock, Mark};
+use super::resident::{matches, upload};
+use super::timing::{ClockSlot, GpuTimer};
 use super::{batch_add, limbs, msm, ntt};
-use crate::backend::api::{BResult, Backend, BackendError, CallOpts, Srs};
+use crate::backend::api::{BResult, Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
 use crate::backend::cpu::backend::CpuBackend;
-use crate::groth16::phases;
+use crate::backend::resident::{ResidentKey, ResidentSet};
+use crate::vocab::{Phase, Probe, Site, Span};
 
 fn berr(op: &'static str) -> impl Fn(GpuError) -> BackendError {
     move |e| BackendError { backend: "gpu", op, msg: e.to_string() }
 }
 
-/// A phase bracket opened by `phase_begin`.
-struct Open {
-    clock: Clock,
-    phase: &'static str,
-    circuit: u64,
-    start: cudarc::driver::CudaEvent,
-    args: Vec<(&'static str, String)>,
-    subs: Vec<Mark>,
-}
-
-/// Mutable per-lane state: the call's options, the SRS on the device, per-call uploads, the open phase.
+/// Mutable per-lane state: the call's options, the SRS on the device, the call's gathered bases.
 #[derive(Default)]
 struct State {
     opts: CallOpts,
+    srs: ResidentSet<CudaSlice<u64>>,
+    call: HashMap<(CallId, Query), CudaSlice<u64>>,
     in_call: bool,
-    srs: Vec<Uploaded>,
-    scratch: Vec<Uploaded>,
-    open: Option<Open>,
 }
 
 /// One device as a backend of its own (the prover's `gpu<d>` lane).
@@ -46,33 +36,41 @@ pub struct GpuLane {
     gpu: Arc<Gpu>,
     cpu: Arc<CpuBackend>,
     state: Mutex<State>,
+    clock: Arc<Mutex<ClockSlot>>,
 }
 
-/// The device view of `v`: resident SRS, a per-call upload, or (outside a call) a fresh upload in `tmp`.
-fn bases_view<'a, T: super::Limbs>(
+/// The device copy of `bases`: a view of the resident SRS or of a call's gathered set (uploaded on first
+/// use within a call), else a fresh upload kept in `tmp` for this operation only.
+fn bases_view<'a>(
     gpu: &Gpu,
     st: &'a mut State,
-    tmp: &'a mut Option<Uploaded>,
-    v: &[T],
+    tmp: &'a mut Option<CudaSlice<u64>>,
+    bases: Bases<'_>,
 ) -> GResult<CudaView<'a, u64>> {
-    let known = find(&st.srs, v).is_some() || find(&st.scratch, v).is_some();
-    if !known {
-        gpu.check_mem("bases", std::mem::size_of_val(v))?;
-        let up = Uploaded::new(gpu, v)?;
-        if st.in_call {
-            st.scratch.push(up);
-        } else {
-            *tmp = Some(up);
+    const L: usize = 12; // u64 limbs per G1 affine point
+    let n = bases.host.len();
+    match bases.id {
+        BasesId::Srs { params, query, start } => {
+            if let Some((k, dev)) = st.srs.get(params, query) {
+                if start + n <= k.len {
+                    return Ok(dev.slice(start * L..(start + n) * L));
+                }
+            }
         }
+        BasesId::Call { call, query } if st.in_call => {
+            let dev = match st.call.entry((call, query)) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    gpu.check_mem("gathered tail bases", std::mem::size_of_val(bases.host))?;
+                    e.insert(upload(gpu, bases.host)?)
+                }
+            };
+            return Ok(dev.slice(..n * L));
+        }
+        _ => {}
     }
-    let st: &'a State = st;
-    if let Some(v) = find(&st.srs, v).or_else(|| find(&st.scratch, v)) {
-        return Ok(v);
-    }
-    match tmp {
-        Some(u) => Ok(u.dev.slice(..)),
-        None => Err(GpuError::Invalid("bases vanished from the device cache".into())),
-    }
+    gpu.check_mem("bases", std::mem::size_of_val(bases.host))?;
+    Ok(tmp.insert(upload(gpu, bases.host)?).slice(..))
 }
 
 /// Page-locks host memory for the duration of an upload (B1); unregisters on drop. A buffer the driver
@@ -120,50 +118,37 @@ fn upload_padded(gpu: &Gpu, v: &[Scalar], n: usize) -> GResult<CudaSlice<u64>> {
 
 impl GpuLane {
     fn new(gpu: Arc<Gpu>, cpu: Arc<CpuBackend>) -> GpuLane {
-        GpuLane { gpu, cpu, state: Mutex::new(State::default()) }
+        GpuLane { gpu, cpu, state: Mutex::new(State::default()), clock: Arc::default() }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Records a sub-phase mark when a phase is open.
-    fn sub(
-        &self,
-        st: &mut State,
-        phase: &'static str,
-        start: Option<cudarc::driver::CudaEvent>,
-    ) -> GResult<()> {
-        if let (Some(open), Some(start)) = (st.open.as_mut(), start) {
-            let end = open.clock.mark(&self.gpu)?;
-            open.subs.push(Mark { phase, circuit: Some(open.circuit), start, end, args: Vec::new() });
-        }
-        Ok(())
-    }
-
-    fn mark(&self, st: &State) -> GResult<Option<cudarc::driver::CudaEvent>> {
-        st.open.as_ref().map(|o| o.clock.mark(&self.gpu)).transpose()
+    fn ordinal(&self) -> u64 {
+        self.gpu.ordinal as u64
     }
 
     fn ntt_msm_h_impl(
         &self,
-        a: Vec<Scalar>,
-        b: Vec<Scalar>,
-        c: Vec<Scalar>,
-        h: &[G1Affine],
+        probe: &Probe,
+        circuit: usize,
+        [a, b, c]: [Vec<Scalar>; 3],
+        h: Bases<'_>,
     ) -> GResult<G1Projective> {
         let gpu = &*self.gpu;
-        let mut st = self.state();
         let n = a.len().max(b.len()).max(c.len()).max(1).next_power_of_two();
         let log_n = n.trailing_zeros();
-        let m = n.min(h.len());
+        let m = n.min(h.host.len());
         let window = msm::window_for(m.max(1));
         let need = 3 * n * 32 + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
         gpu.check_mem("ntt_msm_h (a, b, c and scratch)", need)?;
-        let t_ntt = self.mark(&st)?;
+        let pin_abc = self.state().opts.pin_abc;
+        let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
         let (mut da, mut db, mut dc) = {
-            let _pin = if st.opts.pin_abc {
-                let _span = info_span!(phases::PIN_ABC, device = gpu.ordinal as u64, n = n).entered();
+            let _pin = if pin_abc {
+                let site = Site::new(Phase::PinAbc).circuit(circuit).device(self.ordinal()).arg("n", n);
+                let _span = probe.open(site);
                 Some(Pinned::new(gpu, &[&a, &b, &c])?)
             } else {
                 None
@@ -175,26 +160,24 @@ impl GpuLane {
         drop((a, b, c));
         ntt::compute_h(gpu, &mut da, &mut db, &mut dc, log_n)?;
         drop((db, dc));
-        self.sub(&mut st, phases::NTT_H, t_ntt)?;
-        let t_msm = self.mark(&st)?;
+        drop(ntt_span);
+        let _msm_span = self.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m));
+        if m == 0 {
+            return Ok(<G1Projective as group::Group>::identity());
+        }
+        let mut st = self.state();
         let mut tmp = None;
-        let r = if m == 0 {
-            <G1Projective as group::Group>::identity()
-        } else {
-            let bases = bases_view(gpu, &mut st, &mut tmp, &h[..m])?;
-            msm::msm_g1(gpu, &bases, &da.slice(0..4 * m), m, None)?
-        };
-        self.sub(&mut st, phases::MSM_H, t_msm)?;
-        Ok(r)
+        let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
+        msm::msm_g1(gpu, &view, &da.slice(0..4 * m), m, None)
     }
 
     fn msm_g1_impl(
         &self,
-        bases: &[G1Affine],
+        bases: Bases<'_>,
         scalars: &[Scalar],
         window: Option<usize>,
     ) -> GResult<G1Projective> {
-        let n = bases.len().min(scalars.len());
+        let n = bases.host.len().min(scalars.len());
         if n == 0 {
             return Ok(<G1Projective as group::Group>::identity());
         }
@@ -203,69 +186,52 @@ impl GpuLane {
         let w = window.unwrap_or_else(|| msm::window_for(n));
         gpu.check_mem("msm_g1 (scalars and scratch)", n * 32 + msm::scratch_bytes(n, w))?;
         let mut tmp = None;
-        let view = bases_view(gpu, &mut st, &mut tmp, &bases[..n])?;
+        let view = bases_view(gpu, &mut st, &mut tmp, bases.prefix(n))?;
         let ds = gpu.stream.clone_htod(limbs(&scalars[..n]))?;
         msm::msm_g1(gpu, &view, &ds.slice(..), n, window)
     }
 
-    fn batch_add_g1_impl(&self, bases: &[G1Affine], bitmap: &[u64]) -> GResult<G1Projective> {
-        let n = bases.len().min(bitmap.len() * 64);
+    fn batch_add_g1_impl(&self, bases: Bases<'_>, bitmap: &[u64]) -> GResult<G1Projective> {
+        let n = bases.host.len().min(bitmap.len() * 64);
         if n == 0 || bitmap.iter().all(|&w| w == 0) {
             return Ok(<G1Projective as group::Group>::identity());
         }
         let gpu = &*self.gpu;
         let mut st = self.state();
         let mut tmp = None;
-        let view = bases_view(gpu, &mut st, &mut tmp, &bases[..n])?;
+        let view = bases_view(gpu, &mut st, &mut tmp, bases.prefix(n))?;
         batch_add::batch_add_g1(gpu, &view, n, bitmap)
     }
 
-    fn begin_impl(&self, opts: CallOpts, srs: Srs<'_>) -> GResult<()> {
+    /// Makes the call's SRS resident: entries of other params are freed first; an entry of these params is
+    /// reused only if its sampled points still equal the host's.
+    fn begin_impl(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> GResult<()> {
         let gpu = &*self.gpu;
         let mut st = self.state();
         st.opts = opts;
         st.in_call = true;
-        st.scratch.clear();
-        let parts = [srs.h, srs.l, srs.a, srs.b_g1];
-        let same =
-            st.srs.len() == parts.len() && st.srs.iter().zip(parts).all(|(u, p)| u.is(&HostKey::of(p)));
-        if !same {
-            st.srs.clear(); // another params (or none yet): free before uploading
-            let need: usize = parts.iter().map(|p| std::mem::size_of_val(*p)).sum();
-            gpu.check_mem("the SRS bases (H, L, A, B_G1)", need)?;
-            let _span =
-                info_span!(phases::SRS_UPLOAD, device = gpu.ordinal as u64, bytes = need as u64).entered();
-            for p in parts {
-                st.srs.push(Uploaded::new(gpu, p)?);
-            }
+        st.call.clear();
+        st.srs.retain_params(srs.id);
+        let mut span: Option<Span> = None;
+        for q in Query::ALL {
+            let host: &[G1Affine] = srs.query(q);
+            let key = ResidentKey { params: srs.id, query: q, len: host.len() };
+            st.srs.get_or_insert(
+                key,
+                |dev| matches(gpu, dev, host),
+                || {
+                    if span.is_none() {
+                        let bytes: usize =
+                            Query::ALL.iter().map(|q| std::mem::size_of_val(srs.query(*q))).sum();
+                        gpu.check_mem("the SRS bases (H, L, A, B_G1)", bytes)?;
+                        let site = Site::new(Phase::SrsUpload).device(self.ordinal()).arg("bytes", bytes);
+                        span = Some(probe.open(site));
+                    }
+                    upload(gpu, host)
+                },
+            )?;
         }
         Ok(())
-    }
-
-    fn phase_begin_impl(
-        &self,
-        phase: &'static str,
-        circuit: u64,
-        args: Vec<(&'static str, String)>,
-    ) -> GResult<()> {
-        let clock = Clock::start(&self.gpu)?;
-        let start = clock.mark(&self.gpu)?;
-        self.state().open = Some(Open { clock, phase, circuit, start, args, subs: Vec::new() });
-        Ok(())
-    }
-
-    fn phase_end_impl(&self) -> GResult<()> {
-        let Some(open) = self.state().open.take() else { return Ok(()) };
-        let end = open.clock.mark(&self.gpu)?;
-        let mut marks = vec![Mark {
-            phase: open.phase,
-            circuit: Some(open.circuit),
-            start: open.start,
-            end,
-            args: open.args,
-        }];
-        marks.extend(open.subs);
-        emit(&open.clock, &self.gpu, marks)
     }
 }
 
@@ -278,30 +244,63 @@ impl Backend for GpuLane {
         format!("GPU{} {}", self.gpu.ordinal, self.gpu.name)
     }
 
-    fn ntt_msm_h(
-        &self,
-        a: Vec<Scalar>,
-        b: Vec<Scalar>,
-        c: Vec<Scalar>,
-        h: &[G1Affine],
-    ) -> BResult<G1Projective> {
-        self.ntt_msm_h_impl(a, b, c, h).map_err(berr("ntt_msm_h"))
+    fn has_device(&self) -> bool {
+        true
     }
 
-    fn batch_add_g1(&self, bases: &[G1Affine], bitmap: &[u64]) -> BResult<G1Projective> {
+    fn overlaps_host(&self) -> bool {
+        true
+    }
+
+    /// Device-timed: CUDA events on this lane's stream.
+    fn open(&self, probe: &Probe, site: Site) -> Span {
+        let site = site.device(self.ordinal());
+        if !probe.recording() {
+            return probe.open(site);
+        }
+        match GpuTimer::start(&self.gpu, &self.clock) {
+            Ok(t) => probe.open_timed(site, Box::new(t)),
+            Err(_) => probe.open(site), // no events: host time rather than no span
+        }
+    }
+
+    fn begin_call(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
+        self.begin_impl(probe, opts, srs).map_err(berr("srs_upload"))
+    }
+
+    fn end_call(&self) {
+        let mut st = self.state();
+        st.in_call = false;
+        st.call.clear();
+        if !st.opts.srs_resident {
+            st.srs.clear();
+        }
+    }
+
+    fn ntt_msm_h(
+        &self,
+        probe: &Probe,
+        circuit: usize,
+        abc: [Vec<Scalar>; 3],
+        h: Bases<'_>,
+    ) -> BResult<G1Projective> {
+        self.ntt_msm_h_impl(probe, circuit, abc, h).map_err(berr("ntt_msm_h"))
+    }
+
+    fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
         self.batch_add_g1_impl(bases, bitmap).map_err(berr("batch_add"))
     }
 
-    /// On the CPU: it belongs to `b_g2_msm`, which runs beside the device lanes.
+    /// On the host: it belongs to `b_g2_msm`, which runs beside the device lanes.
     fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
         self.cpu.batch_add_g2(bases, bitmap)
     }
 
-    fn msm_g1(&self, bases: &[G1Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
+    fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
         self.msm_g1_impl(bases, scalars, window).map_err(berr("msm_g1"))
     }
 
-    /// On the CPU on every backend (DESIGN.md §3).
+    /// On the host on every backend.
     fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective> {
         self.cpu.msm_g2(bases, scalars, window)
     }
@@ -309,40 +308,10 @@ impl Backend for GpuLane {
     fn window_for(&self, n: usize) -> usize {
         msm::window_for(n)
     }
-
-    fn device_timed(&self) -> bool {
-        true
-    }
-
-    fn begin_call(&self, opts: CallOpts, srs: Srs<'_>) -> BResult<()> {
-        self.begin_impl(opts, srs).map_err(berr("srs_upload"))
-    }
-
-    fn end_call(&self) {
-        let mut st = self.state();
-        st.in_call = false;
-        st.scratch.clear();
-        st.open = None;
-        if !st.opts.srs_resident {
-            st.srs.clear();
-        }
-    }
-
-    fn phase_begin(
-        &self,
-        phase: &'static str,
-        circuit: u64,
-        args: Vec<(&'static str, String)>,
-    ) -> BResult<()> {
-        self.phase_begin_impl(phase, circuit, args).map_err(berr(phase))
-    }
-
-    fn phase_end(&self) -> BResult<()> {
-        self.phase_end_impl().map_err(berr("timing"))
-    }
 }
 
-/// The CUDA backend: every visible device as a lane; direct calls (bench, tests) use lane 0.
+/// The CUDA backend: every visible device as a lane. The prover drives the lanes; direct calls (benchmarks,
+/// tests) go to lane 0.
 pub struct GpuBackend {
     lanes: Vec<GpuLane>,
 }
@@ -364,7 +333,8 @@ impl GpuBackend {
         Ok(GpuBackend { lanes })
     }
 
-    fn first(&self) -> &GpuLane {
+    /// Lane 0, which direct calls use.
+    pub fn first(&self) -> &GpuLane {
         &self.lanes[0]
     }
 
@@ -386,34 +356,8 @@ impl Backend for GpuBackend {
         }
     }
 
-    fn ntt_msm_h(
-        &self,
-        a: Vec<Scalar>,
-        b: Vec<Scalar>,
-        c: Vec<Scalar>,
-        h: &[G1Affine],
-    ) -> BResult<G1Projective> {
-        self.first().ntt_msm_h(a, b, c, h)
-    }
-
-    fn batch_add_g1(&self, bases: &[G1Affine], bitmap: &[u64]) -> BResult<G1Projective> {
-        self.first().batch_add_g1(bases, bitmap)
-    }
-
-    fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
-        self.first().batch_add_g2(bases, bitmap)
-    }
-
-    fn msm_g1(&self, bases: &[G1Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
-        self.first().msm_g1(bases, scalars, window)
-    }
-
-    fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective> {
-        self.first().msm_g2(bases, scalars, window)
-    }
-
-    fn window_for(&self, n: usize) -> usize {
-        msm::window_for(n)
+    fn has_device(&self) -> bool {
+        true
     }
 
     fn lanes(&self) -> usize {
@@ -424,14 +368,19 @@ impl Backend for GpuBackend {
         self.lanes.get(i).map(|l| l as &dyn Backend)
     }
 
-    fn device_timed(&self) -> bool {
+    fn overlaps_host(&self) -> bool {
         true
     }
 
+    fn open(&self, probe: &Probe, site: Site) -> Span {
+        self.first().open(probe, site)
+    }
+
     /// Uploads (or finds resident) the SRS on every device, the devices in parallel.
-    fn begin_call(&self, opts: CallOpts, srs: Srs<'_>) -> BResult<()> {
+    fn begin_call(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
         std::thread::scope(|s| {
-            let hs: Vec<_> = self.lanes.iter().map(|l| s.spawn(move || l.begin_call(opts, srs))).collect();
+            let hs: Vec<_> =
+                self.lanes.iter().map(|l| s.spawn(move || l.begin_call(probe, opts, srs))).collect();
             hs.into_iter().try_for_each(|h| {
                 h.join().unwrap_or_else(|_| {
                     Err(BackendError {
@@ -448,16 +397,33 @@ impl Backend for GpuBackend {
         self.lanes.iter().for_each(|l| l.end_call());
     }
 
-    fn phase_begin(
+    fn ntt_msm_h(
         &self,
-        phase: &'static str,
-        circuit: u64,
-        args: Vec<(&'static str, String)>,
-    ) -> BResult<()> {
-        self.first().phase_begin(phase, circuit, args)
+        probe: &Probe,
+        circuit: usize,
+        abc: [Vec<Scalar>; 3],
+        h: Bases<'_>,
+    ) -> BResult<G1Projective> {
+        self.first().ntt_msm_h(probe, circuit, abc, h)
     }
 
-    fn phase_end(&self) -> BResult<()> {
-        self.first().phase_end()
+    fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
+        self.first().batch_add_g1(bases, bitmap)
+    }
+
+    fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
+        self.first().batch_add_g2(bases, bitmap)
+    }
+
+    fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
+        self.first().msm_g1(bases, scalars, window)
+    }
+
+    fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective> {
+        self.first().msm_g2(bases, scalars, window)
+    }
+
+    fn window_for(&self, n: usize) -> usize {
+        msm::window_for(n)
     }
 }

@@ -15,7 +15,7 @@ mod embedded {
 }
 
 /// The cache root override shared with the params cache (`$CUZK_CACHE/kernels/`).
-pub use crate::groth16::cache::CACHE_ENV;
+pub use crate::util::dirs::CACHE_ENV;
 
 /// One NVRTC program: a `cuda/*.cu` file and the headers it includes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,10 +135,7 @@ pub fn compile_cubin(module: Module, arch: (u32, u32)) -> GResult<Vec<u8>> {
 /// The kernel cache folder: `$CUZK_CACHE/kernels` or `<user cache dir>/cuzk/kernels`; `None` when neither
 /// exists (then kernels are compiled every process).
 pub fn cache_dir() -> Option<PathBuf> {
-    match std::env::var_os(CACHE_ENV) {
-        Some(root) if !root.is_empty() => Some(PathBuf::from(root).join("kernels")),
-        _ => dirs::cache_dir().map(|d| d.join("cuzk").join("kernels")),
-    }
+    crate::util::dirs::cache_root().map(|r| r.join("kernels"))
 }
 
 /// The cache file name: module, arch, NVRTC version and the first 16 hex digits of the source's SHA-256.
@@ -172,21 +169,16 @@ pub fn read_cached(path: &Path) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// Writes a cubin with its trailer atomically: a temporary file in the same folder, then a rename.
+/// Writes a cubin with its SHA-256 trailer atomically.
 pub fn write_cached(path: &Path, cubin: &[u8]) -> GResult<()> {
     let cache_err =
         |e: std::io::Error| GpuError::Cache { path: path.display().to_string(), msg: e.to_string() };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(cache_err)?;
     }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let mut bytes = cubin.to_vec();
     bytes.extend_from_slice(&Sha256::digest(cubin));
-    std::fs::write(&tmp, &bytes).map_err(cache_err)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        cache_err(e)
-    })
+    crate::util::write_atomic(path, &bytes).map_err(cache_err)
 }
 
 /// The cubin of `module` for `arch`: from the cache when present and intact, else compiled and cached.

@@ -1,4 +1,4 @@
-//! Errors of the CUDA backend: one line each, so the CLI can print them as they are (DESIGN.md §9).
+//! Errors of the CUDA backend: one line each, so the CLI can print them as they are.
 
 /// Anything the CUDA backend can fail with.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! The CUDA backend (DESIGN.md §6): kernels in `cuda/` compiled by NVRTC for the device's own arch, launched
+//! The CUDA backend: kernels in `cuda/` compiled by NVRTC for the device's own arch, launched
 //! through cudarc; libcuda and NVRTC are loaded at run time, so a build needs no CUDA and a machine without a
 //! GPU falls back to the CPU backend with the reason.
 //!

@@ -1,13 +1,17 @@
-//! Device-side timings for the timeline: phases are bracketed by CUDA events on the device's stream and
-//! mapped to host instants through a reference event recorded on the idle stream right after a host
-//! `Instant::now()` (start = t0 + elapsed(e0, start)), never host time around asynchronous launches.
+//! Device-side timings for the timeline: a lane's spans are bracketed by CUDA events on its stream and mapped
+//! to host instants through a reference event recorded on the idle stream right after a host
+//! `Instant::now()` (start = t0 + elapsed(e0, start)), never host time around asynchronous launches. Nested
+//! spans of one lane (`ntt_h` inside `ntt_msm_h`) share the outer span's reference, so opening them does not
+//! drain the stream.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys::CUevent_flags, CudaEvent};
 
 use super::device::Gpu;
 use super::error::GResult;
+use crate::vocab::DeviceTimer;
 
 /// A reference point: host instant `t0` and the event `e0` recorded on the then-idle stream.
 pub struct Clock {
@@ -17,20 +21,15 @@ pub struct Clock {
 
 impl Clock {
     /// Waits for the stream to drain, then pins `t0` to a fresh event on it.
-    pub fn start(gpu: &Gpu) -> GResult<Clock> {
+    fn start(gpu: &Gpu) -> GResult<Clock> {
         gpu.stream.synchronize()?;
         let t0 = Instant::now();
-        let e0 = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+        let e0 = mark(gpu)?;
         Ok(Clock { t0, e0 })
     }
 
-    /// A timing event recorded on the stream now (after everything enqueued so far).
-    pub fn mark(&self, gpu: &Gpu) -> GResult<CudaEvent> {
-        Ok(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?)
-    }
-
-    /// The host instant and duration of the device work between `a` and `b` (both already complete).
-    pub fn span(&self, a: &CudaEvent, b: &CudaEvent) -> GResult<(Instant, Duration)> {
+    /// The host instant and duration of the device work between `a` and `b`.
+    fn span(&self, a: &CudaEvent, b: &CudaEvent) -> GResult<(Instant, Duration)> {
         b.synchronize()?;
         let from = self.e0.elapsed_ms(a)?.max(0.0) as f64;
         let dur = a.elapsed_ms(b)?.max(0.0) as f64;
@@ -38,25 +37,46 @@ impl Clock {
     }
 }
 
-/// One finished device phase waiting to be reported.
-pub struct Mark {
-    /// Phase name (`groth16::phases`).
-    pub phase: &'static str,
-    /// Job-wide circuit index.
-    pub circuit: Option<u64>,
-    /// Start event.
-    pub start: CudaEvent,
-    /// End event.
-    pub end: CudaEvent,
-    /// Span-like arguments (sizes).
-    pub args: Vec<(&'static str, String)>,
+/// A timing event recorded on the stream now (after everything enqueued so far).
+fn mark(gpu: &Gpu) -> GResult<CudaEvent> {
+    Ok(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?)
 }
 
-/// Reports finished marks to the timeline as device events of `gpu`'s lane.
-pub fn emit(clock: &Clock, gpu: &Gpu, marks: Vec<Mark>) -> GResult<()> {
-    for m in marks {
-        let (start, dur) = clock.span(&m.start, &m.end)?;
-        crate::timeline::emit_device_event(m.phase, gpu.ordinal as u64, m.circuit, start, dur, m.args);
+/// The reference of a lane's open spans and how many are open.
+#[derive(Default)]
+pub struct ClockSlot {
+    clock: Option<Arc<Clock>>,
+    open: usize,
+}
+
+/// Times one span of a lane on its stream.
+pub struct GpuTimer {
+    gpu: Arc<Gpu>,
+    slot: Arc<Mutex<ClockSlot>>,
+    clock: Arc<Clock>,
+    start: CudaEvent,
+}
+
+impl GpuTimer {
+    /// Starts timing on `gpu`'s stream (draining it first when no other span of the lane is open).
+    pub fn start(gpu: &Arc<Gpu>, slot: &Arc<Mutex<ClockSlot>>) -> GResult<GpuTimer> {
+        let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let clock = match (&s.clock, s.open) {
+            (Some(c), n) if n > 0 => c.clone(),
+            _ => Arc::new(Clock::start(gpu)?),
+        };
+        let start = mark(gpu)?;
+        s.clock = Some(clock.clone());
+        s.open += 1;
+        Ok(GpuTimer { gpu: gpu.clone(), slot: slot.clone(), clock, start })
     }
-    Ok(())
+}
+
+impl DeviceTimer for GpuTimer {
+    fn stop(self: Box<Self>) -> Result<(Instant, Duration), String> {
+        let r = mark(&self.gpu).and_then(|end| self.clock.span(&self.start, &end)).map_err(|e| e.to_string());
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.open = s.open.saturating_sub(1);
+        r
+    }
 }

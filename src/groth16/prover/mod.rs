@@ -1,26 +1,33 @@
-//! The Groth16 prover: a batch of same-shape circuits through the phases of DESIGN.md §3, each a traced span.
+//! The Groth16 prover: a batch of same-shape circuits through the phases, one path for every backend.
+//!
+//! Circuits are split contiguously across the backend's compute lanes (one for the CPU, one per device),
+//! one thread per lane. Stage 1: lanes run `ntt_msm_h` per circuit while the host runs `prep_msm`; stage 2:
+//! lanes run `batch_add` and `tail_msm` per circuit while the host runs `b_g2_msm`. A device lane runs
+//! beside the host (as supraseal does); a CPU lane shares the host's cores, so there the two sides of a stage
+//! run one after the other. Every phase is a span of the run's probe; lane phases are opened through the
+//! lane, which times them on its device. Results do not depend on lanes or overlap, so proofs are
+//! byte-identical across backends.
 
 mod assemble;
-mod device;
 mod prep;
 
 pub use prep::{AuxBases, Prep, QueryPlan};
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Mutex;
 
-use blstrs::{G1Projective, G2Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
 use group::Group;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use rayon::prelude::*;
-use tracing::info_span;
 
 use super::keys::Parameters;
-use super::phases;
 use super::proof::Proof;
-use crate::backend::api::{Backend, BackendError};
+use crate::backend::api::{Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
 use crate::cs::{Circuit, ProvingAssignment, Shape, SmallStore, VecStore};
-use crate::toggles::Toggles;
+use crate::vocab::{Cancelled, Phase, Probe, Site, Toggle, Toggles};
 
 /// Why a batch could not be proved.
 #[derive(Debug, thiserror::Error)]
@@ -50,28 +57,9 @@ pub enum ProveError {
     Cancelled,
 }
 
-static CANCEL: AtomicBool = AtomicBool::new(false);
-
-/// Asks running provers to stop after their current phase (Ctrl-C, the console's quit).
-pub fn request_cancel() {
-    CANCEL.store(true, Ordering::SeqCst);
-}
-
-/// Clears a cancel request before a new job.
-pub fn clear_cancel() {
-    CANCEL.store(false, Ordering::SeqCst);
-}
-
-/// Whether a cancel was requested.
-pub fn cancel_requested() -> bool {
-    CANCEL.load(Ordering::SeqCst)
-}
-
-fn checkpoint() -> Result<(), ProveError> {
-    if cancel_requested() {
-        Err(ProveError::Cancelled)
-    } else {
-        Ok(())
+impl From<Cancelled> for ProveError {
+    fn from(_: Cancelled) -> ProveError {
+        ProveError::Cancelled
     }
 }
 
@@ -87,18 +75,19 @@ pub fn randomizers(seed: u64, circuit: u64) -> (Scalar, Scalar) {
 /// `synthesis`: every circuit into a `ProvingAssignment`, in parallel, one span per circuit. A1 picks the
 /// term store once here; A2 passes the shape as a capacity hint. `first` is the job-wide index of circuit 0.
 pub fn synthesize<C: Circuit>(
+    probe: &Probe,
     circuits: &[C],
     toggles: &Toggles,
     hint: Option<Shape>,
     first: usize,
 ) -> Vec<ProvingAssignment> {
-    let hint = if toggles.a2 { hint } else { None };
+    let hint = if toggles.on(Toggle::A2) { hint } else { None };
     circuits
         .par_iter()
         .enumerate()
         .map(|(i, c)| {
-            let _span = info_span!(phases::SYNTHESIS, circuit = first + i, slot = i).entered();
-            if toggles.a1 {
+            let _span = probe.open(Site::new(Phase::Synthesis).circuit(first + i).slot(i));
+            if toggles.on(Toggle::A1) {
                 ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
             } else {
                 ProvingAssignment::synthesize::<VecStore, _>(c, hint)
@@ -129,6 +118,19 @@ fn check_shape(params: &Parameters, asgs: &[ProvingAssignment]) -> Result<(), Pr
     Ok(())
 }
 
+/// What one proving call proves with.
+#[derive(Clone, Copy)]
+pub struct CallSpec<'a> {
+    /// The params of the circuits' shape.
+    pub params: &'a Parameters,
+    /// The toggles.
+    pub toggles: &'a Toggles,
+    /// The job seed (randomizers).
+    pub seed: u64,
+    /// Job-wide index of the call's first circuit (fixes its randomizers).
+    pub first: usize,
+}
+
 /// Per-circuit MSM results before assembly.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sums {
@@ -139,9 +141,13 @@ pub(crate) struct Sums {
     b_g2: G2Projective,
 }
 
-/// What the per-circuit MSM phases read: the params, the batch's plans and assignments, the shared window.
-pub(crate) struct Ctx<'c, 'p> {
-    params: &'c Parameters,
+type G1x3 = [G1Projective; 3];
+
+/// What the per-circuit MSM phases read: the call, its plans and assignments.
+struct Ctx<'c, 'p> {
+    call: CallSpec<'c>,
+    id: CallId,
+    srs: SrsRef<'c>,
     prep: &'c Prep<'p>,
     asgs: &'c [ProvingAssignment],
     n_inputs: usize,
@@ -149,50 +155,49 @@ pub(crate) struct Ctx<'c, 'p> {
 }
 
 impl Ctx<'_, '_> {
+    /// The tail bases of query `q` (aux part from `start`): the SRS itself when not split, else the set
+    /// `prep_msm` gathered for this call.
+    #[allow(clippy::ptr_arg)] // the Cow variant is the information: borrowed = the SRS, owned = gathered
+    fn tail_bases<'b>(&self, q: Query, start: usize, bases: &'b Cow<'_, [G1Affine]>) -> Bases<'b> {
+        match bases {
+            Cow::Borrowed(host) => Bases { id: BasesId::Srs { params: self.srs.id, query: q, start }, host },
+            Cow::Owned(host) => Bases { id: BasesId::Call { call: self.id, query: q }, host },
+        }
+    }
+
     /// `batch_add` of circuit `i`: the L, A and B_G1 sums of the bases whose scalar is one.
-    fn ones(&self, backend: &dyn Backend, i: usize) -> Result<[G1Projective; 3], BackendError> {
-        let (params, prep) = (self.params, self.prep);
-        let add = |plan: &QueryPlan, bases: &[blstrs::G1Affine]| {
+    fn ones(&self, lane: &dyn Backend, i: usize) -> Result<G1x3, BackendError> {
+        let prep = self.prep;
+        let add = |plan: &QueryPlan, bases: Bases<'_>| {
             if plan.split {
-                backend.batch_add_g1(bases, &plan.ones[i])
+                lane.batch_add_g1(bases, &plan.ones[i])
             } else {
                 Ok(G1Projective::identity())
             }
         };
         Ok([
-            add(&prep.l, &params.l)?,
-            add(&prep.a, &params.a[self.n_inputs..])?,
-            add(&prep.b, &params.b_g1[self.b_inputs..])?,
+            add(&prep.l, self.srs.bases(Query::L, 0))?,
+            add(&prep.a, self.srs.bases(Query::A, self.n_inputs))?,
+            add(&prep.b, self.srs.bases(Query::BG1, self.b_inputs))?,
         ])
     }
 
     /// `tail_msm` of circuit `i`: the L, A and B_G1 MSMs over the tail (and the input parts of A and B).
-    fn tail(
-        &self,
-        backend: &dyn Backend,
-        i: usize,
-        window: Option<usize>,
-    ) -> Result<[G1Projective; 3], BackendError> {
-        let (params, prep, g) = (self.params, self.prep, &self.asgs[i]);
-        let a_inputs = backend.msm_g1(&params.a[..self.n_inputs], &g.input_assignment, window)?;
+    fn tail(&self, lane: &dyn Backend, i: usize, window: Option<usize>) -> Result<G1x3, BackendError> {
+        let (prep, g, srs) = (self.prep, &self.asgs[i], &self.srs);
+        let a_in = srs.bases(Query::A, 0).prefix(self.n_inputs);
+        let a_inputs = lane.msm_g1(a_in, &g.input_assignment, window)?;
         let b_in_scalars: Vec<Scalar> = g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
-        let b_inputs_sum = backend.msm_g1(&params.b_g1[..self.b_inputs], &b_in_scalars, window)?;
+        let b_in = srs.bases(Query::BG1, 0).prefix(self.b_inputs);
+        let b_inputs_sum = lane.msm_g1(b_in, &b_in_scalars, window)?;
+        let l = self.tail_bases(Query::L, 0, &prep.l_bases);
+        let a = self.tail_bases(Query::A, self.n_inputs, &prep.a_bases);
+        let b = self.tail_bases(Query::BG1, self.b_inputs, &prep.b_g1_bases);
         Ok([
-            backend.msm_g1(&prep.l_bases, &prep.l.tail_scalars[i], window)?,
-            a_inputs + backend.msm_g1(&prep.a_bases, &prep.a.tail_scalars[i], window)?,
-            b_inputs_sum + backend.msm_g1(&prep.b_g1_bases, &prep.b.tail_scalars[i], window)?,
+            lane.msm_g1(l, &prep.l.tail_scalars[i], window)?,
+            a_inputs + lane.msm_g1(a, &prep.a.tail_scalars[i], window)?,
+            b_inputs_sum + lane.msm_g1(b, &prep.b.tail_scalars[i], window)?,
         ])
-    }
-
-    /// The span arguments of circuit `i`'s `tail_msm`.
-    fn tail_args(&self, window: Option<usize>) -> [(&'static str, usize); 4] {
-        let p = self.prep;
-        [
-            ("tail_l", p.l.tail_len),
-            ("tail_a", p.a.tail_len),
-            ("tail_b", p.b.tail_len),
-            ("window", window.unwrap_or(0)),
-        ]
     }
 
     /// Ones per circuit `i` over the three queries (the `batch_add` span's argument).
@@ -200,11 +205,41 @@ impl Ctx<'_, '_> {
         self.prep.l.ones_count[i] + self.prep.a.ones_count[i] + self.prep.b.ones_count[i]
     }
 
-    /// `b_g2_msm` of every circuit (on the CPU on every backend), in parallel with A4.
-    fn b_g2(&self, backend: &dyn Backend, toggles: &Toggles) -> Result<Vec<G2Projective>, BackendError> {
-        let (params, prep) = (self.params, self.prep);
+    /// `batch_add` then `tail_msm` of circuit `i` on `lane`, each its own span.
+    fn lane_tail(
+        &self,
+        probe: &Probe,
+        lane: &dyn Backend,
+        i: usize,
+        window: Option<usize>,
+    ) -> Result<(G1x3, G1x3), ProveError> {
+        let c = self.call.first + i;
+        let ones = {
+            let _span =
+                lane.open(probe, Site::new(Phase::BatchAdd).circuit(c).arg("ones", self.ones_count(i)));
+            self.ones(lane, i)?
+        };
+        let p = self.prep;
+        let site = Site::new(Phase::TailMsm)
+            .circuit(c)
+            .arg("tail_l", p.l.tail_len)
+            .arg("tail_a", p.a.tail_len)
+            .arg("tail_b", p.b.tail_len)
+            .arg("window", window.unwrap_or(0));
+        let _span = lane.open(probe, site);
+        Ok((ones, self.tail(lane, i, window)?))
+    }
+
+    /// `b_g2_msm` of every circuit (on the host on every backend), in parallel with A4.
+    fn b_g2(&self, probe: &Probe, backend: &dyn Backend) -> Result<Vec<G2Projective>, ProveError> {
+        let (params, prep, toggles) = (self.call.params, self.prep, self.call.toggles);
+        let n = self.asgs.len();
+        let a4 = toggles.on(Toggle::A4);
+        let site =
+            Site::new(Phase::BG2Msm).arg("first", self.call.first).arg("circuits", n).arg("parallel", a4);
+        let _span = probe.open(site);
         let b_inputs = self.b_inputs;
-        let one = |i: usize| {
+        let one = |i: usize| -> Result<G2Projective, BackendError> {
             let g = &self.asgs[i];
             let b_in_scalars: Vec<Scalar> =
                 g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
@@ -217,24 +252,22 @@ impl Ctx<'_, '_> {
                 + backend.msm_g2(&params.b_g2[..b_inputs], &b_in_scalars, None)?
                 + backend.msm_g2(&prep.b_g2_bases, &prep.b.tail_scalars[i], None)?)
         };
-        let n = self.asgs.len();
-        if toggles.a4 {
-            (0..n).into_par_iter().map(one).collect()
-        } else {
-            (0..n).map(one).collect()
-        }
+        let r: Result<Vec<_>, BackendError> =
+            if a4 { (0..n).into_par_iter().map(one).collect() } else { (0..n).map(one).collect() };
+        Ok(r?)
     }
 }
 
 /// `prep_msm` (its span included): classifies the aux scalars of every circuit against the aux bases.
 fn prep_msm<'p>(
-    params: &'p Parameters,
+    probe: &Probe,
+    call: &CallSpec<'p>,
     asgs: &'p [ProvingAssignment],
-    n_inputs: usize,
     b_inputs: usize,
-    first: usize,
 ) -> Prep<'p> {
-    let _span = info_span!(phases::PREP_MSM, first = first, circuits = asgs.len()).entered();
+    let params = call.params;
+    let n_inputs = params.vk.ic.len();
+    let _span = probe.open(Site::new(Phase::PrepMsm).arg("first", call.first).arg("circuits", asgs.len()));
     Prep::new(
         asgs,
         AuxBases {
@@ -248,98 +281,161 @@ fn prep_msm<'p>(
 
 /// Sums the per-circuit results and assembles the proofs (span `assemble`).
 fn finish(
-    params: &Parameters,
+    probe: &Probe,
+    call: &CallSpec,
     h: &[G1Projective],
-    ones: &[[G1Projective; 3]],
-    tails: &[[G1Projective; 3]],
+    tails: &[(G1x3, G1x3)],
     b_g2: &[G2Projective],
-    seed: u64,
-    first: usize,
 ) -> Vec<Proof> {
     let sums: Vec<Sums> = (0..h.len())
-        .map(|i| Sums {
-            h: h[i],
-            l: ones[i][0] + tails[i][0],
-            a: ones[i][1] + tails[i][1],
-            b_g1: ones[i][2] + tails[i][2],
-            b_g2: b_g2[i],
+        .map(|i| {
+            let (ones, tails) = &tails[i];
+            Sums {
+                h: h[i],
+                l: ones[0] + tails[0],
+                a: ones[1] + tails[1],
+                b_g1: ones[2] + tails[2],
+                b_g2: b_g2[i],
+            }
         })
         .collect();
-    let _span = info_span!(phases::ASSEMBLE, first = first, circuits = h.len()).entered();
+    let _span = probe.open(Site::new(Phase::Assemble).arg("first", call.first).arg("circuits", h.len()));
     sums.iter()
         .enumerate()
-        .map(|(i, s)| assemble::proof(&params.vk, s, randomizers(seed, (first + i) as u64)))
+        .map(|(i, s)| assemble::proof(&call.params.vk, s, randomizers(call.seed, (call.first + i) as u64)))
         .collect()
 }
 
-/// Proves synthesized circuits (consumed: a/b/c are dropped as soon as H is computed). `first` is the
-/// job-wide index of the first circuit, which fixes its randomizers. A device-timed backend takes the
-/// concurrent path of `device::prove` (same results, overlapped phases).
-pub fn prove_assignments(
+/// Circuit ranges per lane: contiguous, sizes differing by at most one.
+fn split(n: usize, lanes: usize) -> Vec<Range<usize>> {
+    let k = lanes.clamp(1, n.max(1));
+    (0..k).map(|d| d * n / k..(d + 1) * n / k).collect()
+}
+
+/// Runs `lane_work(d)` for every lane and `host_work` beside them: concurrently (one thread per lane) when the
+/// lanes overlap the host, else the lanes in order, then the host's work (the lanes free a/b/c first).
+fn stage<L: Send, H>(
     backend: &dyn Backend,
-    params: &Parameters,
+    lanes: usize,
+    lane_work: impl Fn(usize, &dyn Backend) -> Result<L, ProveError> + Sync,
+    host_work: impl FnOnce() -> Result<H, ProveError>,
+) -> Result<(Vec<L>, H), ProveError> {
+    let lane = |d: usize| backend.lane(d).unwrap_or(backend);
+    if !backend.overlaps_host() {
+        let out = (0..lanes).map(|d| lane_work(d, lane(d))).collect::<Result<_, _>>()?;
+        return Ok((out, host_work()?));
+    }
+    std::thread::scope(|s| {
+        let lane_work = &lane_work;
+        let handles: Vec<_> = (0..lanes).map(|d| s.spawn(move || lane_work(d, lane(d)))).collect();
+        let host = host_work();
+        let mut out = Vec::with_capacity(lanes);
+        for h in handles {
+            out.push(h.join().unwrap_or_else(|_| {
+                let msg = "lane thread panicked".into();
+                Err(ProveError::Backend(BackendError { backend: backend.name(), op: "lane", msg }))
+            })?);
+        }
+        Ok((out, host?))
+    })
+}
+
+/// Ends the backend's call however the proof ends.
+struct CallGuard<'b>(&'b dyn Backend);
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.0.end_call();
+    }
+}
+
+/// Proves synthesized circuits (consumed: a/b/c are dropped as soon as H is computed).
+pub fn prove_assignments(
+    probe: &Probe,
+    backend: &dyn Backend,
+    call: CallSpec<'_>,
     mut asgs: Vec<ProvingAssignment>,
-    toggles: &Toggles,
-    seed: u64,
-    first: usize,
 ) -> Result<Vec<Proof>, ProveError> {
+    let params = call.params;
     check_shape(params, &asgs)?;
     let n = asgs.len();
-    let n_inputs = params.vk.ic.len();
     let b_inputs = asgs[0].b_input_density.popcount();
-
     // ntt_msm_h consumes a/b/c; take them out so prep_msm can borrow the assignments meanwhile.
-    let abc: Vec<_> = asgs
+    let mut abc: Vec<[Vec<Scalar>; 3]> = asgs
         .iter_mut()
-        .map(|g| (std::mem::take(&mut g.a), std::mem::take(&mut g.b), std::mem::take(&mut g.c)))
+        .map(|g| [std::mem::take(&mut g.a), std::mem::take(&mut g.b), std::mem::take(&mut g.c)])
         .collect();
 
-    if backend.device_timed() {
-        return device::prove(backend, params, &asgs, abc, toggles, seed, first);
-    }
+    probe.checkpoint()?;
+    let t = call.toggles;
+    let opts = CallOpts { pin_abc: t.on(Toggle::B1), srs_resident: t.on(Toggle::SrsResident) };
+    let srs = params.srs();
+    backend.begin_call(probe, opts, srs)?;
+    let _call = CallGuard(backend);
+    let ranges = split(n, backend.lanes());
+    // Each lane takes its circuits' a/b/c out of its slot once.
+    let chunks: Vec<Mutex<Vec<[Vec<Scalar>; 3]>>> =
+        ranges.iter().map(|r| Mutex::new(abc.drain(..r.len()).collect())).collect();
 
-    let prep = prep_msm(params, &asgs, n_inputs, b_inputs, first);
-    let ctx = Ctx { params, prep: &prep, asgs: &asgs, n_inputs, b_inputs };
+    // Stage 1: lanes compute H while the host classifies the scalars.
+    let (h, prep) = stage(
+        backend,
+        ranges.len(),
+        |d, lane| {
+            let chunk = std::mem::take(&mut *chunks[d].lock().unwrap_or_else(|p| p.into_inner()));
+            let mut out = Vec::with_capacity(chunk.len());
+            for (j, abc) in chunk.into_iter().enumerate() {
+                probe.checkpoint()?;
+                let c = call.first + ranges[d].start + j;
+                let _span = lane.open(probe, Site::new(Phase::NttMsmH).circuit(c).arg("n", abc[0].len()));
+                out.push(lane.ntt_msm_h(probe, c, abc, srs.bases(Query::H, 0))?);
+            }
+            Ok(out)
+        },
+        || Ok(prep_msm(probe, &call, &asgs, b_inputs)),
+    )?;
+    let h: Vec<G1Projective> = h.into_iter().flatten().collect();
+    probe.checkpoint()?;
 
-    checkpoint()?;
-    let mut h = Vec::with_capacity(n);
-    for (i, (a, b, c)) in abc.into_iter().enumerate() {
-        let _span = info_span!(phases::NTT_MSM_H, circuit = first + i, n = a.len()).entered();
-        h.push(backend.ntt_msm_h(a, b, c, &params.h)?);
-        checkpoint()?;
-    }
-
-    let ones: Vec<[G1Projective; 3]> = (0..n)
-        .map(|i| {
-            let _span =
-                info_span!(phases::BATCH_ADD, circuit = first + i, ones = ctx.ones_count(i)).entered();
-            ctx.ones(backend, i)
-        })
-        .collect::<Result<_, BackendError>>()?;
-
-    checkpoint()?;
-    let window = (!toggles.d4).then(|| prep::shared_window(&prep, |m| backend.window_for(m)));
-    let tails: Vec<[G1Projective; 3]> = (0..n)
-        .map(|i| {
-            let _span = info_span!(
-                phases::TAIL_MSM,
-                circuit = first + i,
-                tail_l = prep.l.tail_len,
-                tail_a = prep.a.tail_len,
-                tail_b = prep.b.tail_len,
-                window = window.unwrap_or(0)
-            )
-            .entered();
-            ctx.tail(backend, i, window)
-        })
-        .collect::<Result<_, BackendError>>()?;
-
-    checkpoint()?;
-    let b_g2: Vec<G2Projective> = {
-        let _span =
-            info_span!(phases::B_G2_MSM, first = first, circuits = n, parallel = toggles.a4).entered();
-        ctx.b_g2(backend, toggles)?
+    // Stage 2: lanes run batch_add and tail_msm while the host runs b_g2_msm.
+    let ctx = Ctx {
+        call,
+        id: CallId::fresh(),
+        srs,
+        prep: &prep,
+        asgs: &asgs,
+        n_inputs: params.vk.ic.len(),
+        b_inputs,
     };
+    let window = (!t.on(Toggle::D4)).then(|| prep::shared_window(&prep, |m| backend.window_for(m)));
+    let (tails, b_g2) = stage(
+        backend,
+        ranges.len(),
+        |d, lane| {
+            ranges[d]
+                .clone()
+                .map(|i| {
+                    probe.checkpoint()?;
+                    ctx.lane_tail(probe, lane, i, window)
+                })
+                .collect::<Result<Vec<_>, _>>()
+        },
+        || ctx.b_g2(probe, backend),
+    )?;
+    let tails: Vec<(G1x3, G1x3)> = tails.into_iter().flatten().collect();
+    probe.checkpoint()?;
+    Ok(finish(probe, &call, &h, &tails, &b_g2))
+}
 
-    Ok(finish(params, &h, &ones, &tails, &b_g2, seed, first))
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_is_contiguous_and_balanced() {
+        assert_eq!(split(5, 2), vec![0..2, 2..5]);
+        assert_eq!(split(1, 4), vec![0..1]);
+        assert_eq!(split(8, 8).len(), 8);
+        assert_eq!(split(0, 3), vec![0..0]);
+    }
 }

@@ -1,4 +1,4 @@
-//! Exports of a run record (DESIGN.md §5): Chrome trace JSON for Perfetto / chrome://tracing / Firefox
+//! Exports of a run record: Chrome trace JSON for Perfetto / chrome://tracing / Firefox
 //! Profiler, CSV for spreadsheets, the record itself as JSON, and an SVG Gantt chart for issues.
 //!
 //! File names: `<id>.trace.json` (chrome), `<id>.json` (json), `<id>.csv`, `<id>.svg` — the chrome export gets
@@ -10,11 +10,8 @@ mod svg;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs;
-use std::io::Write as _;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::record::{RecordEvent, RunRecord};
 
@@ -100,7 +97,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 /// Writes a record's export atomically: a temp file in the same folder, fsync, then rename over `path`, so a
 /// reader never sees half a file and an old export is replaced whole.
 pub fn write(record: &RunRecord, format: Format, path: &Path) -> std::io::Result<()> {
-    write_atomic(path, render(record, format).as_bytes())
+    crate::util::write_atomic(path, render(record, format).as_bytes())
 }
 
 /// The record as pretty JSON; serializing plain data cannot fail, but a failure still yields valid JSON.
@@ -112,41 +109,6 @@ fn render_json(record: &RunRecord) -> String {
         }
         Err(e) => format!("{}\n", serde_json::json!({ "error": e.to_string() })),
     }
-}
-
-/// Temp-file counter, so concurrent writers in one process never share a temp name.
-static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to `path` through a synced temp file in the same folder and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{} is not a file path", path.display()),
-        )
-    })?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{}.tmp-{}-{seq}", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-        return result;
-    }
-    // Make the rename itself durable where the platform lets us open a folder (best effort elsewhere).
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 /// Where an event sits in its lane: its track (0 = the lane's row; overlapping, non-nested work moves to 1, 2,

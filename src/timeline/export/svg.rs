@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::{args_compact, end_us, fmt_us, layout};
-use crate::groth16::phases;
 use crate::timeline::record::RunRecord;
+use crate::vocab::{is_sub_phase, phase_order, Phase};
 
 /// Picture width in px: wide enough for detail, narrow enough for an issue comment.
 const WIDTH: f64 = 1200.0;
@@ -20,23 +20,6 @@ const AXIS_Y: f64 = 54.0;
 const RIGHT: f64 = 28.0;
 /// Approximate width of one character of 12 px sans-serif, for label and legend layout.
 const CHAR_W: f64 = 7.0;
-
-/// Fixed colors by phase name, so a phase looks the same in every chart.
-const PALETTE: [(&str, &str); 13] = [
-    ("srs_load", "#8c6d31"),
-    ("srs_upload", "#bd9e39"),
-    ("synthesis", "#4e79a7"),
-    ("pin_abc", "#9c755f"),
-    ("prep_msm", "#f28e2b"),
-    ("ntt_msm_h", "#59a14f"),
-    ("ntt_h", "#a0d98f"),
-    ("msm_h", "#2f6b2a"),
-    ("batch_add", "#b07aa1"),
-    ("tail_msm", "#e15759"),
-    ("b_g2_msm", "#76b7b2"),
-    ("assemble", "#edc948"),
-    ("verify", "#ff9da7"),
-];
 
 /// Colors for phase names outside the palette (records from other versions), picked by a name hash.
 const FALLBACK: [&str; 6] = ["#7f7f7f", "#bab0ac", "#5f6b8a", "#8a5f6b", "#6b8a5f", "#a08a5f"];
@@ -145,7 +128,7 @@ pub(super) fn render(record: &RunRecord) -> String {
         let (e, slot) = (&record.events[i], lay.slots[i]);
         let Some(&lane_top) = tops.get(slot.lane) else { continue };
         let top = lane_top + slot.track as f64 * ROW_H;
-        let thin = slot.depth > 0 || phases::is_sub_phase(&e.phase);
+        let thin = slot.depth > 0 || is_sub_phase(&e.phase);
         let (y, h) = if thin {
             let h = (10.0 - 2.0 * slot.depth.saturating_sub(1) as f64).max(4.0);
             (top + (ROW_H - h) / 2.0, h)
@@ -181,7 +164,7 @@ pub(super) fn render(record: &RunRecord) -> String {
 /// The phases present, in pipeline order; unknown names after, alphabetically.
 fn legend_items(record: &RunRecord) -> Vec<&str> {
     let mut names: Vec<&str> = record.events.iter().map(|e| e.phase.as_str()).collect();
-    names.sort_by_key(|n| (phases::ALL.iter().position(|p| p == n).unwrap_or(usize::MAX), *n));
+    names.sort_by_key(|n| phase_order(n));
     names.dedup();
     names
 }
@@ -210,10 +193,10 @@ fn draw_legend(names: &[&str], top: f64) -> (String, f64) {
     (s, h)
 }
 
-/// A phase's color: the palette's, or a stable fallback for names it lacks.
+/// A phase's color: its table color, or a stable fallback for names it lacks.
 fn color(phase: &str) -> &'static str {
-    if let Some((_, c)) = PALETTE.iter().find(|(p, _)| *p == phase) {
-        return c;
+    if let Some(p) = Phase::from_name(phase) {
+        return p.info().color;
     }
     let hash =
         phase.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));

@@ -1,9 +1,9 @@
-//! Keys → state changes and commands (DESIGN.md §8 key map; the help view lists the same keys).
+//! Keys → state changes and commands (the help view lists the same keys).
 
 use super::timeline::{event_at_centre, lanes_of};
-use super::{toggle_na, App, Command, Level, View};
-use crate::toggles::BOOL_TOGGLES;
+use super::{App, Command, Level, View};
 use crate::tui::keys::Key;
+use crate::vocab::Toggle;
 
 /// Largest repeat count the prompt accepts.
 pub const MAX_REPEATS: usize = 1000;
@@ -194,15 +194,15 @@ impl App {
 
     /// Flips toggle `i` of the panel (1..8 keys), unless it does not apply to this backend.
     pub fn flip(&mut self, i: usize) {
-        let Some((id, _)) = BOOL_TOGGLES.get(i) else { return };
-        let name = id.to_uppercase();
-        if let Some(why) = toggle_na(id, &self.backend) {
+        let Some(&t) = Toggle::ALL.get(i) else { return };
+        let name = t.id().to_uppercase();
+        if let Some(why) = t.not_applicable(self.backend.is_gpu()) {
             let msg = format!("{name}: {why}, no effect on the {} backend", self.backend.name);
             self.push_log(Level::Warn, msg);
             return;
         }
-        let on = !self.toggles.get(id).unwrap_or(false);
-        self.toggles.set(id, on);
+        let on = !self.toggles.on(t);
+        self.toggles.set(t, on);
         let state = if on { "on" } else { "off" };
         self.push_log(Level::Info, format!("{name} {state} for the next run"));
     }

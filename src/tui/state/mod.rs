@@ -10,9 +10,12 @@ pub use timeline::Viewport;
 
 use crate::engine::compare::{compare, AblationEntry, PhaseRow};
 use crate::timeline::record::{PhaseTotals, RecordEvent, RepeatSummary, RunRecord};
-use crate::toggles::Toggles;
 use crate::tui::theme::{Theme, ThemeSet};
-use crate::tui::worker::Msg;
+use crate::vocab::Toggles;
+
+pub use msg::Msg;
+
+mod msg;
 
 /// What the console proves: shown in the header.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,14 +43,6 @@ impl BackendMeta {
     /// Whether the GPU-only toggles apply.
     pub fn is_gpu(&self) -> bool {
         self.name == "gpu"
-    }
-}
-
-/// Why a toggle does nothing on this backend (shown dimmed, and logged when flipped), or `None` if it applies.
-pub fn toggle_na(id: &str, backend: &BackendMeta) -> Option<&'static str> {
-    match id {
-        "b1" | "srs_resident" if !backend.is_gpu() => Some("GPU only"),
-        _ => None,
     }
 }
 

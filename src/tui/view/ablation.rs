@@ -11,8 +11,8 @@ use ratatui::Frame;
 use super::{fit, panel};
 use crate::engine::compare::{PhaseRow, WALL};
 use crate::engine::stats::Verdict;
-use crate::groth16::phases;
 use crate::tui::state::App;
+use crate::vocab::phase_order;
 
 /// Width of one matrix column.
 const CELL_W: usize = 9;
@@ -44,7 +44,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    names.sort_by_key(|n| (phases::ALL.iter().position(|p| p == n).unwrap_or(phases::ALL.len()), n.clone()));
+    names.sort_by_key(|n| phase_order(n));
     names.push(WALL.to_string());
     let mut head =
         vec![Span::styled(format!("{:<11}", "phase"), Style::new().fg(t.dim).add_modifier(Modifier::BOLD))];
@@ -74,7 +74,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 /// A matrix cell: `+12.3%s`, `-8.1%f`, `+0.4%~`, `new`, `gone` or `-`, and its verdict for the color.
 fn cell(row: Option<&PhaseRow>) -> (String, Option<Verdict>) {
     let Some(row) = row else { return ("-".into(), None) };
-    let mark = |v: Verdict| crate::engine::compare::verdict_mark(v);
+    let mark = |v: Verdict| v.mark();
     match (row.verdict, row.delta_pct) {
         (Some(v), Some(d)) => (format!("{d:+.1}%{}", mark(v)), Some(v)),
         (Some(v), None) => (format!("n/a{}", mark(v)), Some(v)),

@@ -13,11 +13,11 @@ use super::timeline::{draw_axis, draw_lanes, Lanes};
 use super::{fit, panel};
 use crate::engine::compare::{compare, PhaseRow};
 use crate::engine::stats::Verdict;
-use crate::groth16::phases::is_sub_phase;
 use crate::timeline::record::{RecordEvent, RunRecord};
 use crate::tui::state::timeline::lanes_of;
 use crate::tui::state::App;
 use crate::tui::theme::Theme;
+use crate::vocab::is_sub_phase;
 
 /// Width of the numbers after the bars: base ms, cand ms, Δ, ratio, verdict.
 const NUMS_W: u16 = 46;

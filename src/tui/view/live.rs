@@ -11,23 +11,10 @@ use super::timeline::{draw_axis, draw_lanes, Lanes};
 use super::{base, dur, fit, panel, secs};
 use crate::engine::compare::PhaseRow;
 use crate::engine::stats::Verdict;
-use crate::groth16::phases::is_sub_phase;
-use crate::toggles::BOOL_TOGGLES;
 use crate::tui::state::timeline::lanes_of;
-use crate::tui::state::{toggle_na, App, Level, RunState};
+use crate::tui::state::{App, Level, RunState};
 use crate::tui::theme::Theme;
-
-/// Short labels of the eight toggles, in `BOOL_TOGGLES` order.
-const SHORT: [&str; 8] = [
-    "A1 smallvec",
-    "A2 presize",
-    "A4 par B_G2",
-    "B1 pin abc",
-    "D4 windows",
-    "pipeline",
-    "srs resident",
-    "verify",
-];
+use crate::vocab::{is_sub_phase, Toggle};
 
 /// Draws the Live view into `area`.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -45,10 +32,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
     let t = app.theme();
     let mut lines = Vec::new();
-    for (i, (id, _)) in BOOL_TOGGLES.iter().enumerate() {
-        let on = app.toggles.get(id).unwrap_or(false);
-        let label = SHORT.get(i).copied().unwrap_or(id);
-        let line = match toggle_na(id, &app.backend) {
+    for (i, &tog) in Toggle::ALL.iter().enumerate() {
+        let on = app.toggles.on(tog);
+        let label = tog.info().short;
+        let line = match tog.not_applicable(app.backend.is_gpu()) {
             Some(why) => Line::from(Span::styled(
                 format!("[-] {} {}: {why}", i + 1, label.split(' ').next().unwrap_or(label)),
                 Style::new().fg(t.dim),

@@ -199,7 +199,7 @@ pub fn fit(s: &str, w: usize) -> String {
     out
 }
 
-/// Thousands separated by spaces, as DESIGN.md writes constraint counts (`219 498`).
+/// Thousands separated by spaces, as the docs write constraint counts (`219 498`).
 pub fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();

@@ -6,9 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
 use super::dur;
-use crate::groth16::phases::is_sub_phase;
 use crate::timeline::record::RecordEvent;
 use crate::tui::theme::Theme;
+use crate::vocab::is_sub_phase;
 
 /// Width of the lane-name column.
 pub const LABEL_W: u16 = 15;

@@ -1,0 +1,73 @@
+//! Seeded data and timing shared by the CPU and GPU benchmarks.
+
+use std::time::Instant;
+
+use blstrs::{G1Affine, G1Projective, Scalar};
+use ff::Field;
+use group::Group;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
+
+/// What to time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BenchOp {
+    /// G1 multi-scalar multiplication with random scalars.
+    Msm,
+    /// Forward NTT over Fr.
+    Ntt,
+    /// Bitmap batch addition in G1 (half the bits set).
+    #[value(name = "batch_add")]
+    BatchAdd,
+    /// Params generation for a 2^K-constraint multiplication chain.
+    Setup,
+    /// Synthesis throughput of a sample's circuit, one thread, for A1 off/on × A2 off/on.
+    Synth,
+}
+
+/// The median of timings in ms.
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Times `f` `reps` times (at least once), in ms.
+pub(super) fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
+    (0..reps.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(f());
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
+/// `n` seeded random scalars (parallel, stable for a seed).
+pub(super) fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
+    (0..n)
+        .into_par_iter()
+        .chunks(1 << 12)
+        .flat_map_iter(|c| {
+            let mut rng = ChaCha20Rng::seed_from_u64(seed ^ c[0] as u64);
+            c.into_iter().map(move |_| Scalar::random(&mut rng)).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Random points as multiples of the generator (one fixed-base table, batch-normalized).
+pub(super) fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
+    let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));
+    table.mul_many(&random_scalars(n, seed))
+}
+
+/// Random bitmap with about half the bits set (the batch_add benchmark's selection).
+pub(super) fn half_bitmap(n: usize) -> Vec<u64> {
+    random_scalars(n.div_ceil(64), 5)
+        .iter()
+        .map(|s| s.to_bytes_le()[0] as u64 * 0x0101_0101_0101_0101)
+        .collect()
+}

@@ -1,0 +1,154 @@
+//! What the run-making commands (`prove`, `ablate`) share: the job options, the engine options, and the
+//! CLI's session (one engine, the run store, the Ctrl-C token, a progress line for setup).
+
+use std::path::{Path, PathBuf};
+
+use super::progress::LineProgress;
+use super::CliError;
+use crate::backend::api::Backend;
+use crate::backend::select::{select, Selected};
+use crate::circuits::Sample;
+use crate::engine::sample::{self, Overrides};
+use crate::engine::store::RunStore;
+use crate::engine::{default_mem_budget, Engine, EngineError, RunCtl, RunResult, RunSpec};
+use crate::vocab::{BackendKind, CancelToken, Toggles};
+
+/// What to prove: the options `prove` and `ablate` share.
+#[derive(clap::Args, Debug, Clone)]
+pub struct JobArgs {
+    /// The sample file.
+    #[arg(long, default_value = super::DEFAULT_SAMPLE)]
+    pub sample: PathBuf,
+    /// Backend: auto, cpu or gpu.
+    #[arg(long, default_value_t = BackendKind::Auto)]
+    pub backend: BackendKind,
+    /// Seed for witness, params and randomizers (default: the sample's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Toggles, e.g. `a1=on,d4=off,batch=2` (for ablate: the baseline).
+    #[arg(long)]
+    pub set: Option<String>,
+    /// Sectors to prove (default: the sample's).
+    #[arg(long)]
+    pub sectors: Option<usize>,
+}
+
+impl JobArgs {
+    /// The sample with the overrides applied, its toggles, and the backend.
+    pub fn resolve(&self) -> Result<(Sample, Toggles, Selected), CliError> {
+        let o = Overrides { seed: self.seed, sectors: self.sectors, set: self.set.as_deref() };
+        let (sample, toggles) = sample::load(&self.sample, &o)?;
+        Ok((sample, toggles, select(self.backend)?))
+    }
+}
+
+/// Options every run-making command shares.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EngineOpts {
+    /// Data dir for runs and exports (default: $CUZK_HOME, else the user data dir).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Pipeline memory budget, e.g. 8G or 512M (default: half the machine's memory).
+    #[arg(long, value_parser = parse_bytes)]
+    pub mem_budget: Option<u64>,
+    /// Print one `CUZK_TIMING:` line per finished phase on stderr (also CUZK_TIMING=1).
+    #[arg(long)]
+    pub timing_log: bool,
+}
+
+/// Parses `123`, `512K`, `64M`, `8G` into bytes.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mul) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let mul = match c.to_ascii_uppercase() {
+                'K' => 1u64 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(format!("`{s}`: unknown unit `{c}` (expected K, M, G or T)")),
+            };
+            (&s[..i], mul)
+        }
+        _ => (s, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .map(|n| n * mul)
+        .map_err(|_| format!("`{s}` is not a byte count such as 8G or 512M"))
+}
+
+/// The CLI's side of its runs: one engine for the process, the run store, and the cancel token Ctrl-C sets.
+pub struct Session {
+    /// The engine (its params memo serves every run of the command).
+    pub engine: Engine,
+    /// Where records go.
+    pub store: RunStore,
+    /// Set by the first Ctrl-C.
+    pub cancel: CancelToken,
+    mem_budget: u64,
+    timing_log: bool,
+}
+
+impl Session {
+    /// Opens the store and installs the Ctrl-C handler.
+    pub fn open(opts: &EngineOpts) -> Result<Session, CliError> {
+        let store = RunStore::open(opts.data_dir.as_deref()).map_err(EngineError::from)?;
+        let cancel = CancelToken::new();
+        super::interrupt::install(cancel.clone());
+        Ok(Session {
+            engine: Engine::new(),
+            store,
+            cancel,
+            mem_budget: opts.mem_budget.unwrap_or_else(default_mem_budget),
+            timing_log: opts.timing_log || std::env::var("CUZK_TIMING").is_ok_and(|v| v == "1"),
+        })
+    }
+
+    /// The run spec of `sample` × `toggles` on `backend`.
+    pub fn spec<'a>(
+        &self,
+        sample: &'a Sample,
+        toggles: Toggles,
+        backend: &'a dyn Backend,
+        repeats: usize,
+    ) -> RunSpec<'a> {
+        RunSpec { sample, toggles, backend, repeats: repeats.max(1), mem_budget: self.mem_budget }
+    }
+
+    /// Runs `f` with a run control whose setup progress draws one line on stderr.
+    pub fn with_ctl<T>(&self, label: &str, f: impl FnOnce(&RunCtl) -> T) -> T {
+        let progress = LineProgress::new(format!("setup {label}:"));
+        let report = |stage: &str, done: usize, total: usize| progress.update(stage, done, total);
+        let ctl = RunCtl {
+            cancel: self.cancel.clone(),
+            progress: &report,
+            feed: None,
+            timing_log: self.timing_log,
+        };
+        let r = f(&ctl);
+        progress.finish();
+        r
+    }
+
+    /// One run, saved; prints the params cache's warning if any.
+    pub fn run_and_save(&self, spec: &RunSpec) -> Result<(RunResult, PathBuf), CliError> {
+        let result = self.with_ctl(&spec.sample.name, |ctl| self.engine.run(spec, ctl))?;
+        warn_params(&result);
+        let path = self.store.save(&result.record).map_err(EngineError::from)?;
+        Ok((result, path))
+    }
+}
+
+/// Prints the params cache's warning (an entry rebuilt) of a run, if any.
+pub fn warn_params(r: &RunResult) {
+    if let Some(w) = r.params_info.outcome.as_ref().and_then(|o| o.warning()) {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// Writes `dir` if missing, with a one-line error naming it.
+pub fn create_dir(dir: &Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::Msg(format!("{}: cannot create folder: {e}", dir.display())))
+}

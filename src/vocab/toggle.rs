@@ -1,0 +1,329 @@
+//! The toggles: run-time switches that change how fast a run is, never what it computes. Every fact about a
+//! toggle (id, labels, help, default, which backends it affects, whether ablation flips it) is one row of
+//! [`toggles!`]; adding a toggle is one row here plus the code that reads it.
+
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Which backends a toggle changes anything on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applies {
+    /// Every backend.
+    All,
+    /// Only backends with a device (the GPU): n/a on the CPU.
+    DeviceOnly,
+}
+
+/// What the table knows about one toggle.
+#[derive(Clone, Copy, Debug)]
+pub struct ToggleInfo {
+    /// The id in `--set`, sample files, records and exports.
+    pub id: &'static str,
+    /// Short label for the console's toggle list (≤ 12 characters).
+    pub short: &'static str,
+    /// One line: what turning it on does.
+    pub help: &'static str,
+    /// Its value when nothing sets it.
+    pub default: bool,
+    /// The backends it affects.
+    pub applies: Applies,
+    /// Whether `ablate` flips it.
+    pub ablate: bool,
+}
+
+macro_rules! toggles {
+    ($( $var:ident = $id:literal, short $short:literal, default $default:literal,
+        applies $applies:expr, ablate $ablate:literal, help $help:literal; )*) => {
+        /// A boolean switch of the prover or engine.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Toggle {
+            $( #[doc = $help] $var, )*
+        }
+
+        impl Toggle {
+            /// Every toggle in display order (the console's keys 1, 2, …).
+            pub const ALL: &'static [Toggle] = &[$( Toggle::$var, )*];
+
+            /// Every key a toggles table accepts: the toggle ids, then `batch`.
+            pub const KEYS: &'static [&'static str] = &[$( $id, )* BATCH];
+
+            /// The toggle's row of the table.
+            pub const fn info(self) -> ToggleInfo {
+                match self {
+                    $( Toggle::$var => ToggleInfo {
+                        id: $id,
+                        short: $short,
+                        help: $help,
+                        default: $default,
+                        applies: $applies,
+                        ablate: $ablate,
+                    }, )*
+                }
+            }
+        }
+    };
+}
+
+toggles! {
+    A1 = "a1", short "A1 smallvec", default false, applies Applies::All, ablate true,
+        help "A1: linear-combination terms in SmallVec instead of Vec.";
+    A2 = "a2", short "A2 presize", default false, applies Applies::All, ablate true,
+        help "A2: reserve synthesis vectors from the circuit's shape.";
+    A4 = "a4", short "A4 par B_G2", default true, applies Applies::All, ablate true,
+        help "A4: the circuits' B_G2 MSMs in parallel rather than one after another.";
+    B1 = "b1", short "B1 pin abc", default false, applies Applies::DeviceOnly, ablate true,
+        help "B1: page-lock a/b/c (cuMemHostRegister) before their upload.";
+    D4 = "d4", short "D4 windows", default true, applies Applies::All, ablate true,
+        help "D4: each tail MSM picks its window from its own size.";
+    Pipeline = "pipeline", short "pipeline", default true, applies Applies::All, ablate true,
+        help "Synthesize the next call while this one proves.";
+    SrsResident = "srs_resident", short "srs resident", default true, applies Applies::DeviceOnly,
+        ablate false, help "Keep the SRS bases on the device across calls.";
+    Verify = "verify", short "verify", default true, applies Applies::All, ablate false,
+        help "Pairing-check every proof after proving.";
+}
+
+impl Toggle {
+    /// The toggle's id.
+    pub const fn id(self) -> &'static str {
+        self.info().id
+    }
+
+    /// The toggle with this id.
+    pub fn from_id(id: &str) -> Option<Toggle> {
+        Toggle::ALL.iter().copied().find(|t| t.id() == id)
+    }
+
+    /// The toggles `ablate` flips, in display order.
+    pub fn ablated() -> impl Iterator<Item = Toggle> {
+        Toggle::ALL.iter().copied().filter(|t| t.info().ablate)
+    }
+
+    /// Why it does nothing on a backend with (or without) a device (`None`: it applies there).
+    pub fn not_applicable(self, has_device: bool) -> Option<&'static str> {
+        match self.info().applies {
+            Applies::DeviceOnly if !has_device => Some("GPU only"),
+            _ => None,
+        }
+    }
+
+    const fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
+impl fmt::Display for Toggle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// Every id a `--set` or `[toggles]` table accepts, comma-separated.
+fn expected_ids() -> String {
+    Toggle::KEYS.join(", ")
+}
+
+/// The id of the numeric knob beside the boolean toggles.
+pub const BATCH: &str = "batch";
+
+/// The settings of one run: every boolean toggle plus `batch` (sectors per proof call). The same seed gives
+/// the same proofs for any combination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Toggles {
+    bits: u32,
+    /// Sectors per proof call (≥ 1).
+    pub batch: usize,
+}
+
+impl Default for Toggles {
+    fn default() -> Self {
+        let bits = Toggle::ALL.iter().filter(|t| t.info().default).fold(0, |b, t| b | t.bit());
+        Toggles { bits, batch: 1 }
+    }
+}
+
+/// Why a `--set` string was rejected.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ToggleError {
+    /// The id is not a toggle.
+    #[error("unknown toggle `{0}` (expected one of {ids})", ids = expected_ids())]
+    Unknown(String),
+    /// The value does not fit the toggle.
+    #[error("toggle `{id}`: `{value}` is not {expected}")]
+    BadValue {
+        /// The toggle id.
+        id: String,
+        /// The value given.
+        value: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+}
+
+impl Toggles {
+    /// Whether `t` is on.
+    pub fn on(&self, t: Toggle) -> bool {
+        self.bits & t.bit() != 0
+    }
+
+    /// Turns `t` on or off.
+    pub fn set(&mut self, t: Toggle, on: bool) {
+        if on {
+            self.bits |= t.bit();
+        } else {
+            self.bits &= !t.bit();
+        }
+    }
+
+    /// A copy with `t` flipped.
+    pub fn flipped(mut self, t: Toggle) -> Toggles {
+        self.set(t, !self.on(t));
+        self
+    }
+
+    /// Applies a `--set` list such as `a1=on,d4=off,batch=2`.
+    pub fn apply_set(&mut self, spec: &str) -> Result<(), ToggleError> {
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (id, value) = item.split_once('=').unwrap_or((item, "on"));
+            let (id, value) = (id.trim(), value.trim());
+            if id == BATCH {
+                self.batch = value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| ToggleError::BadValue {
+                    id: id.into(),
+                    value: value.into(),
+                    expected: "an integer ≥ 1",
+                })?;
+                continue;
+            }
+            let t = Toggle::from_id(id).ok_or_else(|| ToggleError::Unknown(id.into()))?;
+            let on = match value {
+                "on" | "true" | "1" | "yes" => true,
+                "off" | "false" | "0" | "no" => false,
+                _ => {
+                    return Err(ToggleError::BadValue {
+                        id: id.into(),
+                        value: value.into(),
+                        expected: "on/off",
+                    })
+                }
+            };
+            self.set(t, on);
+        }
+        Ok(())
+    }
+
+    /// Compact form for tables, e.g. `a4 d4 pipeline srs_resident verify batch=1` (the toggles that are on).
+    pub fn compact(&self) -> String {
+        let mut parts: Vec<String> =
+            Toggle::ALL.iter().filter(|t| self.on(**t)).map(|t| t.id().to_string()).collect();
+        parts.push(format!("{BATCH}={}", self.batch));
+        parts.join(" ")
+    }
+}
+
+/// Records and sample files keep the historical shape: one `id: bool` entry per toggle plus `batch`.
+impl Serialize for Toggles {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(Toggle::ALL.len() + 1))?;
+        for t in Toggle::ALL {
+            m.serialize_entry(t.id(), &self.on(*t))?;
+        }
+        m.serialize_entry(BATCH, &self.batch)?;
+        m.end()
+    }
+}
+
+/// A key of a toggles table, checked while it is read (so a file parser can point at the key's line).
+enum Key {
+    Toggle(Toggle),
+    Batch,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct KV;
+        impl Visitor<'_> for KV {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a toggle id")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                match Toggle::from_id(v) {
+                    Some(t) => Ok(Key::Toggle(t)),
+                    None if v == BATCH => Ok(Key::Batch),
+                    None => Err(E::unknown_field(v, Toggle::KEYS)),
+                }
+            }
+        }
+        d.deserialize_identifier(KV)
+    }
+}
+
+/// Missing ids keep their defaults; an unknown id is an error naming it.
+impl<'de> Deserialize<'de> for Toggles {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Toggles, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Toggles;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a table of toggles ({})", expected_ids())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Toggles, A::Error> {
+                let mut t = Toggles::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Batch => t.batch = map.next_value()?,
+                        Key::Toggle(tog) => t.set(tog, map.next_value()?),
+                    }
+                }
+                Ok(t)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_consistent() {
+        assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
+        for (i, t) in Toggle::ALL.iter().enumerate() {
+            assert_eq!(*t as usize, i);
+            assert_eq!(Toggle::from_id(t.id()), Some(*t));
+            assert!(t.info().short.chars().count() <= 12, "{t}: short label too long");
+        }
+    }
+
+    #[test]
+    fn serde_keeps_the_record_shape() {
+        let mut t = Toggles::default();
+        t.set(Toggle::A1, true);
+        t.batch = 3;
+        let v = serde_json::to_value(t).unwrap_or_default();
+        assert_eq!(v["a1"], serde_json::json!(true));
+        assert_eq!(v["b1"], serde_json::json!(false));
+        assert_eq!(v["batch"], serde_json::json!(3));
+        let back: Toggles = serde_json::from_value(v).unwrap_or_default();
+        assert_eq!(back, t);
+        let partial: Toggles = serde_json::from_str(r#"{"d4": false}"#).unwrap_or_default();
+        assert!(!partial.on(Toggle::D4) && partial.on(Toggle::A4));
+        let bad = serde_json::from_str::<Toggles>(r#"{"zz": true}"#).map(|_| ()).unwrap_err().to_string();
+        assert!(bad.contains("unknown field `zz`"), "{bad}");
+    }
+
+    #[test]
+    fn apply_set() {
+        let mut t = Toggles::default();
+        t.apply_set("a1=on, d4=off,batch=2,b1").unwrap_or_default();
+        assert!(t.on(Toggle::A1) && !t.on(Toggle::D4) && t.on(Toggle::B1));
+        assert_eq!(t.batch, 2);
+        assert_eq!(t.apply_set("nope=on"), Err(ToggleError::Unknown("nope".into())));
+        assert!(matches!(t.apply_set("a1=maybe"), Err(ToggleError::BadValue { .. })));
+        assert!(matches!(t.apply_set("batch=0"), Err(ToggleError::BadValue { .. })));
+    }
+}
