@@ -35,14 +35,14 @@ fn test_samples() -> Vec<Sample> {
 }
 
 fn check_circuit(name: &str, c: &SampleCircuit, rng: &mut ChaCha8Rng) {
-    let mut rec = MatrixRecorder::record(c);
+    let mut rec = MatrixRecorder::record(c).expect("record");
     assert!(
         rec.unsatisfied().is_empty(),
         "{name}: unsatisfied rows {:?}",
         &rec.unsatisfied()[..4.min(rec.unsatisfied().len())]
     );
     assert_eq!(rec.inputs[1..], c.public_inputs()[..], "{name}: circuit inputs differ from the native ones");
-    assert_eq!(rec.shape(), ShapeCounter::count(c), "{name}: counter and recorder disagree");
+    assert_eq!(rec.shape(), ShapeCounter::count(c).expect("count"), "{name}: counter and recorder disagree");
     // Tamper with random witness values: each change must break some constraint.
     for _ in 0..25 {
         let i = rng.gen_range(0..rec.aux.len());
@@ -72,7 +72,7 @@ fn every_sample_kind_is_satisfied_and_tamper_evident() {
 fn porep_mini_default_sample_is_satisfied() {
     let s = shipped("porep-mini");
     let c = &s.sector_circuits(0)[1];
-    let rec = MatrixRecorder::record(c);
+    let rec = MatrixRecorder::record(c).expect("record");
     assert!(rec.unsatisfied().is_empty());
     assert_eq!(rec.inputs[1..], c.public_inputs()[..]);
 }
@@ -95,7 +95,7 @@ fn all_circuits_of_a_sample_have_one_shape() {
     for s in test_samples() {
         let digests: Vec<_> = (0..2)
             .flat_map(|sec| s.sector_circuits(sec))
-            .map(|c| ShapeCounter::count_with_digest(&c))
+            .map(|c| ShapeCounter::count_with_digest(&c).expect("count"))
             .collect();
         assert!(digests.windows(2).all(|w| w[0] == w[1]), "{}: shapes differ between circuits", s.name);
     }
@@ -103,8 +103,8 @@ fn all_circuits_of_a_sample_have_one_shape() {
 
 #[test]
 fn structure_digest_changes_with_the_circuit() {
-    let a = ShapeCounter::count_with_digest(&shipped("porep-tiny").sector_circuits(0)[0]);
-    let b = ShapeCounter::count_with_digest(&test_samples()[1].sector_circuits(0)[0]);
+    let a = ShapeCounter::count_with_digest(&shipped("porep-tiny").sector_circuits(0)[0]).expect("count");
+    let b = ShapeCounter::count_with_digest(&test_samples()[1].sector_circuits(0)[0]).expect("count");
     assert_ne!(a.1, b.1);
 }
 
@@ -123,18 +123,18 @@ fn same(x: &ProvingAssignment, y: &ProvingAssignment) -> bool {
 fn a1_and_a2_do_not_change_synthesis() {
     for s in test_samples() {
         let c = &s.sector_circuits(0)[0];
-        let hint = Some(ShapeCounter::count(c));
-        let base = ProvingAssignment::synthesize::<VecStore, _>(c, None);
+        let hint = Some(ShapeCounter::count(c).expect("count"));
+        let base = ProvingAssignment::synthesize::<VecStore, _>(c, None).expect("synthesis");
         assert_eq!(base.num_constraints(), hint.map_or(0, |h| h.rows()));
         for (label, other) in [
-            ("a1", ProvingAssignment::synthesize::<SmallStore, _>(c, None)),
-            ("a2", ProvingAssignment::synthesize::<VecStore, _>(c, hint)),
-            ("a1+a2", ProvingAssignment::synthesize::<SmallStore, _>(c, hint)),
+            ("a1", ProvingAssignment::synthesize::<SmallStore, _>(c, None).expect("synthesis")),
+            ("a2", ProvingAssignment::synthesize::<VecStore, _>(c, hint).expect("synthesis")),
+            ("a1+a2", ProvingAssignment::synthesize::<SmallStore, _>(c, hint).expect("synthesis")),
         ] {
             assert!(same(&base, &other), "{}: {label} changed the assignment", s.name);
         }
         // The prover's a/b/c are the recorded matrices evaluated at the witness, plus input constraints.
-        let rec = MatrixRecorder::record(c);
+        let rec = MatrixRecorder::record(c).expect("record");
         let eval = |row: &[cuzk::cs::Term]| {
             row.iter().fold(Scalar::ZERO, |acc, (v, k)| acc + v.value_in(&rec.inputs, &rec.aux) * k)
         };

@@ -220,13 +220,14 @@ fn ntt_check_against_cpu(gpu: &Gpu, log_n: u32, seed: u64) -> Result<Result<(), 
 fn setup_for(path: &str) -> (Arc<Parameters>, Vec<SampleCircuit>) {
     let s = Sample::load(Path::new(path)).unwrap_or_else(|e| panic!("{e}"));
     let circuits = s.sector_circuits(0);
-    let shape = ShapeCounter::count(&circuits[0]);
-    (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {})), circuits)
+    let shape = ShapeCounter::count(&circuits[0]).expect("count");
+    (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {}).expect("setup")), circuits)
 }
 
 fn prove_with(b: &dyn Backend, params: &Parameters, circuits: &[SampleCircuit], t: &Toggles) -> Vec<Proof> {
     let p = Probe::silent();
-    let asgs = synthesize(&p, circuits, t, Some(ShapeCounter::count(&circuits[0])), 0);
+    let asgs = synthesize(&p, circuits, t, Some(ShapeCounter::count(&circuits[0]).expect("count")), 0)
+        .expect("synthesis");
     let call = CallSpec { params, toggles: t, seed: 77, first: 0 };
     prove_assignments(&p, b, call, asgs).unwrap_or_else(|e| panic!("{}: {e}", t.compact()))
 }

@@ -30,13 +30,13 @@ fn tiny() -> Sample {
 
 fn setup_for(s: &Sample) -> (Arc<Parameters>, Vec<SampleCircuit>) {
     let circuits = s.sector_circuits(0);
-    let shape = ShapeCounter::count(&circuits[0]);
-    (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {})), circuits)
+    let shape = ShapeCounter::count(&circuits[0]).expect("count");
+    (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {}).expect("setup")), circuits)
 }
 
 fn prove(params: &Parameters, circuits: &[SampleCircuit], t: &Toggles, seed: u64) -> Vec<Proof> {
-    let hint = Some(ShapeCounter::count(&circuits[0]));
-    let asgs = synthesize(&Probe::silent(), circuits, t, hint, 0);
+    let hint = Some(ShapeCounter::count(&circuits[0]).expect("count"));
+    let asgs = synthesize(&Probe::silent(), circuits, t, hint, 0).expect("synthesis");
     let call = CallSpec { params, toggles: t, seed, first: 0 };
     prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -127,7 +127,7 @@ fn circuit_index_fixes_the_randomizers() {
     let (params, circuits) = setup_for(&s);
     let t = Toggles::default();
     let both = prove(&params, &circuits, &t, 5);
-    let asgs = synthesize(&Probe::silent(), &circuits[1..], &t, None, 1);
+    let asgs = synthesize(&Probe::silent(), &circuits[1..], &t, None, 1).expect("synthesis");
     let call = CallSpec { params: &params, toggles: &t, seed: 5, first: 1 };
     let alone = prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap();
     assert_eq!(alone[0].to_bytes(), both[1].to_bytes());
@@ -140,7 +140,7 @@ fn wrong_params_are_a_clear_error() {
     let other = sample("name = \"pm\"\npartitions = 1\nseed = 4\n[circuit]\nkind = \"poseidon-merkle\"\nheight = 1\npaths = 1\n");
     let (params, _) = setup_for(&other);
     let t = Toggles::default();
-    let asgs = synthesize(&Probe::silent(), &circuits, &t, None, 0);
+    let asgs = synthesize(&Probe::silent(), &circuits, &t, None, 0).expect("synthesis");
     let call = CallSpec { params: &params, toggles: &t, seed: 1, first: 0 };
     let err = prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap_err();
     assert!(err.to_string().contains("does not match the params"), "{err}");

@@ -7,7 +7,8 @@
 
 use blstrs::Scalar;
 use cuzk::cs::{
-    Circuit, ConstraintSystem, MatrixRecorder, ProvingAssignment, ShapeCounter, SmallStore, VecStore,
+    Circuit, ConstraintSystem, MatrixRecorder, ProvingAssignment, ShapeCounter, SmallStore, SynthesisError,
+    VecStore,
 };
 use cuzk::gadgets::boolean::Boolean;
 use cuzk::gadgets::merkle::{
@@ -38,9 +39,10 @@ struct HashCircuit {
 }
 
 impl Circuit for HashCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let nums: Vec<AllocatedNum> = self.inputs.iter().map(|v| AllocatedNum::alloc(cs, *v)).collect();
         poseidon_hash_gadget(cs, &nums).inputize(cs);
+        Ok(())
     }
 }
 
@@ -58,14 +60,14 @@ fn check_poseidon<A: Arity<Scalar>>(seed: u64) {
         assert_eq!(poseidon_hash(arity, &inputs), expected, "native wrapper, arity {arity}");
 
         let circuit = HashCircuit { inputs };
-        let rec = MatrixRecorder::record(&circuit);
+        let rec = MatrixRecorder::record(&circuit).expect("record");
         assert!(rec.unsatisfied().is_empty(), "arity {arity}: unsatisfied {:?}", rec.unsatisfied());
         assert_eq!(rec.inputs[1], expected, "arity {arity}, trial {trial}");
         let per_hash = rec.shape().constraints - 1; // minus inputize
         assert_eq!(per_hash, poseidon_constraints(arity));
         let (t, rf, rp) = (arity + 1, constants.full_rounds, constants.partial_rounds);
         assert_eq!(per_hash, 3 * (t * rf + rp - 1) + 1);
-        assert_eq!(ShapeCounter::count(&circuit), rec.shape());
+        assert_eq!(ShapeCounter::count(&circuit).expect("count"), rec.shape());
         if trial == 0 {
             println!("poseidon arity {arity}: {per_hash} constraints per hash ({} aux)", rec.shape().aux);
         }
@@ -105,7 +107,8 @@ fn poseidon_typed_natives_agree() {
 #[test]
 fn poseidon_every_tampered_witness_fails() {
     let mut rng = rng(4);
-    let mut rec = MatrixRecorder::record(&HashCircuit { inputs: random_scalars(&mut rng, 2) });
+    let mut rec =
+        MatrixRecorder::record(&HashCircuit { inputs: random_scalars(&mut rng, 2) }).expect("record");
     assert!(rec.unsatisfied().is_empty());
     for i in 0..rec.aux.len() {
         assert!(tampered_aux_fails(&mut rec, i), "aux {i} is unconstrained");
@@ -130,12 +133,13 @@ struct Merkle8Circuit {
 }
 
 impl Circuit for Merkle8Circuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let leaf = AllocatedNum::alloc(cs, self.leaf);
         let bits = AllocatedNum::alloc(cs, Scalar::from(self.index)).to_bits_le(cs, 3 * self.path.len());
         let sibs: Vec<[AllocatedNum; 7]> =
             self.path.iter().map(|group| group.map(|s| AllocatedNum::alloc(cs, s))).collect();
         root_8(cs, &leaf, &bits, &sibs).inputize(cs);
+        Ok(())
     }
 }
 
@@ -147,17 +151,18 @@ struct Merkle2Circuit {
 }
 
 impl Circuit for Merkle2Circuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let leaf = AllocatedNum::alloc(cs, self.leaf);
         let bits = AllocatedNum::alloc(cs, Scalar::from(self.index)).to_bits_le(cs, self.path.len());
         let sibs: Vec<AllocatedNum> = self.path.iter().map(|s| AllocatedNum::alloc(cs, *s)).collect();
         root_2(cs, &leaf, &bits, &sibs).inputize(cs);
+        Ok(())
     }
 }
 
 /// The root a circuit exposes, after checking every constraint holds.
 fn proved_root<C: Circuit>(c: &C) -> Scalar {
-    let rec = MatrixRecorder::record(c);
+    let rec = MatrixRecorder::record(c).expect("record");
     assert!(rec.unsatisfied().is_empty(), "unsatisfied rows {:?}", rec.unsatisfied());
     rec.inputs[1]
 }
@@ -194,7 +199,7 @@ fn merkle_8_gadget_root_matches_native_at_every_index() {
         assert_eq!(proved_root(&c), root, "index {index}");
         if index == 0 {
             // leaf alloc, index alloc, 6 bits + packing, 14 siblings, 2 levels, inputize
-            let shape = ShapeCounter::count(&c);
+            let shape = ShapeCounter::count(&c).expect("count");
             assert_eq!(shape.constraints, 6 + 1 + 2 * 403 + 1);
             println!("8-ary Merkle: 403 constraints per level ({} for a 2-level path)", shape.constraints);
         }
@@ -232,7 +237,7 @@ fn merkle_8_tampered_slot_fails() {
     let leaves = random_scalars(&mut rng, 64);
     let levels = build_tree_8(&leaves);
     let c = Merkle8Circuit { leaf: leaves[21], index: 21, path: path_8(&levels, 21) };
-    let mut rec = MatrixRecorder::record(&c);
+    let mut rec = MatrixRecorder::record(&c).expect("record");
     assert!(rec.unsatisfied().is_empty());
     // Aux layout: leaf, index, 6 bits, 14 siblings, then level 0's insertion (4 products, 8 slots, 6 partial
     // products) and hash.
@@ -251,7 +256,7 @@ fn merkle_2_gadget_root_matches_native_at_every_index() {
         let c = Merkle2Circuit { leaf: *leaf, index: index as u64, path: path_2(&levels, index) };
         assert_eq!(proved_root(&c), root, "index {index}");
         if index == 0 {
-            let shape = ShapeCounter::count(&c);
+            let shape = ShapeCounter::count(&c).expect("count");
             assert_eq!(shape.constraints, 4 + 1 + 4 * 236 + 1);
             println!("binary Merkle: 236 constraints per level ({} for a 4-level path)", shape.constraints);
         }
@@ -284,11 +289,12 @@ struct BitsCircuit {
 }
 
 impl Circuit for BitsCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let num = AllocatedNum::alloc(cs, self.value);
         let bits = num.to_bits_le(cs, self.n_bits);
         AllocatedNum::from_bits_le(cs, &bits).inputize(cs);
         Num::<CS::Store>::from_bits_le(&bits, CS::one()).into_allocated(cs).inputize(cs);
+        Ok(())
     }
 }
 
@@ -307,7 +313,7 @@ fn bits_round_trip_and_tampering_fails() {
     let mut rng = rng(11);
     for n_bits in [1, 3, 8, 31, 64, 100, 200, 254] {
         let value = random_below(&mut rng, n_bits);
-        let rec = MatrixRecorder::record(&BitsCircuit { value, n_bits });
+        let rec = MatrixRecorder::record(&BitsCircuit { value, n_bits }).expect("record");
         assert!(rec.unsatisfied().is_empty(), "{n_bits} bits");
         assert_eq!(rec.inputs[1], value);
         assert_eq!(rec.inputs[2], value);
@@ -328,7 +334,7 @@ fn bits_round_trip_and_tampering_fails() {
 fn bits_of_a_value_too_wide_leave_packing_unsatisfied() {
     let mut rng = rng(12);
     let value = random_below(&mut rng, 64) + Scalar::from(1u64 << 40);
-    let rec = MatrixRecorder::record(&BitsCircuit { value, n_bits: 40 });
+    let rec = MatrixRecorder::record(&BitsCircuit { value, n_bits: 40 }).expect("record");
     assert!(!rec.unsatisfied().is_empty());
 }
 
@@ -342,7 +348,7 @@ struct SwapCircuit {
 }
 
 impl Circuit for SwapCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         // Mix representations: allocated, negated and constant bits.
         let bit = |cs: &mut CS, i: usize, v: bool| match i % 5 {
             3 => Boolean::alloc(cs, !v).not(),
@@ -359,6 +365,7 @@ impl Circuit for SwapCircuit {
         let (p, q) = AllocatedNum::conditionally_reverse(cs, &x, &y, &c);
         p.inputize(cs);
         q.inputize(cs);
+        Ok(())
     }
 }
 
@@ -374,7 +381,7 @@ fn swaps_follow_the_condition() {
     let (x, y) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
     for condition in [false, true] {
         let c = SwapCircuit { a: a.clone(), b: b.clone(), x, y, condition };
-        let mut rec = MatrixRecorder::record(&c);
+        let mut rec = MatrixRecorder::record(&c).expect("record");
         assert!(rec.unsatisfied().is_empty());
         let (l, r, p, q) = if condition { (&b, &a, y, x) } else { (&a, &b, x, y) };
         assert_eq!(rec.inputs[1..5], [pack(l), pack(r), p, q], "condition {condition}");
@@ -405,8 +412,9 @@ fn synthesis_is_identical_across_term_stores_and_capacity_hints() {
 }
 
 fn check_a1_a2<C: Circuit>(c: &C) {
-    let x = ProvingAssignment::synthesize::<VecStore, _>(c, None);
-    let y = ProvingAssignment::synthesize::<SmallStore, _>(c, Some(ShapeCounter::count(c)));
+    let x = ProvingAssignment::synthesize::<VecStore, _>(c, None).expect("synthesis");
+    let y = ProvingAssignment::synthesize::<SmallStore, _>(c, Some(ShapeCounter::count(c).expect("count")))
+        .expect("synthesis");
     assert!(x.num_constraints() > 400);
     assert_eq!(x.a, y.a);
     assert_eq!(x.b, y.b);

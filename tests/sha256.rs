@@ -3,7 +3,8 @@
 
 use blstrs::Scalar;
 use cuzk::cs::{
-    Circuit, ConstraintSystem, Index, MatrixRecorder, ProvingAssignment, ShapeCounter, SmallStore, VecStore,
+    Circuit, ConstraintSystem, Index, MatrixRecorder, ProvingAssignment, ShapeCounter, SmallStore,
+    SynthesisError, VecStore,
 };
 use cuzk::gadgets::boolean::Boolean;
 use cuzk::gadgets::multipack::{bits_to_num, compute_multipacking, pack_bits};
@@ -42,10 +43,11 @@ struct Sha256Circuit {
 }
 
 impl Circuit for Sha256Circuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let bits = alloc_bytes_be(cs, &self.message);
         let digest = sha256(cs, &bits);
         pack_bits(cs, &digest);
+        Ok(())
     }
 }
 
@@ -69,14 +71,14 @@ fn sha256_matches_sha2_for_many_lengths() {
         assert_eq!(bits_to_bytes_be(&bit_values(&digest)), expected, "gadget digest, {len} bytes");
 
         let circuit = Sha256Circuit { message };
-        let rec = MatrixRecorder::record(&circuit);
+        let rec = MatrixRecorder::record(&circuit).expect("record");
         assert!(rec.unsatisfied().is_empty(), "{len} bytes: unsatisfied rows");
         let packed = compute_multipacking(&bytes_to_bits_be(&expected));
         assert_eq!(rec.inputs[1..], packed[..], "{len} bytes: packed digest inputs");
         // Padding is constant: the only allocations are the message bits and the gadget's own.
         assert!(rec.aux.iter().all(|v| *v == Scalar::ZERO || *v == Scalar::ONE));
 
-        let asg = ProvingAssignment::synthesize::<VecStore, _>(&circuit, None);
+        let asg = ProvingAssignment::synthesize::<VecStore, _>(&circuit, None).expect("synthesis");
         assert!(assignment_satisfied(&asg), "{len} bytes: proving assignment");
         assert_eq!(asg.input_assignment, rec.inputs);
         assert_eq!(asg.aux_assignment, rec.aux);
@@ -187,7 +189,7 @@ fn flipping_an_aux_bit_breaks_a_constraint() {
     let mut r = rng(4);
     let mut message = vec![0u8; 100];
     r.fill_bytes(&mut message);
-    let mut rec = MatrixRecorder::record(&Sha256Circuit { message });
+    let mut rec = MatrixRecorder::record(&Sha256Circuit { message }).expect("record");
     assert!(rec.unsatisfied().is_empty());
     let n = rec.aux.len();
     let mut picks: Vec<usize> = (0..60).map(|_| r.gen_range(0..n)).collect();
@@ -423,14 +425,17 @@ fn term_stores_and_capacity_hints_give_identical_assignments() {
     let mut message = vec![0u8; 150];
     r.fill_bytes(&mut message);
     let circuit = Sha256Circuit { message };
-    let shape = ShapeCounter::count(&circuit);
-    let base = ProvingAssignment::synthesize::<VecStore, _>(&circuit, None);
+    let shape = ShapeCounter::count(&circuit).expect("count");
+    let base = ProvingAssignment::synthesize::<VecStore, _>(&circuit, None).expect("synthesis");
     assert!(assignment_satisfied(&base));
     assert_eq!(base.num_constraints(), shape.rows());
     let variants = [
-        ("vec+hint", ProvingAssignment::synthesize::<VecStore, _>(&circuit, Some(shape))),
-        ("smallvec", ProvingAssignment::synthesize::<SmallStore, _>(&circuit, None)),
-        ("smallvec+hint", ProvingAssignment::synthesize::<SmallStore, _>(&circuit, Some(shape))),
+        ("vec+hint", ProvingAssignment::synthesize::<VecStore, _>(&circuit, Some(shape)).expect("synthesis")),
+        ("smallvec", ProvingAssignment::synthesize::<SmallStore, _>(&circuit, None).expect("synthesis")),
+        (
+            "smallvec+hint",
+            ProvingAssignment::synthesize::<SmallStore, _>(&circuit, Some(shape)).expect("synthesis"),
+        ),
     ];
     for (name, v) in variants {
         assert_eq!(v.a, base.a, "{name}: a");

@@ -16,7 +16,7 @@ pub use sha256_chain::Sha256ChainCircuit;
 
 use blstrs::Scalar;
 
-use crate::cs::{Circuit, ConstraintSystem};
+use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
 
 /// Any sample circuit, so a batch of them can be proved together.
 #[derive(Clone, Debug)]
@@ -41,7 +41,7 @@ impl SampleCircuit {
 }
 
 impl Circuit for SampleCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         match self {
             SampleCircuit::Porep(c) => c.synthesize(cs),
             SampleCircuit::Sha256Chain(c) => c.synthesize(cs),

@@ -12,7 +12,7 @@ use ff::Field;
 
 use super::porep_witness::{parents_on_layer, ChallengeWitness, SectorWitness, COLUMN_ARITY, LABEL_CHUNK};
 use super::sample::{LabelHash, PorepKnobs};
-use crate::cs::{Circuit, ConstraintSystem};
+use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
 use crate::gadgets::boolean::Boolean;
 use crate::gadgets::merkle::{conditionally_swap_bits, root_2, root_8};
 use crate::gadgets::num::AllocatedNum;
@@ -86,7 +86,7 @@ fn alloc_value_bits<CS: ConstraintSystem>(cs: &mut CS, v: &Scalar) -> Vec<Boolea
 }
 
 impl Circuit for PorepCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let k = &self.knobs;
         let replica_id = AllocatedNum::alloc_input(cs, self.replica_id);
         let comm_d = AllocatedNum::alloc_input(cs, self.comm_d);
@@ -188,6 +188,7 @@ impl Circuit for PorepCircuit {
 
         let comm_r_calc = poseidon_hash_gadget(cs, &[comm_c, comm_r_last]);
         AllocatedNum::enforce_equal(cs, &comm_r_calc, &comm_r);
+        Ok(())
     }
 }
 

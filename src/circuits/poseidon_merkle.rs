@@ -5,7 +5,7 @@ use blstrs::Scalar;
 
 use super::seeded;
 use super::sparse_tree::SparseTree;
-use crate::cs::{Circuit, ConstraintSystem};
+use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
 use crate::gadgets::merkle::root_8;
 use crate::gadgets::num::AllocatedNum;
 use crate::gadgets::poseidon::poseidon_hash;
@@ -50,7 +50,7 @@ impl PoseidonMerkleCircuit {
 }
 
 impl Circuit for PoseidonMerkleCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let root = AllocatedNum::alloc_input(cs, self.root);
         for (idx, leaf, sibs) in &self.openings {
             let index = AllocatedNum::alloc_input(cs, Scalar::from(*idx));
@@ -61,5 +61,6 @@ impl Circuit for PoseidonMerkleCircuit {
             let got = root_8(cs, &leaf, &bits, &sibs);
             AllocatedNum::enforce_equal(cs, &got, &root);
         }
+        Ok(())
     }
 }

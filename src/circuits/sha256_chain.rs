@@ -5,7 +5,7 @@
 use blstrs::Scalar;
 
 use super::seeded;
-use crate::cs::{Circuit, ConstraintSystem};
+use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
 use crate::gadgets::boolean::Boolean;
 use crate::gadgets::multipack::{compute_multipacking, pack_bits};
 use crate::gadgets::sha256::{compress_native, sha256_compression_function, IV};
@@ -61,7 +61,7 @@ fn bits_be(bytes: &[u8]) -> Vec<bool> {
 }
 
 impl Circuit for Sha256ChainCircuit {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let alloc = |cs: &mut CS, bytes: &[u8]| -> Vec<Boolean> {
             bits_be(bytes).into_iter().map(|b| Boolean::alloc(cs, b)).collect()
         };
@@ -75,5 +75,6 @@ impl Circuit for Sha256ChainCircuit {
         }
         let digest: Vec<Boolean> = state.iter().flat_map(UInt32::bits_be).collect();
         pack_bits(cs, &digest);
+        Ok(())
     }
 }

@@ -14,7 +14,7 @@ use super::CliError;
 use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::ntt::Domain;
 use crate::backend::select::select;
-use crate::cs::{Circuit, ConstraintSystem, ShapeCounter};
+use crate::cs::{Circuit, ConstraintSystem, ShapeCounter, SynthesisError};
 use crate::groth16::setup;
 use crate::vocab::BackendKind;
 
@@ -64,7 +64,8 @@ fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
     use crate::cs::{ProvingAssignment, SmallStore, VecStore};
     let sample = crate::circuits::Sample::load(&args.sample)?;
     let circuit = sample.sector_circuits(0).swap_remove(0);
-    let shape = ShapeCounter::count(&circuit);
+    let synth_err = |e: crate::cs::SynthesisError| CliError::Msg(format!("{}: {e}", args.sample.display()));
+    let shape = ShapeCounter::count(&circuit).map_err(synth_err)?;
     let rows = shape.rows() as f64;
     let configs = [(false, false), (true, false), (false, true), (true, true)];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
@@ -76,7 +77,8 @@ fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
                 ProvingAssignment::synthesize::<SmallStore, _>(&circuit, hint)
             } else {
                 ProvingAssignment::synthesize::<VecStore, _>(&circuit, hint)
-            };
+            }
+            .map_err(synth_err)?;
             times[i].push(t.elapsed().as_secs_f64());
             drop(std::hint::black_box(asg));
         }
@@ -148,7 +150,7 @@ pub struct BenchResult {
 struct MulChain(usize);
 
 impl Circuit for MulChain {
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let mut x = cs.alloc(Scalar::from(3u64));
         let mut xv = Scalar::from(3u64);
         for i in 0..self.0 {
@@ -159,6 +161,7 @@ impl Circuit for MulChain {
             cs.enforce(|lc| lc + x, |lc| lc + y, |lc| lc + z);
             x = z;
         }
+        Ok(())
     }
 }
 
@@ -208,7 +211,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             BenchOp::Synth => return bench_synth(&args),
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));
-                let shape = ShapeCounter::count(&c);
+                let shape = ShapeCounter::count(&c).map_err(|e| CliError::Msg(e.to_string()))?;
                 (time(reps, || setup::generate(&c, shape, 7, &|_, _, _| {})), None)
             }
         }

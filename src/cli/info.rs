@@ -6,6 +6,7 @@ use blstrs::Scalar;
 use ff::Field;
 use serde::Serialize;
 
+use super::CliError;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape, VecStore};
 
@@ -71,10 +72,11 @@ fn pct(n: usize, d: usize) -> f64 {
 }
 
 /// Synthesizes circuit 0 of sector 0 and measures its shape.
-pub fn shape_info(sample: &Sample) -> ShapeInfo {
+pub fn shape_info(sample: &Sample) -> Result<ShapeInfo, CliError> {
     let circuits = sample.sector_circuits(0);
     let t = Instant::now();
-    let asg = ProvingAssignment::synthesize::<VecStore, _>(&circuits[0], None);
+    let asg = ProvingAssignment::synthesize::<VecStore, _>(&circuits[0], None)
+        .map_err(|e| CliError::Msg(format!("{}: circuit 0: {e}", sample.path.display())))?;
     let secs = t.elapsed().as_secs_f64();
     let aux = asg.aux_assignment.len();
     let zeros = asg.aux_assignment.iter().filter(|v| bool::from(v.is_zero())).count();
@@ -84,7 +86,7 @@ pub fn shape_info(sample: &Sample) -> ShapeInfo {
         inputs: asg.input_assignment.len(),
         aux,
     };
-    ShapeInfo {
+    Ok(ShapeInfo {
         sample: sample.name.clone(),
         circuits_per_sector: sample.partitions,
         sectors: sample.sectors,
@@ -103,7 +105,7 @@ pub fn shape_info(sample: &Sample) -> ShapeInfo {
         synthesis_ms: secs * 1e3,
         constraints_per_sec: shape.rows() as f64 / secs.max(1e-9),
         gpu: crate::backend::gpu::discover::discovery().clone(),
-    }
+    })
 }
 
 /// Groups digits by thousands with a thin space for tables: 130 278 869.

@@ -206,14 +206,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             );
             let sample = Sample::load(DEFAULT_SAMPLE.as_ref())?;
             println!("{} — {}", sample.name, sample.description);
-            print!("{}", info::render(&info::shape_info(&sample)));
+            print!("{}", info::render(&info::shape_info(&sample)?));
         }
         Some(Command::Tui { sample, backend, theme }) => {
             crate::tui::run(crate::tui::TuiOptions { sample, backend, theme }).map_err(CliError::Msg)?
         }
         Some(Command::Info { sample, json }) => {
             let sample = Sample::load(&sample)?;
-            let i = info::shape_info(&sample);
+            let i = info::shape_info(&sample)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&i).map_err(json_err)?);
             } else {

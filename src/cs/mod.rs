@@ -2,6 +2,7 @@
 //! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator).
 
 mod density;
+pub mod foreign;
 mod lc;
 mod prover;
 mod shape;
@@ -45,7 +46,7 @@ pub type Lc<CS> = LinearCombination<<CS as ConstraintSystem>::Store>;
 
 /// The interface gadgets and circuits synthesize into. Circuits always carry their witness, so allocation
 /// takes the value directly; consumers that only need the shape ignore it.
-pub trait ConstraintSystem {
+pub trait ConstraintSystem: Send {
     /// Term store of this system's linear combinations (A1).
     type Store: TermStore;
 
@@ -65,14 +66,35 @@ pub trait ConstraintSystem {
     /// The value of a variable (gadgets read back values they did not keep).
     fn value(&self, var: Variable) -> Scalar;
 
+    /// Adds ⟨a⟩ · ⟨b⟩ = ⟨c⟩ from ready-made terms (a foreign circuit's linear combinations, already merged per
+    /// variable); a system that only evaluates them overrides this to skip building its own combinations.
+    fn enforce_terms<A, B, C>(&mut self, a: A, b: B, c: C)
+    where
+        A: Iterator<Item = Term>,
+        B: Iterator<Item = Term>,
+        C: Iterator<Item = Term>,
+    {
+        let fill = |lc: Lc<Self>, terms: A| terms.fold(lc, |lc, (v, k)| lc + (k, v));
+        let fill_b = |lc: Lc<Self>, terms: B| terms.fold(lc, |lc, (v, k)| lc + (k, v));
+        let fill_c = |lc: Lc<Self>, terms: C| terms.fold(lc, |lc, (v, k)| lc + (k, v));
+        self.enforce(|lc| fill(lc, a), |lc| fill_b(lc, b), |lc| fill_c(lc, c));
+    }
+
     /// The variable fixed to 1.
     fn one() -> Variable {
         Variable::ONE
     }
 }
 
+/// Why a circuit could not synthesize (a foreign circuit's own error, e.g. a malformed vanilla proof), as one
+/// line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("synthesis failed: {0}")]
+pub struct SynthesisError(pub String);
+
 /// A circuit: something that can synthesize itself, witness included, into any constraint system.
 pub trait Circuit: Sync {
-    /// Writes the circuit's variables and constraints into `cs`.
-    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS);
+    /// Writes the circuit's variables and constraints into `cs`; the sample circuits never fail, circuits
+    /// from other crates may.
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError>;
 }

@@ -3,7 +3,10 @@
 use blstrs::Scalar;
 use ff::Field;
 
-use super::{Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, TermStore, Variable};
+use super::{
+    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SynthesisError, Term, TermStore,
+    Variable,
+};
 
 /// Everything the prover needs from one circuit's synthesis.
 ///
@@ -32,18 +35,21 @@ pub struct ProvingAssignment {
 impl ProvingAssignment {
     /// Synthesizes `circuit` with term store `S` (A1) and optional capacity hint (A2), then appends one
     /// `input_i * 1 = 0` constraint per public input as bellperson does.
-    pub fn synthesize<S: TermStore, C: Circuit + ?Sized>(circuit: &C, hint: Option<Shape>) -> Self {
+    pub fn synthesize<S: TermStore, C: Circuit + ?Sized>(
+        circuit: &C,
+        hint: Option<Shape>,
+    ) -> Result<Self, SynthesisError> {
         let mut cs = Synthesizer::<S>::new(hint);
         cs.asg.input_assignment.push(Scalar::ONE);
         cs.asg.b_input_density.push_clear();
-        circuit.synthesize(&mut cs);
+        circuit.synthesize(&mut cs)?;
         let mut asg = cs.asg;
         for i in 0..asg.input_assignment.len() {
             asg.a.push(asg.input_assignment[i]);
             asg.b.push(Scalar::ZERO);
             asg.c.push(Scalar::ZERO);
         }
-        asg
+        Ok(asg)
     }
 
     /// Number of constraints including the appended input constraints.
@@ -88,11 +94,23 @@ fn eval_marking<S: TermStore>(
     lc: &LinearCombination<S>,
     inputs: &[Scalar],
     aux: &[Scalar],
+    input_density: Option<&mut Density>,
+    aux_density: Option<&mut Density>,
+) -> Scalar {
+    eval_terms(lc.terms().iter().copied(), inputs, aux, input_density, aux_density)
+}
+
+/// Evaluates terms, marking the variables they touch in the given densities.
+#[inline]
+fn eval_terms(
+    terms: impl Iterator<Item = Term>,
+    inputs: &[Scalar],
+    aux: &[Scalar],
     mut input_density: Option<&mut Density>,
     mut aux_density: Option<&mut Density>,
 ) -> Scalar {
     let mut acc = Scalar::ZERO;
-    for (var, coeff) in lc.terms() {
+    for (var, coeff) in terms {
         let v = match var.0 {
             Index::Input(i) => {
                 if let Some(d) = input_density.as_deref_mut() {
@@ -107,7 +125,7 @@ fn eval_marking<S: TermStore>(
                 aux[i]
             }
         };
-        if *coeff == Scalar::ONE {
+        if coeff == Scalar::ONE {
             acc += v;
         } else {
             acc += v * coeff;
@@ -160,5 +178,23 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
     #[inline]
     fn value(&self, var: Variable) -> Scalar {
         var.value_in(&self.asg.input_assignment, &self.asg.aux_assignment)
+    }
+
+    /// Evaluates foreign terms directly (no combination is built), marking densities as `enforce` does.
+    #[inline]
+    fn enforce_terms<A, B, C>(&mut self, a: A, b: B, c: C)
+    where
+        A: Iterator<Item = Term>,
+        B: Iterator<Item = Term>,
+        C: Iterator<Item = Term>,
+    {
+        let asg = &mut self.asg;
+        let (inp, aux) = (&asg.input_assignment[..], &asg.aux_assignment[..]);
+        let av = eval_terms(a, inp, aux, None, Some(&mut asg.a_aux_density));
+        let bv = eval_terms(b, inp, aux, Some(&mut asg.b_input_density), Some(&mut asg.b_aux_density));
+        let cv = eval_terms(c, inp, aux, None, None);
+        asg.a.push(av);
+        asg.b.push(bv);
+        asg.c.push(cv);
     }
 }

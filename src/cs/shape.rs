@@ -4,7 +4,9 @@ use blstrs::Scalar;
 use ff::Field;
 use serde::{Deserialize, Serialize};
 
-use super::{Circuit, ConstraintSystem, Index, Lc, LinearCombination, Term, Variable, VecStore};
+use super::{
+    Circuit, ConstraintSystem, Index, Lc, LinearCombination, SynthesisError, Term, Variable, VecStore,
+};
 
 /// Size of a circuit as the prover sees it; also the A2 capacity hint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
@@ -49,25 +51,25 @@ fn mix(h: u64, x: u64) -> u64 {
 
 impl ShapeCounter {
     /// The shape of `circuit`.
-    pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Shape {
-        Self::count_with_digest(circuit).0
+    pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Result<Shape, SynthesisError> {
+        Ok(Self::count_with_digest(circuit)?.0)
     }
 
     /// The shape and a 64-bit digest of the A, B, C matrices (variables and coefficients, in order): two
     /// circuits with equal digests need the same params.
-    pub fn count_with_digest<C: Circuit + ?Sized>(circuit: &C) -> (Shape, u64) {
+    pub fn count_with_digest<C: Circuit + ?Sized>(circuit: &C) -> Result<(Shape, u64), SynthesisError> {
         let mut cs = ShapeCounter {
             shape: Shape { inputs: 1, ..Shape::default() },
             digest: 0x6375_7a6b,
             inputs: vec![Scalar::ONE],
             aux: vec![],
         };
-        circuit.synthesize(&mut cs);
+        circuit.synthesize(&mut cs)?;
         let d = mix(
             mix(mix(cs.digest, cs.shape.constraints as u64), cs.shape.inputs as u64),
             cs.shape.aux as u64,
         );
-        (cs.shape, d)
+        Ok((cs.shape, d))
     }
 
     fn absorb(&mut self, lc: &LinearCombination<VecStore>, tag: u64) {
@@ -143,10 +145,10 @@ pub struct MatrixRecorder {
 
 impl MatrixRecorder {
     /// Records `circuit`.
-    pub fn record<C: Circuit + ?Sized>(circuit: &C) -> Self {
+    pub fn record<C: Circuit + ?Sized>(circuit: &C) -> Result<Self, SynthesisError> {
         let mut cs = MatrixRecorder { inputs: vec![Scalar::ONE], ..Default::default() };
-        circuit.synthesize(&mut cs);
-        cs
+        circuit.synthesize(&mut cs)?;
+        Ok(cs)
     }
 
     /// Rows whose ⟨A,w⟩·⟨B,w⟩ ≠ ⟨C,w⟩, evaluated from the recorded matrices.

@@ -10,7 +10,7 @@ use super::EngineError;
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape};
-use crate::groth16::prover::{prove_assignments, synthesize, CallSpec, ProveError};
+use crate::groth16::prover::{check_inputs, prove_assignments, synthesize, CallSpec, ProveError};
 use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
 use crate::groth16::{Parameters, Proof};
 use crate::vocab::{Phase, Probe, Site, Toggle, Toggles};
@@ -55,13 +55,18 @@ struct Call {
     asgs: Vec<ProvingAssignment>,
 }
 
-fn synthesize_call(spec: &JobSpec, probe: &Probe, sectors: std::ops::Range<usize>) -> Call {
+fn synthesize_call(
+    spec: &JobSpec,
+    probe: &Probe,
+    sectors: std::ops::Range<usize>,
+) -> Result<Call, ProveError> {
     let s = spec.sample;
     let first = sectors.start * s.circuits_per_sector();
     let circuits: Vec<_> = sectors.flat_map(|sec| s.sector_circuits(sec)).collect();
-    let inputs = circuits.iter().map(|c| c.public_inputs()).collect();
-    let asgs = synthesize(probe, &circuits, &spec.toggles, Some(spec.shape), first);
-    Call { first, inputs, asgs }
+    let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
+    let asgs = synthesize(probe, &circuits, &spec.toggles, Some(spec.shape), first)?;
+    check_inputs(&asgs, &inputs, first)?;
+    Ok(Call { first, inputs, asgs })
 }
 
 /// Runs one repeat on the calling thread, the rayon pool and (when pipelining) one synthesis thread.
@@ -83,26 +88,29 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     };
     if pipelined {
         std::thread::scope(|scope| -> Result<(), EngineError> {
-            let (tx, rx) = sync_channel::<Call>(ahead);
+            let (tx, rx) = sync_channel::<Result<Call, ProveError>>(ahead);
             let calls = &calls;
             scope.spawn(move || {
                 for c in calls {
-                    if probe.checkpoint().is_err()
-                        || tx.send(synthesize_call(spec, probe, c.clone())).is_err()
-                    {
+                    if probe.checkpoint().is_err() {
+                        break;
+                    }
+                    let call = synthesize_call(spec, probe, c.clone());
+                    let failed = call.is_err();
+                    if tx.send(call).is_err() || failed {
                         break;
                     }
                 }
             });
             for call in rx.iter() {
-                prove(call, &mut out)?;
+                prove(call?, &mut out)?;
             }
             Ok(())
         })?;
     } else {
         for c in &calls {
             probe.checkpoint().map_err(ProveError::from)?;
-            prove(synthesize_call(spec, probe, c.clone()), &mut out)?;
+            prove(synthesize_call(spec, probe, c.clone())?, &mut out)?;
         }
     }
     probe.checkpoint().map_err(ProveError::from)?;

@@ -39,6 +39,11 @@ pub fn params_key(digest: u64, seed: u64) -> String {
     format!("v1-{digest:016x}-{seed:016x}")
 }
 
+/// A synthesis failure while counting or setting up: circuit 0 of the sample.
+fn synthesis(e: crate::cs::SynthesisError) -> crate::groth16::Error {
+    crate::groth16::Error::Synthesis(e.0)
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -57,7 +62,7 @@ impl ParamsMemo {
         let (shape, digest) = match known {
             Some(sd) => sd,
             None => {
-                let sd = ShapeCounter::count_with_digest(&circuit());
+                let sd = ShapeCounter::count_with_digest(&circuit()).map_err(synthesis)?;
                 lock(&self.shapes).insert(id, sd);
                 sd
             }
@@ -70,7 +75,7 @@ impl ParamsMemo {
         let (params, path, outcome) = {
             let _span = probe.open(Site::new(Phase::SrsLoad));
             cache.load_or_build(&key, || {
-                Ok::<_, crate::groth16::Error>(setup::generate(&circuit(), shape, sample.seed, progress))
+                setup::generate(&circuit(), shape, sample.seed, progress).map_err(synthesis)
             })?
         };
         let params = Arc::new(params);

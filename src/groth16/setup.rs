@@ -13,7 +13,8 @@ use super::keys::{Parameters, VerifyingKey};
 use crate::backend::cpu::curve::MsmAffine;
 use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
 use crate::cs::{
-    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, Variable, VecStore,
+    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SynthesisError, Variable,
+    VecStore,
 };
 
 /// Setup stages, reported to the progress callback in this order.
@@ -155,7 +156,12 @@ fn multiples<A: MsmAffine>(base: A::Proj, scalars: &[Scalar], stage: &str, progr
 }
 
 /// Generates params for `circuit` (whose shape is `shape`) from `seed`.
-pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progress: Progress) -> Parameters {
+pub fn generate<C: Circuit + ?Sized>(
+    circuit: &C,
+    shape: Shape,
+    seed: u64,
+    progress: Progress,
+) -> Result<Parameters, SynthesisError> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let tw = ToxicWaste {
         tau: nonzero(&mut rng),
@@ -180,7 +186,7 @@ pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progr
         b_aux: Density::with_capacity(shape.aux),
     };
     ev.b_input.push_clear();
-    circuit.synthesize(&mut ev);
+    circuit.synthesize(&mut ev)?;
     // The appended `input_i * 1 = 0` constraints put each input in A.
     let n_inputs = ev.inputs.len();
     for i in 0..n_inputs {
@@ -238,5 +244,5 @@ pub fn generate<C: Circuit + ?Sized>(circuit: &C, shape: Shape, seed: u64, progr
         ic,
     };
     progress("vk", 1, 1);
-    Parameters::new(vk, h, l, a, b_g1, b_g2)
+    Ok(Parameters::new(vk, h, l, a, b_g1, b_g2))
 }

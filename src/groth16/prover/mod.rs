@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use super::keys::Parameters;
 use super::proof::Proof;
 use crate::backend::api::{Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
-use crate::cs::{Circuit, ProvingAssignment, Shape, SmallStore, VecStore};
+use crate::cs::{Circuit, ProvingAssignment, Shape, SmallStore, SynthesisError, VecStore};
 use crate::vocab::{Cancelled, Phase, Probe, Site, Toggle, Toggles};
 
 /// Why a batch could not be proved.
@@ -55,6 +55,22 @@ pub enum ProveError {
     /// A cancel was requested; the batch stopped after its current phase.
     #[error("cancelled")]
     Cancelled,
+    /// A circuit could not synthesize.
+    #[error("circuit {circuit}: {source}")]
+    Synthesis {
+        /// Job-wide index of the circuit.
+        circuit: usize,
+        /// Its error.
+        source: SynthesisError,
+    },
+    /// A circuit's synthesized public inputs differ from the ones it declares (what a verifier will use).
+    #[error("circuit {circuit}: synthesized public input {input} differs from the expected public inputs")]
+    InputsDiffer {
+        /// Job-wide index of the circuit.
+        circuit: usize,
+        /// First differing input (0-based, without the constant one).
+        input: usize,
+    },
 }
 
 impl From<Cancelled> for ProveError {
@@ -80,20 +96,38 @@ pub fn synthesize<C: Circuit>(
     toggles: &Toggles,
     hint: Option<Shape>,
     first: usize,
-) -> Vec<ProvingAssignment> {
+) -> Result<Vec<ProvingAssignment>, ProveError> {
     let hint = if toggles.on(Toggle::A2) { hint } else { None };
     circuits
         .par_iter()
         .enumerate()
         .map(|(i, c)| {
             let _span = probe.open(Site::new(Phase::Synthesis).circuit(first + i).slot(i));
-            if toggles.on(Toggle::A1) {
+            let r = if toggles.on(Toggle::A1) {
                 ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
             } else {
                 ProvingAssignment::synthesize::<VecStore, _>(c, hint)
-            }
+            };
+            r.map_err(|source| ProveError::Synthesis { circuit: first + i, source })
         })
         .collect()
+}
+
+/// Checks that each assignment's public inputs (after the constant one) are `expected[i]`, the inputs a
+/// verifier will be given: a circuit that computes other inputs than it declares is an error naming it.
+pub fn check_inputs(
+    asgs: &[ProvingAssignment],
+    expected: &[Vec<Scalar>],
+    first: usize,
+) -> Result<(), ProveError> {
+    for (i, (g, want)) in asgs.iter().zip(expected).enumerate() {
+        let got = g.input_assignment.get(1..).unwrap_or_default();
+        if got != &want[..] {
+            let input = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+            return Err(ProveError::InputsDiffer { circuit: first + i, input });
+        }
+    }
+    Ok(())
 }
 
 fn check_shape(params: &Parameters, asgs: &[ProvingAssignment]) -> Result<(), ProveError> {

@@ -1,0 +1,147 @@
+//! Foreign circuits through cuzk: a bellperson 0.27 circuit (bellpepper-core 0.2's trait, as storage-proofs
+//! writes them) and a bellpepper-core 0.4 circuit synthesize into cuzk's systems with the same counts as the
+//! foreign crates' own test systems, a satisfied assignment, and proofs that verify; a foreign error comes back
+//! as an error, never a panic.
+
+use blstrs::Scalar;
+use cuzk::backend::cpu::backend::CpuBackend;
+use cuzk::cs::foreign::{bellpepper as bp4, bellperson as bp2};
+use cuzk::cs::{Circuit, MatrixRecorder, ProvingAssignment, ShapeCounter, VecStore};
+use cuzk::groth16::prover::{prove_assignments, synthesize, CallSpec};
+use cuzk::groth16::setup::generate;
+use cuzk::groth16::verify::{verify_batch, PreparedVerifyingKey};
+use cuzk::vocab::{Probe, Toggles};
+use ff::{Field, PrimeField};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// SHA-256 of a seeded message with bellperson 0.27's gadgets, the digest packed into public inputs.
+#[derive(Clone)]
+struct Sha2Circuit {
+    message: Vec<u8>,
+}
+
+impl bellperson::Circuit<Scalar> for Sha2Circuit {
+    fn synthesize<CS: bellperson::ConstraintSystem<Scalar>>(
+        self,
+        cs: &mut CS,
+    ) -> Result<(), bellperson::SynthesisError> {
+        use bellperson::gadgets::boolean::{AllocatedBit, Boolean};
+        let bits: Vec<Boolean> = self
+            .message
+            .iter()
+            .flat_map(|b| (0..8).rev().map(move |i| (b >> i) & 1 == 1))
+            .enumerate()
+            .map(|(i, v)| {
+                AllocatedBit::alloc(cs.namespace(|| format!("bit {i}")), Some(v)).map(Boolean::from)
+            })
+            .collect::<Result<_, _>>()?;
+        let digest = bellperson::gadgets::sha256::sha256(cs.namespace(|| "sha256"), &bits)?;
+        bellperson::gadgets::multipack::pack_into_inputs(cs.namespace(|| "pack"), &digest)
+    }
+}
+
+/// x³ + x + 5 = y with bellpepper-core 0.4 (y public).
+#[derive(Clone)]
+struct Cubic {
+    x: Option<Scalar>,
+}
+
+impl bellpepper_core::Circuit<Scalar> for Cubic {
+    fn synthesize<CS: bellpepper_core::ConstraintSystem<Scalar>>(
+        self,
+        cs: &mut CS,
+    ) -> Result<(), bellpepper_core::SynthesisError> {
+        use bellpepper_core::num::AllocatedNum;
+        let x = AllocatedNum::alloc(cs.namespace(|| "x"), || {
+            self.x.ok_or(bellpepper_core::SynthesisError::AssignmentMissing)
+        })?;
+        let x2 = x.square(cs.namespace(|| "x2"))?;
+        let x3 = x2.mul(cs.namespace(|| "x3"), &x)?;
+        let y = AllocatedNum::alloc_input(cs.namespace(|| "y"), || {
+            let x = self.x.ok_or(bellpepper_core::SynthesisError::AssignmentMissing)?;
+            Ok(x * x * x + x + Scalar::from(5u64))
+        })?;
+        cs.enforce(
+            || "cubic",
+            |lc| lc + x3.get_variable() + x.get_variable() + (Scalar::from(5u64), CS::one()),
+            |lc| lc + CS::one(),
+            |lc| lc + y.get_variable(),
+        );
+        Ok(())
+    }
+}
+
+fn message(seed: u64) -> Vec<u8> {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    (0..40).map(|_| r.gen()).collect()
+}
+
+/// Counts, satisfaction, public inputs and witness against the foreign crate's own test system.
+fn same_as_foreign<C: Circuit>(c: &C, constraints: usize, inputs: &[Scalar], aux: &[Scalar]) {
+    let shape = ShapeCounter::count(c).expect("count");
+    assert_eq!((shape.constraints, shape.inputs, shape.aux), (constraints, inputs.len() + 1, aux.len()));
+    let rec = MatrixRecorder::record(c).expect("record");
+    assert!(rec.unsatisfied().is_empty(), "unsatisfied rows {:?}", &rec.unsatisfied()[..1]);
+    let asg = ProvingAssignment::synthesize::<VecStore, _>(c, None).expect("synthesis");
+    assert_eq!(&asg.input_assignment[1..], inputs);
+    assert_eq!(asg.aux_assignment, aux);
+    let rows = asg.a.len() - asg.input_assignment.len();
+    assert!((0..rows).all(|i| asg.a[i] * asg.b[i] == asg.c[i]), "a·b = c must hold on every row");
+    assert_eq!(rows, constraints);
+}
+
+#[test]
+fn bellperson_circuit_matches_its_own_test_system() {
+    use bellperson::util_cs::test_cs::TestConstraintSystem;
+    let circuit = Sha2Circuit { message: message(3) };
+    let mut theirs = TestConstraintSystem::<Scalar>::new();
+    bellperson::Circuit::synthesize(circuit.clone(), &mut theirs).expect("theirs");
+    assert!(theirs.is_satisfied());
+    let inputs = theirs.scalar_inputs();
+    same_as_foreign(&bp2::Foreign(circuit), theirs.num_constraints(), &inputs[1..], &theirs.scalar_aux());
+}
+
+#[test]
+fn bellpepper_circuit_matches_its_own_test_system() {
+    use bellpepper_core::test_cs::TestConstraintSystem;
+    let x = Scalar::from(7u64);
+    let circuit = Cubic { x: Some(x) };
+    let mut theirs = TestConstraintSystem::<Scalar>::new();
+    bellpepper_core::Circuit::synthesize(circuit.clone(), &mut theirs).expect("theirs");
+    assert!(theirs.is_satisfied());
+    let inputs = theirs.scalar_inputs();
+    assert_eq!(inputs[1..], [x * x * x + x + Scalar::from(5u64)]);
+    same_as_foreign(&bp4::Foreign(circuit), theirs.num_constraints(), &inputs[1..], &theirs.scalar_aux());
+}
+
+#[test]
+fn foreign_errors_are_errors() {
+    let missing = bp4::Foreign(Cubic { x: None });
+    let e = ProvingAssignment::synthesize::<VecStore, _>(&missing, None).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("assignment"), "{e}");
+    assert!(ShapeCounter::count(&missing).is_err());
+}
+
+#[test]
+fn foreign_circuit_proofs_verify_and_are_deterministic() {
+    let circuits: Vec<_> = (0..2).map(|s| bp2::Foreign(Sha2Circuit { message: message(10 + s) })).collect();
+    let shape = ShapeCounter::count(&circuits[0]).expect("count");
+    let params = generate(&circuits[0], shape, 5, &|_, _, _| {}).expect("setup");
+    let t = Toggles::default();
+    let prove = || {
+        let p = Probe::silent();
+        let asgs = synthesize(&p, &circuits, &t, Some(shape), 0).expect("synthesis");
+        let inputs: Vec<Vec<Scalar>> = asgs.iter().map(|g| g.input_assignment[1..].to_vec()).collect();
+        let call = CallSpec { params: &params, toggles: &t, seed: 9, first: 0 };
+        (prove_assignments(&p, &CpuBackend::new(), call, asgs).expect("prove"), inputs)
+    };
+    let (proofs, inputs) = prove();
+    let pvk = PreparedVerifyingKey::new(&params.vk);
+    assert!(verify_batch(&pvk, &proofs, &inputs).expect("verify").iter().all(|ok| *ok));
+    let mut wrong = inputs.clone();
+    wrong[0][0] += Scalar::ONE;
+    assert!(!verify_batch(&pvk, &proofs, &wrong).expect("verify")[0]);
+    assert_eq!(prove().0, proofs, "same seed, same proofs");
+    assert!(Scalar::from_repr_vartime(Scalar::ONE.to_repr()).is_some());
+}
