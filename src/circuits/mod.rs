@@ -1,5 +1,6 @@
 //! The sample circuits and the sample-file loader.
 
+pub mod filecoin;
 mod porep;
 mod porep_witness;
 mod poseidon_merkle;
@@ -8,6 +9,7 @@ mod seeded;
 mod sha256_chain;
 mod sparse_tree;
 
+pub use filecoin::{FilecoinCircuit, FilecoinError, FilecoinJob};
 pub use porep::PorepCircuit;
 pub use porep_witness::SectorWitness;
 pub use poseidon_merkle::PoseidonMerkleCircuit;
@@ -27,6 +29,8 @@ pub enum SampleCircuit {
     Sha256Chain(Sha256ChainCircuit),
     /// Poseidon Merkle openings.
     PoseidonMerkle(PoseidonMerkleCircuit),
+    /// A partition of a real Filecoin proof, with the public inputs its verifier derives.
+    Filecoin(FilecoinCircuit, Vec<Scalar>),
 }
 
 impl SampleCircuit {
@@ -36,6 +40,7 @@ impl SampleCircuit {
             SampleCircuit::Porep(c) => c.public_inputs(),
             SampleCircuit::Sha256Chain(c) => c.public_inputs(),
             SampleCircuit::PoseidonMerkle(c) => c.public_inputs(),
+            SampleCircuit::Filecoin(_, inputs) => inputs.clone(),
         }
     }
 }
@@ -46,6 +51,7 @@ impl Circuit for SampleCircuit {
             SampleCircuit::Porep(c) => c.synthesize(cs),
             SampleCircuit::Sha256Chain(c) => c.synthesize(cs),
             SampleCircuit::PoseidonMerkle(c) => c.synthesize(cs),
+            SampleCircuit::Filecoin(c, _) => c.synthesize(cs),
         }
     }
 }
@@ -72,6 +78,16 @@ impl Sample {
                     ))
                 })
                 .collect(),
+            // A request is one sector; `sectors > 1` proves it again (throughput runs).
+            CircuitSpec::Filecoin { .. } => match &self.filecoin {
+                Some(job) => job
+                    .circuits
+                    .iter()
+                    .zip(&job.inputs)
+                    .map(|(c, i)| SampleCircuit::Filecoin(c.clone(), i.clone()))
+                    .collect(),
+                None => Vec::new(),
+            },
         }
     }
 }

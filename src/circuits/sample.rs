@@ -2,9 +2,11 @@
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::filecoin::{FilecoinError, FilecoinJob};
 use crate::vocab::Toggles;
 
 /// A loaded, validated sample file.
@@ -26,6 +28,10 @@ pub struct Sample {
     pub circuit: CircuitSpec,
     /// Toggle defaults from the file's `[toggles]` table.
     pub toggles: Toggles,
+    /// The loaded request of a `filecoin` sample (its circuits and public inputs).
+    pub filecoin: Option<Arc<FilecoinJob>>,
+    /// A params file to prove with (`[circuit] params`, `--params`), instead of the params cache.
+    pub params_file: Option<PathBuf>,
 }
 
 /// Which circuit a sample proves, with its knobs.
@@ -44,6 +50,11 @@ pub enum CircuitSpec {
         height: usize,
         /// Number of inclusion proofs per circuit.
         paths: usize,
+    },
+    /// Filecoin's real circuits from a request file: a C1 output (PoRep C2) or a vanilla PoSt request.
+    Filecoin {
+        /// The request file.
+        file: PathBuf,
     },
 }
 
@@ -110,6 +121,7 @@ enum Kind {
     Porep,
     Sha256Chain,
     PoseidonMerkle,
+    Filecoin,
 }
 
 #[derive(Deserialize)]
@@ -125,6 +137,17 @@ struct RawCircuit {
     compressions: Option<usize>,
     height: Option<usize>,
     paths: Option<usize>,
+    file: Option<PathBuf>,
+    params: Option<PathBuf>,
+}
+
+/// `file` as written in the sample at `sample`: relative paths are relative to the sample's folder.
+fn beside(sample: &Path, file: &Path) -> PathBuf {
+    if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        sample.parent().unwrap_or(Path::new(".")).join(file)
+    }
 }
 
 fn default_seed() -> u64 {
@@ -220,6 +243,8 @@ impl Sample {
             ("compressions", c.compressions.is_some()),
             ("height", c.height.is_some()),
             ("paths", c.paths.is_some()),
+            ("file", c.file.is_some()),
+            ("params", c.params.is_some()),
         ];
         let (kind_name, allowed): (&str, &[&str]) = match c.kind {
             Kind::Porep => {
@@ -227,6 +252,7 @@ impl Sample {
             }
             Kind::Sha256Chain => ("sha256-chain", &["compressions"]),
             Kind::PoseidonMerkle => ("poseidon-merkle", &["height", "paths"]),
+            Kind::Filecoin => ("filecoin", &["file", "params"]),
         };
         if let Some((k, _)) = present.iter().find(|(k, on)| *on && !allowed.contains(k)) {
             return Err(err("circuit", k, format!("does not apply to kind {kind_name}")));
@@ -257,8 +283,16 @@ impl Sample {
                 height: knob("height", c.height, None, 1..=10)?,
                 paths: knob("paths", c.paths, None, 1..=100_000)?,
             },
+            Kind::Filecoin => {
+                let file = c
+                    .file
+                    .as_ref()
+                    .ok_or_else(|| err("circuit", "file", "missing (required for this kind)".into()))?;
+                CircuitSpec::Filecoin { file: beside(path, file) }
+            }
         };
-        Ok(Sample {
+        let params_file = c.params.as_ref().map(|p| beside(path, p));
+        let mut sample = Sample {
             name: raw.name,
             description: raw.description,
             path: path.into(),
@@ -267,6 +301,37 @@ impl Sample {
             sectors: raw.sectors,
             circuit,
             toggles: raw.toggles,
+            filecoin: None,
+            params_file,
+        };
+        if let CircuitSpec::Filecoin { file } = &sample.circuit {
+            let job = FilecoinJob::load(file).map_err(|e| err("circuit", "file", e.to_string()))?;
+            if line_of_key(text, "", "partitions").is_some() && raw.partitions != job.partitions() {
+                let msg = format!("{} but {} has {}", raw.partitions, file.display(), job.partitions());
+                return Err(err("", "partitions", msg));
+            }
+            sample.partitions = job.partitions();
+            sample.filecoin = Some(Arc::new(job));
+        }
+        Ok(sample)
+    }
+
+    /// A sample proving a Filecoin request file (`cuzk prove --c1 FILE` / `--post FILE`): one sector, its
+    /// partitions, default toggles.
+    pub fn from_request(file: &Path, seed: u64) -> Result<Sample, FilecoinError> {
+        let job = FilecoinJob::load(file)?;
+        let stem = file.file_stem().map_or_else(|| "request".into(), |s| s.to_string_lossy().into_owned());
+        Ok(Sample {
+            name: stem,
+            description: format!("{} from {}", job.registered.name(), file.display()),
+            path: file.into(),
+            seed,
+            partitions: job.partitions(),
+            sectors: 1,
+            circuit: CircuitSpec::Filecoin { file: file.into() },
+            toggles: Toggles::default(),
+            filecoin: Some(Arc::new(job)),
+            params_file: None,
         })
     }
 

@@ -4,10 +4,36 @@
 //! evaluator. Variables keep their indices (both sides allocate in order, input 0 being the constant one);
 //! foreign linear combinations arrive as merged terms through `enforce_terms`; foreign errors come back as
 //! [`SynthesisError`]s.
+//!
+//! The adapter reaches the cuzk system through [`DynCs`] (dynamic dispatch per allocation and constraint), so a
+//! large foreign circuit (a PoRep partition) is compiled once, not once per cuzk system: one indirect call
+//! per constraint costs nothing beside the foreign gadgets' own work.
 
 use blstrs::Scalar;
 
-use super::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
+use super::{Circuit, ConstraintSystem, Index, SynthesisError, Term, Variable};
+
+/// The object-safe face of a cuzk constraint system that foreign circuits write into.
+pub trait DynCs: Send {
+    /// Allocates a private variable.
+    fn dyn_alloc(&mut self, value: Scalar) -> Variable;
+    /// Allocates a public input.
+    fn dyn_alloc_input(&mut self, value: Scalar) -> Variable;
+    /// Adds ⟨a⟩ · ⟨b⟩ = ⟨c⟩ from merged terms.
+    fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]);
+}
+
+impl<T: ConstraintSystem> DynCs for T {
+    fn dyn_alloc(&mut self, value: Scalar) -> Variable {
+        self.alloc(value)
+    }
+    fn dyn_alloc_input(&mut self, value: Scalar) -> Variable {
+        self.alloc_input(value)
+    }
+    fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
+        self.enforce_terms(a.iter().copied(), b.iter().copied(), c.iter().copied());
+    }
+}
 
 /// Implements the adapter and the circuit wrapper for one foreign trait version.
 macro_rules! foreign {
@@ -17,15 +43,17 @@ macro_rules! foreign {
             use super::*;
             use $bp as bp;
 
-            /// A cuzk constraint system seen through the foreign trait.
-            pub struct Adapter<'a, CS: ConstraintSystem> {
-                cs: &'a mut CS,
+            /// A cuzk constraint system seen through the foreign trait (with scratch room for the terms of
+            /// one constraint, reused across constraints).
+            pub struct Adapter<'a> {
+                cs: &'a mut dyn DynCs,
+                scratch: [Vec<Term>; 3],
             }
 
-            impl<'a, CS: ConstraintSystem> Adapter<'a, CS> {
+            impl<'a> Adapter<'a> {
                 /// Wraps `cs`.
-                pub fn new(cs: &'a mut CS) -> Self {
-                    Adapter { cs }
+                pub fn new(cs: &'a mut dyn DynCs) -> Self {
+                    Adapter { cs, scratch: Default::default() }
                 }
             }
 
@@ -43,11 +71,12 @@ macro_rules! foreign {
                 })
             }
 
-            fn terms(lc: &bp::LinearCombination<Scalar>) -> impl Iterator<Item = (Variable, Scalar)> + '_ {
-                lc.iter().map(|(v, k)| (to_cuzk(v), *k))
+            fn fill(out: &mut Vec<Term>, lc: &bp::LinearCombination<Scalar>) {
+                out.clear();
+                out.extend(lc.iter().map(|(v, k)| (to_cuzk(v), *k)));
             }
 
-            impl<CS: ConstraintSystem> bp::ConstraintSystem<Scalar> for Adapter<'_, CS> {
+            impl bp::ConstraintSystem<Scalar> for Adapter<'_> {
                 type Root = Self;
 
                 fn alloc<F, A, AR>(&mut self, _annotation: A, f: F) -> Result<bp::Variable, bp::SynthesisError>
@@ -56,7 +85,7 @@ macro_rules! foreign {
                     A: FnOnce() -> AR,
                     AR: Into<String>,
                 {
-                    Ok(to_foreign(self.cs.alloc(f()?)))
+                    Ok(to_foreign(self.cs.dyn_alloc(f()?)))
                 }
 
                 fn alloc_input<F, A, AR>(
@@ -69,7 +98,7 @@ macro_rules! foreign {
                     A: FnOnce() -> AR,
                     AR: Into<String>,
                 {
-                    Ok(to_foreign(self.cs.alloc_input(f()?)))
+                    Ok(to_foreign(self.cs.dyn_alloc_input(f()?)))
                 }
 
                 fn enforce<A, AR, LA, LB, LC>(&mut self, _annotation: A, a: LA, b: LB, c: LC)
@@ -81,8 +110,11 @@ macro_rules! foreign {
                     LC: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                 {
                     let zero = bp::LinearCombination::<Scalar>::zero;
-                    let (a, b, c) = (a(zero()), b(zero()), c(zero()));
-                    self.cs.enforce_terms(terms(&a), terms(&b), terms(&c));
+                    let [ta, tb, tc] = &mut self.scratch;
+                    fill(ta, &a(zero()));
+                    fill(tb, &b(zero()));
+                    fill(tc, &c(zero()));
+                    self.cs.dyn_enforce(ta, tb, tc);
                 }
 
                 fn push_namespace<NR, N>(&mut self, _name: N)
@@ -104,9 +136,14 @@ macro_rules! foreign {
             #[derive(Clone, Debug)]
             pub struct Foreign<C>(pub C);
 
+            /// The one instantiation of `c`'s synthesis, whatever the cuzk system.
+            fn synthesize_dyn<C: bp::Circuit<Scalar> + Clone>(c: &C, cs: &mut dyn DynCs) -> Result<(), SynthesisError> {
+                c.clone().synthesize(&mut Adapter::new(cs)).map_err(|e| SynthesisError(e.to_string()))
+            }
+
             impl<C: bp::Circuit<Scalar> + Clone + Sync> Circuit for Foreign<C> {
                 fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
-                    self.0.clone().synthesize(&mut Adapter::new(cs)).map_err(|e| SynthesisError(e.to_string()))
+                    synthesize_dyn(&self.0, cs)
                 }
             }
         }

@@ -1,0 +1,236 @@
+//! Filecoin's real circuits: a sector's C1 output (PoRep C2) and vanilla PoSt proofs (WinningPoSt,
+//! WindowPoSt) turned into the partition circuits filecoin-proofs 19.1 would prove, through Filecoin's own
+//! storage-proofs crates, with the public inputs a verifier derives. The circuits synthesize into cuzk's
+//! constraint systems through the bellperson adapter ([`crate::cs::foreign`]).
+
+pub mod c1;
+pub mod encoding;
+mod porep;
+pub mod post;
+pub mod registry;
+pub mod setup;
+pub mod shapes;
+
+use std::path::{Path, PathBuf};
+
+use blstrs::Scalar;
+use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_porep::stacked::StackedCircuit;
+use storage_proofs_post::fallback::FallbackPoStCircuit;
+
+use crate::cs::foreign::bellperson::Foreign;
+use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
+use c1::{read_c1, SealCommitPhase1Output, VanillaSealProof};
+use post::PostRequest;
+use registry::{PoStProof, PoStType, SealProof, SectorSize};
+use shapes::{with_shape, PieceHasher, ShapeBase, ShapeSub8, ShapeTop2, TreeHasher};
+
+/// A request file that cannot be proved, as one line naming the file and the field.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {msg}", path.display())]
+pub struct FilecoinError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong, naming the field.
+    pub msg: String,
+}
+
+/// Which real proof a request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Registered {
+    /// PoRep C2 of one sector.
+    Seal(SealProof),
+    /// WinningPoSt or WindowPoSt.
+    Post(PoStProof),
+}
+
+impl Registered {
+    /// The registered proof's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Registered::Seal(p) => p.name(),
+            Registered::Post(p) => p.name(),
+        }
+    }
+
+    /// `porep`, `winning-post` or `window-post`.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Registered::Seal(_) => "porep",
+            Registered::Post(p) if p.typ() == PoStType::Winning => "winning-post",
+            Registered::Post(_) => "window-post",
+        }
+    }
+
+    /// The parameter-cache identifier of its circuit (production params are `v28-<identifier>.params`).
+    pub fn identifier(self) -> Result<String, String> {
+        match self {
+            Registered::Seal(p) => setup::seal_identifier(p),
+            Registered::Post(p) => setup::post_identifier_of(p),
+        }
+    }
+}
+
+/// One partition circuit of a real proof.
+#[derive(Clone)]
+pub enum FilecoinCircuit {
+    /// PoRep partition, 2 KiB / 8 MiB / 512 MiB.
+    PorepBase(Foreign<StackedCircuit<ShapeBase, PieceHasher>>),
+    /// PoRep partition, 32 GiB.
+    PorepSub8(Foreign<StackedCircuit<ShapeSub8, PieceHasher>>),
+    /// PoRep partition, 64 GiB.
+    PorepTop2(Foreign<StackedCircuit<ShapeTop2, PieceHasher>>),
+    /// PoSt partition, 2 KiB / 8 MiB / 512 MiB.
+    PostBase(Foreign<FallbackPoStCircuit<ShapeBase>>),
+    /// PoSt partition, 32 GiB.
+    PostSub8(Foreign<FallbackPoStCircuit<ShapeSub8>>),
+    /// PoSt partition, 64 GiB.
+    PostTop2(Foreign<FallbackPoStCircuit<ShapeTop2>>),
+}
+
+impl std::fmt::Debug for FilecoinCircuit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self {
+            FilecoinCircuit::PorepBase(_) => "PoRep (8-ary base tree)",
+            FilecoinCircuit::PorepSub8(_) => "PoRep (8-8 tree)",
+            FilecoinCircuit::PorepTop2(_) => "PoRep (8-8-2 tree)",
+            FilecoinCircuit::PostBase(_) => "PoSt (8-ary base tree)",
+            FilecoinCircuit::PostSub8(_) => "PoSt (8-8 tree)",
+            FilecoinCircuit::PostTop2(_) => "PoSt (8-8-2 tree)",
+        };
+        write!(f, "FilecoinCircuit({what})")
+    }
+}
+
+impl Circuit for FilecoinCircuit {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
+        match self {
+            FilecoinCircuit::PorepBase(c) => c.synthesize(cs),
+            FilecoinCircuit::PorepSub8(c) => c.synthesize(cs),
+            FilecoinCircuit::PorepTop2(c) => c.synthesize(cs),
+            FilecoinCircuit::PostBase(c) => c.synthesize(cs),
+            FilecoinCircuit::PostSub8(c) => c.synthesize(cs),
+            FilecoinCircuit::PostTop2(c) => c.synthesize(cs),
+        }
+    }
+}
+
+/// A request loaded: the registered proof, its partition circuits and their public inputs.
+#[derive(Clone, Debug)]
+pub struct FilecoinJob {
+    /// The request file.
+    pub path: PathBuf,
+    /// What it proves.
+    pub registered: Registered,
+    /// The sector number (C1 wrapper's `SectorNum`), when known.
+    pub sector: Option<i64>,
+    /// One circuit per partition.
+    pub circuits: Vec<FilecoinCircuit>,
+    /// Each partition's public inputs (what filecoin-proofs' verifier derives).
+    pub inputs: Vec<Vec<Scalar>>,
+}
+
+/// Wraps the per-shape circuits of a PoRep into [`FilecoinCircuit`]s.
+trait ShapeCircuit: 'static + MerkleTreeTrait<Hasher = TreeHasher> + Sized {
+    fn porep(c: StackedCircuit<Self, PieceHasher>) -> FilecoinCircuit;
+    fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit;
+}
+
+impl ShapeCircuit for ShapeBase {
+    fn porep(c: StackedCircuit<Self, PieceHasher>) -> FilecoinCircuit {
+        FilecoinCircuit::PorepBase(Foreign(c))
+    }
+    fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit {
+        FilecoinCircuit::PostBase(Foreign(c))
+    }
+}
+
+impl ShapeCircuit for ShapeSub8 {
+    fn porep(c: StackedCircuit<Self, PieceHasher>) -> FilecoinCircuit {
+        FilecoinCircuit::PorepSub8(Foreign(c))
+    }
+    fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit {
+        FilecoinCircuit::PostSub8(Foreign(c))
+    }
+}
+
+impl ShapeCircuit for ShapeTop2 {
+    fn porep(c: StackedCircuit<Self, PieceHasher>) -> FilecoinCircuit {
+        FilecoinCircuit::PorepTop2(Foreign(c))
+    }
+    fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit {
+        FilecoinCircuit::PostTop2(Foreign(c))
+    }
+}
+
+type Parts = (Vec<FilecoinCircuit>, Vec<Vec<Scalar>>);
+
+fn porep_parts<Tree: ShapeCircuit>(
+    c1: &SealCommitPhase1Output,
+    vanilla: &[Vec<storage_proofs_porep::stacked::Proof<Tree, PieceHasher>>],
+) -> anyhow::Result<Parts> {
+    Ok(porep::circuits::<Tree>(c1, vanilla)?.into_iter().map(|(c, i)| (Tree::porep(c), i)).unzip())
+}
+
+fn post_parts<Tree: ShapeCircuit>(req: &PostRequest) -> anyhow::Result<Parts> {
+    Ok(post::post_partitions::<Tree>(req)?
+        .into_iter()
+        .map(|p| (Tree::post(p.circuit), p.public_inputs))
+        .unzip())
+}
+
+impl FilecoinJob {
+    /// Loads a C1 file (Lotus/Curio wrapper or bare `SealCommitPhase1Output` JSON) or a `--post` request,
+    /// whichever `path` holds.
+    pub fn load(path: &Path) -> Result<FilecoinJob, FilecoinError> {
+        let err = |msg: String| FilecoinError { path: path.to_path_buf(), msg };
+        let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        let value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| err(format!("not JSON: {e}")))?;
+        let is_post = value.get("vanilla_proofs").is_some_and(serde_json::Value::is_array);
+        if is_post {
+            Self::from_post(path, &bytes).map_err(err)
+        } else {
+            Self::from_c1(path, &bytes).map_err(err)
+        }
+    }
+
+    /// A C1 output's partitions.
+    fn from_c1(path: &Path, bytes: &[u8]) -> Result<FilecoinJob, String> {
+        let (wrapper, c1) = read_c1(bytes)?;
+        let (circuits, inputs) = match &c1.vanilla_proofs {
+            VanillaSealProof::StackedDrg2KiBV1(v)
+            | VanillaSealProof::StackedDrg8MiBV1(v)
+            | VanillaSealProof::StackedDrg512MiBV1(v) => porep_parts::<ShapeBase>(&c1, v),
+            VanillaSealProof::StackedDrg32GiBV1(v) => porep_parts::<ShapeSub8>(&c1, v),
+            VanillaSealProof::StackedDrg64GiBV1(v) => porep_parts::<ShapeTop2>(&c1, v),
+        }
+        .map_err(|e| format!("{e:#}"))?;
+        Ok(FilecoinJob {
+            path: path.to_path_buf(),
+            registered: Registered::Seal(c1.registered_proof),
+            sector: wrapper.map(|w| w.sector_num),
+            circuits,
+            inputs,
+        })
+    }
+
+    /// A PoSt request's partitions.
+    fn from_post(path: &Path, bytes: &[u8]) -> Result<FilecoinJob, String> {
+        let req: PostRequest = c1::parse_json(bytes)?;
+        let size: SectorSize = req.registered_proof.size();
+        let (circuits, inputs) = with_shape!(size, post_parts, &req).map_err(|e| format!("{e:#}"))?;
+        Ok(FilecoinJob {
+            path: path.to_path_buf(),
+            registered: Registered::Post(req.registered_proof),
+            sector: None,
+            circuits,
+            inputs,
+        })
+    }
+
+    /// Partitions (circuits per proof).
+    pub fn partitions(&self) -> usize {
+        self.circuits.len()
+    }
+}
