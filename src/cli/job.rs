@@ -19,6 +19,17 @@ pub struct JobArgs {
     /// The sample file.
     #[arg(long, default_value = super::DEFAULT_SAMPLE)]
     pub sample: PathBuf,
+    /// Prove a sector's C1 output (PoRep C2): the Lotus/Curio `{"SectorNum","Phase1Out","SectorSize"}`
+    /// wrapper or the bare SealCommitPhase1Output JSON.
+    #[arg(long, conflicts_with_all = ["sample", "post"])]
+    pub c1: Option<PathBuf>,
+    /// Prove a WinningPoSt or WindowPoSt request (registered proof, randomness, prover id, vanilla proofs).
+    #[arg(long, conflicts_with = "sample")]
+    pub post: Option<PathBuf>,
+    /// A params file (bellperson layout, e.g. Filecoin's production `v28-…params`); default: the one in
+    /// FIL_PROOFS_PARAMETER_CACHE for a real circuit, else params generated and cached by cuzk.
+    #[arg(long)]
+    pub params: Option<PathBuf>,
     /// Backend: auto, cpu or gpu.
     #[arg(long, default_value_t = BackendKind::Auto)]
     pub backend: BackendKind,
@@ -34,10 +45,16 @@ pub struct JobArgs {
 }
 
 impl JobArgs {
-    /// The sample with the overrides applied, its toggles, and the backend.
+    /// The sample (or request file) with the overrides applied, its toggles, and the backend.
     pub fn resolve(&self) -> Result<(Sample, Toggles, Selected), CliError> {
         let o = Overrides { seed: self.seed, sectors: self.sectors, set: self.set.as_deref() };
-        let (sample, toggles) = sample::load(&self.sample, &o)?;
+        let (mut sample, toggles) = match self.c1.as_ref().or(self.post.as_ref()) {
+            Some(file) => sample::load_request(file, &o)?,
+            None => sample::load(&self.sample, &o)?,
+        };
+        if let Some(p) = &self.params {
+            sample.params_file = Some(p.clone());
+        }
         Ok((sample, toggles, select(self.backend)?))
     }
 }

@@ -16,7 +16,7 @@ pub mod store;
 use std::sync::Arc;
 
 pub use job::{bytes_per_circuit, run_job, JobOutput, JobSpec};
-pub use params::{params_key, ParamsInfo};
+pub use params::{params_file, params_key, ParamsInfo, ParamsOrigin, FIL_PARAMS_ENV};
 pub use run::{RunCtl, RunResult, RunSpec};
 
 use crate::circuits::Sample;

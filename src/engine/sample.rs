@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::circuits::{Sample, SampleError};
+use crate::circuits::{FilecoinError, Sample, SampleError};
 use crate::vocab::{ToggleError, Toggles};
 
 /// Why a sample with overrides could not be had.
@@ -14,6 +14,9 @@ pub enum SampleLoadError {
     /// A bad `--set`.
     #[error("--set: {0}")]
     Toggle(#[from] ToggleError),
+    /// A C1 or PoSt request file.
+    #[error(transparent)]
+    Request(#[from] FilecoinError),
 }
 
 /// What may override a sample file.
@@ -29,7 +32,19 @@ pub struct Overrides<'a> {
 
 /// Loads `path` and applies the overrides; returns the sample and its toggles.
 pub fn load(path: &Path, o: &Overrides) -> Result<(Sample, Toggles), SampleLoadError> {
-    let mut sample = Sample::load(path)?;
+    apply(Sample::load(path)?, o)
+}
+
+/// A sample proving a Filecoin request file (C1 output or PoSt request), with the overrides applied.
+pub fn load_request(file: &Path, o: &Overrides) -> Result<(Sample, Toggles), SampleLoadError> {
+    apply(Sample::from_request(file, DEFAULT_SEED)?, o)
+}
+
+/// The seed of request files' runs when none is given (their witness is in the file; the seed draws the
+/// proof randomizers and any locally generated params).
+pub const DEFAULT_SEED: u64 = 42;
+
+fn apply(mut sample: Sample, o: &Overrides) -> Result<(Sample, Toggles), SampleLoadError> {
     if let Some(seed) = o.seed {
         sample.seed = seed;
     }

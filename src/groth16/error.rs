@@ -196,8 +196,9 @@ pub enum Error {
     /// No cache location: neither `CUZK_CACHE` nor a user cache directory is available.
     #[error("params cache: no cache directory (set CUZK_CACHE or HOME)")]
     NoCacheDir,
-    /// The circuit could not be synthesized to count its shape or generate its params.
-    #[error("params: circuit 0: {0}")]
+    /// The circuit could not be synthesized to count its shape or generate its params, or a given params
+    /// file does not fit it (the message names the file).
+    #[error("params: {0}")]
     Synthesis(String),
 }
 
