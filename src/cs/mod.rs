@@ -1,15 +1,20 @@
 //! The constraint system circuits are written against: variables, linear combinations, allocation and
-//! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator).
+//! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator,
+//! witness-only synthesis and the PCE recorder).
 
 mod density;
 mod lc;
+pub mod pce;
 mod prover;
 mod shape;
+mod witness;
 
 pub use density::Density;
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
+pub use pce::{Pce, PceError, PceStats};
 pub use prover::ProvingAssignment;
 pub use shape::{MatrixRecorder, Shape, ShapeCounter};
+pub use witness::{Witness, WitnessOnly};
 
 use blstrs::Scalar;
 

@@ -1,0 +1,255 @@
+//! Pre-compiled constraint evaluation (PCE): a circuit's A, B, C recorded once as sparse matrices, then
+//! later circuits of the same shape proved from witness-only synthesis plus a parallel sparse
+//! matrix–vector product a = A·w, b = B·w, c = C·w.
+//!
+//! Why: building and evaluating linear combinations is most of synthesis, and synthesis is most of a proof's
+//! wall time on the GPU. The matrices depend only on the circuit's structure, so they are built once per
+//! shape; the witness of a later circuit comes from [`WitnessOnly`] synthesis, which builds none.
+//!
+//! Layout (measured in docs/PERF.md, "Pre-compiled constraint evaluation"): one CSR over 3·n rows with A_i,
+//! B_i, C_i of constraint i adjacent (one stream for all three matrices, and the three rows of a constraint
+//! touch the same variables). Per term a `u32` column (aux j is column j, public input i is column
+//! `aux + i`, so the value vector is the aux vector with the inputs appended) and a `u16` code:
+//! - below [`GENERAL`]: a ±2^k term. Bit 0 is the sign, bits 1.. the number of doublings to apply after
+//!   adding it: a row's ±2^k terms are stored by descending k and evaluated by Horner's rule, so ±1, ±2
+//!   and the 2^i of bit packings cost adds and doublings on raw limbs, never a multiplication;
+//! - [`GENERAL`]` | i`: entry i of a table of deduplicated coefficients, multiplied by the column's value,
+//!   or added as it is when the term is on the constant one.
+//!
+//! Repeated variables in a combination are merged and zero coefficients dropped; the density bitmaps are
+//! taken from the raw terms at record time (they depend only on which variables appear in A and B).
+
+mod fr;
+mod record;
+mod serial;
+mod spmv;
+
+use blstrs::Scalar;
+use ff::Field;
+
+use super::witness::{Witness, WitnessOnly};
+use super::{Circuit, Density, ProvingAssignment, Shape};
+
+/// Codes at or above this index the coefficient table; below it they are ±2^k Horner steps.
+pub const GENERAL: u16 = 0x8000;
+
+/// Constraints per parallel task of the SpMV (measured on dev-2c: docs/PERF.md).
+pub const DEFAULT_CHUNK_ROWS: usize = 2048;
+
+/// Why a record cannot be built, read or used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PceError {
+    /// The assignment does not come from a circuit of the recorded shape.
+    #[error("PCE record is for {expected:?}, the assignment has {found:?}")]
+    ShapeMismatch {
+        /// The record's shape.
+        expected: Shape,
+        /// The assignment's shape.
+        found: Shape,
+    },
+    /// Same counts, but allocations and constraints came in another order: another circuit.
+    #[error("PCE record fingerprint {expected:#018x} differs from the witness's {found:#018x}")]
+    FingerprintMismatch {
+        /// The record's fingerprint.
+        expected: u64,
+        /// The witness's fingerprint.
+        found: u64,
+    },
+    /// A serialized record names another circuit than the one it is loaded for.
+    #[error("PCE record is for shape {found:?} digest {found_digest:#018x}, expected {expected:?} digest {expected_digest:#018x}")]
+    WrongCircuit {
+        /// The shape asked for.
+        expected: Shape,
+        /// The digest asked for.
+        expected_digest: u64,
+        /// The shape in the record.
+        found: Shape,
+        /// The digest in the record.
+        found_digest: u64,
+    },
+    /// The circuit does not fit the layout's index widths.
+    #[error("circuit too large for a PCE record: {0}")]
+    TooLarge(&'static str),
+    /// The bytes are not a PCE record (wrong magic).
+    #[error("not a PCE record (bad magic)")]
+    BadMagic,
+    /// A record of a format version this build does not read.
+    #[error("PCE record version {0} is not supported")]
+    Version(u32),
+    /// The bytes end before the record does.
+    #[error("PCE record truncated: {0}")]
+    Truncated(&'static str),
+    /// The SHA-256 trailer does not match the contents.
+    #[error("PCE record checksum mismatch")]
+    Checksum,
+    /// The contents are inconsistent (a checksum-valid but malformed record).
+    #[error("PCE record invalid: {0}")]
+    Invalid(&'static str),
+}
+
+/// One deduplicated coefficient of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Coeff {
+    /// The coefficient.
+    pub(crate) value: Scalar,
+    /// The term is on the constant one: add the value itself, skip the column and the multiplication.
+    pub(crate) constant: bool,
+}
+
+/// A recorded circuit shape: its A, B, C in the compact CSR layout, its density bitmaps and identity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pce {
+    shape: Shape,
+    digest: u64,
+    fingerprint: u64,
+    /// 3·constraints + 1 offsets into `cols`/`codes`; row 3i is A_i, 3i + 1 is B_i, 3i + 2 is C_i.
+    row_ptr: Vec<u32>,
+    cols: Vec<u32>,
+    codes: Vec<u16>,
+    table: Vec<Coeff>,
+    a_aux: Density,
+    b_input: Density,
+    b_aux: Density,
+}
+
+/// Term counts of a record by evaluation cost, for reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PceStats {
+    /// All stored terms (after merging repeated variables and dropping zeros).
+    pub terms: usize,
+    /// ±2^k terms: one add or subtract each.
+    pub adds: usize,
+    /// Doublings of the Horner steps, summed over all rows.
+    pub doublings: usize,
+    /// Terms multiplied by a table coefficient.
+    pub general: usize,
+    /// Table coefficients added as constants (terms on the constant one).
+    pub constant: usize,
+    /// Distinct table coefficients.
+    pub table: usize,
+    /// Heap bytes of the record.
+    pub bytes: usize,
+}
+
+impl Pce {
+    /// Records `circuit` (one full synthesis that also builds the matrices) and returns the record with the
+    /// circuit's own assignment, computed from it (so the first circuit of a shape is not synthesized twice).
+    pub fn record<C: Circuit + ?Sized>(circuit: &C) -> Result<(Pce, ProvingAssignment), PceError> {
+        let (pce, inputs, aux) = record::Recorder::run(circuit, None)?;
+        let asg = pce.evaluate(inputs, aux)?;
+        Ok((pce, asg))
+    }
+
+    /// Witness-only synthesis of `circuit` followed by the SpMV: the assignment `ProvingAssignment::synthesize`
+    /// would produce, field by field. Errors when the circuit is not of the recorded shape.
+    pub fn synthesize<C: Circuit + ?Sized>(&self, circuit: &C) -> Result<ProvingAssignment, PceError> {
+        self.evaluate_witness(WitnessOnly::synthesize(circuit, Some(self.shape)))
+    }
+
+    /// The assignment of a witness from [`WitnessOnly::synthesize`], after checking its shape and
+    /// fingerprint against the record.
+    pub fn evaluate_witness(&self, w: Witness) -> Result<ProvingAssignment, PceError> {
+        if w.shape != self.shape {
+            return Err(PceError::ShapeMismatch { expected: self.shape, found: w.shape });
+        }
+        if w.fingerprint != self.fingerprint {
+            return Err(PceError::FingerprintMismatch { expected: self.fingerprint, found: w.fingerprint });
+        }
+        self.evaluate(w.inputs, w.aux)
+    }
+
+    /// a, b, c for the given assignments (inputs with the constant one first), then one `input_i · 1 = 0`
+    /// row per input exactly as `ProvingAssignment::synthesize` appends them; the SpMV runs on the current
+    /// rayon pool in tasks of [`DEFAULT_CHUNK_ROWS`] constraints. `aux` should have capacity for
+    /// `inputs.len()` more values (witness-only synthesis with a hint reserves it), or it is reallocated once.
+    pub fn evaluate(&self, inputs: Vec<Scalar>, aux: Vec<Scalar>) -> Result<ProvingAssignment, PceError> {
+        self.evaluate_chunked(inputs, aux, DEFAULT_CHUNK_ROWS)
+    }
+
+    /// [`Pce::evaluate`] with `chunk_rows` constraints per parallel task (a tuning knob for benchmarks).
+    pub fn evaluate_chunked(
+        &self,
+        inputs: Vec<Scalar>,
+        mut aux: Vec<Scalar>,
+        chunk_rows: usize,
+    ) -> Result<ProvingAssignment, PceError> {
+        let found = Shape { constraints: self.shape.constraints, inputs: inputs.len(), aux: aux.len() };
+        if found != self.shape {
+            return Err(PceError::ShapeMismatch { expected: self.shape, found });
+        }
+        let n_aux = aux.len();
+        aux.extend_from_slice(&inputs);
+        let (mut a, b, c) = spmv::evaluate(self, &aux, chunk_rows.max(1));
+        aux.truncate(n_aux);
+        // The input constraints input_i · 1 = 0 (b and c rows are already zero).
+        let n = self.shape.constraints;
+        a[n..].copy_from_slice(&inputs);
+        debug_assert!(b[n..].iter().chain(&c[n..]).all(|x| *x == Scalar::ZERO));
+        Ok(ProvingAssignment {
+            a,
+            b,
+            c,
+            input_assignment: inputs,
+            aux_assignment: aux,
+            a_aux_density: self.a_aux.clone(),
+            b_input_density: self.b_input.clone(),
+            b_aux_density: self.b_aux.clone(),
+        })
+    }
+
+    /// The recorded shape (the capacity hint for witness-only synthesis).
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The structure digest, equal to `ShapeCounter::count_with_digest(circuit).1`: the cache key.
+    pub fn digest(&self) -> u64 {
+        self.digest
+    }
+
+    /// The fingerprint of the order of allocations and constraints, checked against every witness.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Whether this record is for a circuit of `shape` and `digest`.
+    pub fn matches(&self, shape: Shape, digest: u64) -> bool {
+        self.shape == shape && self.digest == digest
+    }
+
+    /// Term counts by class and the record's size.
+    pub fn stats(&self) -> PceStats {
+        let mut s = PceStats {
+            terms: self.codes.len(),
+            table: self.table.len(),
+            bytes: self.heap_bytes(),
+            ..Default::default()
+        };
+        for &code in &self.codes {
+            if code >= GENERAL {
+                match self.table.get(usize::from(code & !GENERAL)) {
+                    Some(e) if e.constant => s.constant += 1,
+                    _ => s.general += 1,
+                }
+            } else {
+                s.adds += 1;
+                s.doublings += usize::from(code >> 1);
+            }
+        }
+        s
+    }
+
+    /// Heap bytes held by the record (matrices, table and bitmaps).
+    pub fn heap_bytes(&self) -> usize {
+        self.row_ptr.len() * 4
+            + self.cols.len() * 4
+            + self.codes.len() * 2
+            + self.table.len() * std::mem::size_of::<Coeff>()
+            + (self.a_aux.words().len() + self.b_input.words().len() + self.b_aux.words().len()) * 8
+    }
+
+    /// Heap bytes per constraint (the figure docs/PERF.md reports).
+    pub fn bytes_per_constraint(&self) -> f64 {
+        self.heap_bytes() as f64 / self.shape.constraints.max(1) as f64
+    }
+}
