@@ -39,75 +39,72 @@ pub(crate) fn as_limbs(s: &[Scalar]) -> &[Limbs] {
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<Limbs>(), s.len()) }
 }
 
-/// A zero-filled vector of `n` scalars, obtained as zeroed memory (calloc: fresh pages are not written
-/// twice) rather than by writing `n` zeros.
-pub(crate) fn zeroed(n: usize) -> Vec<Scalar> {
-    let v: Vec<Limbs> = vec![[0u64; 4]; n];
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: Limbs and Scalar have the same size and alignment, so the allocation's layout is the same;
-    // all-zero limbs are the scalar 0; ownership moves to the new vector (the old one is not dropped).
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<Scalar>(), v.len(), v.capacity()) }
+/// x + y + carry, with the carry out (written so LLVM emits one `adc`).
+#[inline(always)]
+fn adc(x: u64, y: u64, carry: bool) -> (u64, bool) {
+    let (t, c1) = x.overflowing_add(y);
+    let (t, c2) = t.overflowing_add(u64::from(carry));
+    (t, c1 | c2)
+}
+
+/// x − y − borrow, with the borrow out (one `sbb`).
+#[inline(always)]
+fn sbb(x: u64, y: u64, borrow: bool) -> (u64, bool) {
+    let (t, b1) = x.overflowing_sub(y);
+    let (t, b2) = t.overflowing_sub(u64::from(borrow));
+    (t, b1 | b2)
 }
 
 /// a + b − r·[a + b ≥ r]; a, b < r < 2^255, so a + b never overflows 256 bits.
 #[inline(always)]
 pub(crate) fn add(a: &Limbs, b: &Limbs) -> Limbs {
-    let mut s = [0u64; 4];
-    let mut carry = 0u64;
-    for i in 0..4 {
-        let t = a[i] as u128 + b[i] as u128 + carry as u128;
-        s[i] = t as u64;
-        carry = (t >> 64) as u64;
-    }
-    reduce_once(s)
+    let (s0, c) = adc(a[0], b[0], false);
+    let (s1, c) = adc(a[1], b[1], c);
+    let (s2, c) = adc(a[2], b[2], c);
+    let (s3, _) = adc(a[3], b[3], c);
+    reduce_once([s0, s1, s2, s3])
 }
 
 /// a − b + r·[a < b].
 #[inline(always)]
 pub(crate) fn sub(a: &Limbs, b: &Limbs) -> Limbs {
-    let mut d = [0u64; 4];
-    let mut borrow = 0u64;
-    for i in 0..4 {
-        let t = (a[i] as u128).wrapping_sub(b[i] as u128 + borrow as u128);
-        d[i] = t as u64;
-        borrow = (t >> 127) as u64;
-    }
-    // Add r back when the subtraction borrowed (mask instead of a branch: the sign is data-dependent).
-    let mask = borrow.wrapping_neg();
-    let mut carry = 0u64;
-    for i in 0..4 {
-        let t = d[i] as u128 + (MODULUS[i] & mask) as u128 + carry as u128;
-        d[i] = t as u64;
-        carry = (t >> 64) as u64;
-    }
-    d
+    let (d0, br) = sbb(a[0], b[0], false);
+    let (d1, br) = sbb(a[1], b[1], br);
+    let (d2, br) = sbb(a[2], b[2], br);
+    let (d3, br) = sbb(a[3], b[3], br);
+    // Add r back when the subtraction borrowed (a mask, not a branch: the sign is data-dependent).
+    let m = u64::from(br).wrapping_neg();
+    let (d0, c) = adc(d0, MODULUS[0] & m, false);
+    let (d1, c) = adc(d1, MODULUS[1] & m, c);
+    let (d2, c) = adc(d2, MODULUS[2] & m, c);
+    let (d3, _) = adc(d3, MODULUS[3] & m, c);
+    [d0, d1, d2, d3]
 }
 
 /// 2·a.
 #[inline(always)]
 pub(crate) fn double(a: &Limbs) -> Limbs {
-    let s = [a[0] << 1, (a[1] << 1) | (a[0] >> 63), (a[2] << 1) | (a[1] >> 63), (a[3] << 1) | (a[2] >> 63)];
-    reduce_once(s)
+    reduce_once([
+        a[0] << 1,
+        (a[1] << 1) | (a[0] >> 63),
+        (a[2] << 1) | (a[1] >> 63),
+        (a[3] << 1) | (a[2] >> 63),
+    ])
 }
 
 /// s − r when s ≥ r, else s (for s < 2r).
 #[inline(always)]
 fn reduce_once(s: Limbs) -> Limbs {
-    let mut d = [0u64; 4];
-    let mut borrow = 0u64;
-    for i in 0..4 {
-        let t = (s[i] as u128).wrapping_sub(MODULUS[i] as u128 + borrow as u128);
-        d[i] = t as u64;
-        borrow = (t >> 127) as u64;
+    let (d0, br) = sbb(s[0], MODULUS[0], false);
+    let (d1, br) = sbb(s[1], MODULUS[1], br);
+    let (d2, br) = sbb(s[2], MODULUS[2], br);
+    let (d3, br) = sbb(s[3], MODULUS[3], br);
+    // A borrow means s < r: keep s.
+    if br {
+        s
+    } else {
+        [d0, d1, d2, d3]
     }
-    // borrow = 1: s < r, keep s.
-    let keep = borrow.wrapping_neg();
-    [
-        (s[0] & keep) | (d[0] & !keep),
-        (s[1] & keep) | (d[1] & !keep),
-        (s[2] & keep) | (d[2] & !keep),
-        (s[3] & keep) | (d[3] & !keep),
-    ]
 }
 
 #[cfg(test)]
@@ -128,6 +125,5 @@ mod tests {
                 assert_eq!(scalar(sub(&limbs(a), &limbs(b))), *a - b);
             }
         }
-        assert!(zeroed(5).iter().all(|x| *x == Scalar::ZERO));
     }
 }

@@ -25,7 +25,6 @@ mod serial;
 mod spmv;
 
 use blstrs::Scalar;
-use ff::Field;
 
 use super::witness::{Witness, WitnessOnly};
 use super::{Circuit, Density, ProvingAssignment, Shape};
@@ -46,6 +45,16 @@ pub enum PceError {
         expected: Shape,
         /// The assignment's shape.
         found: Shape,
+    },
+    /// A buffer passed to [`Pce::evaluate_into`] has the wrong length.
+    #[error("PCE buffer {what} has {found} elements, the record needs {expected}")]
+    Length {
+        /// Which buffer.
+        what: &'static str,
+        /// The length the record needs.
+        expected: usize,
+        /// The length given.
+        found: usize,
     },
     /// Same counts, but allocations and constraints came in another order: another circuit.
     #[error("PCE record fingerprint {expected:#018x} differs from the witness's {found:#018x}")]
@@ -179,12 +188,8 @@ impl Pce {
         }
         let n_aux = aux.len();
         aux.extend_from_slice(&inputs);
-        let (mut a, b, c) = spmv::evaluate(self, &aux, chunk_rows.max(1));
+        let (a, b, c) = spmv::evaluate(self, &aux, &inputs, chunk_rows.max(1));
         aux.truncate(n_aux);
-        // The input constraints input_i · 1 = 0 (b and c rows are already zero).
-        let n = self.shape.constraints;
-        a[n..].copy_from_slice(&inputs);
-        debug_assert!(b[n..].iter().chain(&c[n..]).all(|x| *x == Scalar::ZERO));
         Ok(ProvingAssignment {
             a,
             b,
@@ -195,6 +200,31 @@ impl Pce {
             b_input_density: self.b_input.clone(),
             b_aux_density: self.b_aux.clone(),
         })
+    }
+
+    /// The SpMV alone, into caller-owned buffers (for reuse across proofs, and to time the kernel without
+    /// the page faults of fresh allocations): `w` is the aux values followed by the inputs, and `a`, `b`,
+    /// `c` receive the record's `constraints` rows (the input rows are the caller's). Errors on lengths
+    /// that do not fit the record.
+    pub fn evaluate_into(
+        &self,
+        w: &[Scalar],
+        a: &mut [Scalar],
+        b: &mut [Scalar],
+        c: &mut [Scalar],
+        chunk_rows: usize,
+    ) -> Result<(), PceError> {
+        let n = self.shape.constraints;
+        let vars = self.shape.aux + self.shape.inputs;
+        for (what, expected, found) in
+            [("w", vars, w.len()), ("a", n, a.len()), ("b", n, b.len()), ("c", n, c.len())]
+        {
+            if expected != found {
+                return Err(PceError::Length { what, expected, found });
+            }
+        }
+        spmv::evaluate_into(self, w, a, b, c, chunk_rows.max(1));
+        Ok(())
     }
 
     /// The recorded shape (the capacity hint for witness-only synthesis).

@@ -1,4 +1,12 @@
 //! The SpMV: a = A·w, b = B·w, c = C·w over the record's CSR, in parallel over chunks of constraints.
+//!
+//! Measured on dev-2c (sha256-chain, one thread, kernel alone; docs/PERF.md): with the limb add/sub written
+//! as adc/sbb chains 38–45 ms against 82–87 ms with u128 carries; a branchless sign (negate by mask, then
+//! add) 45–57 ms and unchecked indexing 49–56 ms, both slower, so the sign stays a branch; non-temporal
+//! stores of a/b/c 42–47 ms (no gain). A loop that only streams the indices and gathers one limb of each
+//! value takes 20–23 ms: memory traffic is half of the kernel.
+
+use std::mem::MaybeUninit;
 
 use blstrs::Scalar;
 use rayon::prelude::*;
@@ -7,31 +15,86 @@ use super::fr::{self, as_limbs, Limbs};
 use super::{Coeff, Pce, GENERAL};
 
 /// Evaluates the record's rows against `w` (aux values, then inputs): returns a, b, c of length
-/// `rows()` (constraints plus inputs), the input rows left zero for the caller.
+/// `rows()` (constraints plus inputs) with the input rows set to (input, 0, 0).
 pub(super) fn evaluate(
     pce: &Pce,
     w: &[Scalar],
+    inputs: &[Scalar],
     chunk_rows: usize,
 ) -> (Vec<Scalar>, Vec<Scalar>, Vec<Scalar>) {
     let n = pce.shape.constraints;
     let rows = pce.shape.rows();
-    let (mut a, mut b, mut c) = (fr::zeroed(rows), fr::zeroed(rows), fr::zeroed(rows));
-    let w = as_limbs(w);
-    a[..n]
-        .par_chunks_mut(chunk_rows)
-        .zip(b[..n].par_chunks_mut(chunk_rows))
-        .zip(c[..n].par_chunks_mut(chunk_rows))
+    debug_assert_eq!(rows, n + inputs.len());
+    // Written, not zeroed first: with reused heap memory a zero fill would be one more pass over 96 B/row.
+    let (mut a, mut b, mut c) =
+        (Vec::with_capacity(rows), Vec::with_capacity(rows), Vec::with_capacity(rows));
+    {
+        let (sa, sb, sc) = (
+            &mut a.spare_capacity_mut()[..rows],
+            &mut b.spare_capacity_mut()[..rows],
+            &mut c.spare_capacity_mut()[..rows],
+        );
+        kernel(pce, as_limbs(w), &mut sa[..n], &mut sb[..n], &mut sc[..n], chunk_rows);
+        // The input constraints input_i · 1 = 0, as `ProvingAssignment::synthesize` appends them.
+        for (k, x) in inputs.iter().enumerate() {
+            sa[n + k].write(*x);
+            sb[n + k].write(Scalar::from(0u64));
+            sc[n + k].write(Scalar::from(0u64));
+        }
+    }
+    // SAFETY: the kernel wrote every one of the first n elements of each vector (its chunks cover the
+    // slices exactly) and the loop above the remaining `inputs.len()`; rows ≤ capacity.
+    unsafe {
+        a.set_len(rows);
+        b.set_len(rows);
+        c.set_len(rows);
+    }
+    (a, b, c)
+}
+
+/// The kernel into initialized buffers (see [`Pce::evaluate_into`]).
+pub(super) fn evaluate_into(
+    pce: &Pce,
+    w: &[Scalar],
+    a: &mut [Scalar],
+    b: &mut [Scalar],
+    c: &mut [Scalar],
+    chunk_rows: usize,
+) {
+    kernel(pce, as_limbs(w), uninit(a), uninit(b), uninit(c), chunk_rows);
+}
+
+/// Initialized scalars viewed as slots to overwrite.
+fn uninit(s: &mut [Scalar]) -> &mut [MaybeUninit<Scalar>] {
+    // SAFETY: MaybeUninit<T> has T's layout; the kernel only ever writes initialized values through it, so
+    // the slice stays initialized.
+    unsafe { &mut *(s as *mut [Scalar] as *mut [MaybeUninit<Scalar>]) }
+}
+
+/// a, b, c of the record's constraints (slices of exactly `constraints` slots), in parallel tasks of
+/// `chunk_rows` constraints on the current rayon pool. A, B and C rows of a constraint are evaluated
+/// together: they touch the same variables.
+fn kernel(
+    pce: &Pce,
+    w: &[Limbs],
+    a: &mut [MaybeUninit<Scalar>],
+    b: &mut [MaybeUninit<Scalar>],
+    c: &mut [MaybeUninit<Scalar>],
+    chunk_rows: usize,
+) {
+    a.par_chunks_mut(chunk_rows)
+        .zip(b.par_chunks_mut(chunk_rows))
+        .zip(c.par_chunks_mut(chunk_rows))
         .enumerate()
         .for_each(|(chunk, ((a, b), c))| {
             let first = chunk * chunk_rows;
             for (i, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
                 let r = 3 * (first + i);
-                *a = fr::scalar(row(pce, r, w));
-                *b = fr::scalar(row(pce, r + 1, w));
-                *c = fr::scalar(row(pce, r + 2, w));
+                a.write(fr::scalar(row(pce, r, w)));
+                b.write(fr::scalar(row(pce, r + 1, w)));
+                c.write(fr::scalar(row(pce, r + 2, w)));
             }
         });
-    (a, b, c)
 }
 
 /// One row: Horner over the ±2^k terms (stored by descending k), then the table terms.
