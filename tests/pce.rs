@@ -8,8 +8,8 @@ use std::path::Path;
 use blstrs::Scalar;
 use cuzk::circuits::Sample;
 use cuzk::cs::{
-    Circuit, ConstraintSystem, Index, MatrixRecorder, Pce, PceError, ProvingAssignment, Shape, ShapeCounter,
-    Term, VecStore, WitnessOnly,
+    Circuit, ConstraintSystem, Index, MatrixRecorder, Pce, PceError, ProvingAssignment, RecordOptions, Shape,
+    ShapeCounter, Term, VecStore, WitnessOnly,
 };
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -82,6 +82,39 @@ fn pce_reproduces_full_synthesis_on_other_witnesses() {
         for sector in 0..2 {
             for (p, c) in s.sector_circuits(sector).iter().enumerate() {
                 let name = format!("{} s{sector} c{p}", s.name);
+                let got = pce.synthesize(c).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_same(&name, &got, &ProvingAssignment::synthesize::<VecStore, _>(c, None));
+            }
+        }
+    }
+}
+
+#[test]
+fn c_from_products_equals_full_synthesis_on_satisfying_witnesses() {
+    let opts = RecordOptions { c_from_products: true };
+    for s in test_samples() {
+        let first = &s.sector_circuits(0)[0];
+        let (exact, _) = Pce::record(first).unwrap_or_else(|e| panic!("{e}"));
+        let (pce, own) = Pce::record_with(first, opts).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        assert_same(
+            &format!("{} recorded", s.name),
+            &own,
+            &ProvingAssignment::synthesize::<VecStore, _>(first, None),
+        );
+        let (st, se) = (pce.stats(), exact.stats());
+        println!(
+            "{}: c = a·b on {} of {} constraints, terms {} → {}",
+            s.name,
+            st.c_products,
+            pce.shape().constraints,
+            se.terms,
+            st.terms
+        );
+        assert!(st.c_products > 0 && st.terms < se.terms, "{}: nothing dropped", s.name);
+        assert_eq!(Pce::from_bytes(&pce.to_bytes()).as_ref(), Ok(&pce));
+        for sector in 0..2 {
+            for (p, c) in s.sector_circuits(sector).iter().enumerate() {
+                let name = format!("{} s{sector} c{p} (c = a·b)", s.name);
                 let got = pce.synthesize(c).unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_same(&name, &got, &ProvingAssignment::synthesize::<VecStore, _>(c, None));
             }

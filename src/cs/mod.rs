@@ -11,7 +11,7 @@ mod witness;
 
 pub use density::Density;
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
-pub use pce::{Pce, PceError, PceStats};
+pub use pce::{Pce, PceError, PceStats, RecordOptions};
 pub use prover::ProvingAssignment;
 pub use shape::{MatrixRecorder, Shape, ShapeCounter};
 pub use witness::{Witness, WitnessOnly};

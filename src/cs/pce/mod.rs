@@ -96,6 +96,17 @@ pub enum PceError {
     Invalid(&'static str),
 }
 
+/// Choices made when recording.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordOptions {
+    /// Drop every C row whose evaluation costs more than a multiplication and compute c_i = a_i·b_i there
+    /// instead. That equals ⟨C_i, w⟩ exactly when the witness satisfies constraint i, which every witness
+    /// the prover is given does (an unsatisfying one gives an invalid proof either way, but then a/b/c differ
+    /// from `ProvingAssignment`'s). Off: every row is stored and a/b/c equal the normal path's for any
+    /// witness. Measured gains: docs/PERF.md.
+    pub c_from_products: bool,
+}
+
 /// One deduplicated coefficient of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Coeff {
@@ -116,6 +127,8 @@ pub struct Pce {
     cols: Vec<u32>,
     codes: Vec<u16>,
     table: Vec<Coeff>,
+    /// Constraints whose C row is not stored (see [`RecordOptions::c_from_products`]): c = a·b.
+    c_product: Density,
     a_aux: Density,
     b_input: Density,
     b_aux: Density,
@@ -128,6 +141,8 @@ pub struct PceStats {
     pub terms: usize,
     /// ±2^k terms: one add or subtract each.
     pub adds: usize,
+    /// Of those, ±1 terms with no doubling after them (codes 0 and 1).
+    pub unit: usize,
     /// Doublings of the Horner steps, summed over all rows.
     pub doublings: usize,
     /// Terms multiplied by a table coefficient.
@@ -138,32 +153,67 @@ pub struct PceStats {
     pub table: usize,
     /// Heap bytes of the record.
     pub bytes: usize,
+    /// Constraints whose c is computed as a·b (C row not stored).
+    pub c_products: usize,
+    /// Rows with no term.
+    pub empty_rows: usize,
+    /// Rows with more than 255 terms.
+    pub long_rows: usize,
+    /// Terms whose column is within ±127 of the previous term's (across the rows of a constraint and
+    /// from one constraint to the next): how far delta-coding the columns in one byte would go.
+    pub delta_i8: usize,
+    /// Terms whose column is within ±32767 of the previous term's.
+    pub delta_i16: usize,
 }
 
 impl Pce {
     /// Records `circuit` (one full synthesis that also builds the matrices) and returns the record with the
     /// circuit's own assignment, computed from it (so the first circuit of a shape is not synthesized twice).
     pub fn record<C: Circuit + ?Sized>(circuit: &C) -> Result<(Pce, ProvingAssignment), PceError> {
-        let (pce, inputs, aux) = record::Recorder::run(circuit, None)?;
+        Self::record_with(circuit, RecordOptions::default())
+    }
+
+    /// [`Pce::record`] with options.
+    pub fn record_with<C: Circuit + ?Sized>(
+        circuit: &C,
+        options: RecordOptions,
+    ) -> Result<(Pce, ProvingAssignment), PceError> {
+        let (pce, inputs, aux) = record::Recorder::run(circuit, None, options)?;
         let asg = pce.evaluate(inputs, aux)?;
         Ok((pce, asg))
     }
 
     /// Witness-only synthesis of `circuit` followed by the SpMV: the assignment `ProvingAssignment::synthesize`
     /// would produce, field by field. Errors when the circuit is not of the recorded shape.
+    ///
+    /// On a pool of two or more threads, the a/b/c buffers are allocated and their pages faulted in on
+    /// another thread while the witness is synthesized (a fresh 32 B/row buffer costs about as much in page
+    /// faults as the SpMV that fills it; docs/PERF.md).
     pub fn synthesize<C: Circuit + ?Sized>(&self, circuit: &C) -> Result<ProvingAssignment, PceError> {
-        self.evaluate_witness(WitnessOnly::synthesize(circuit, Some(self.shape)))
+        let rows = self.shape.rows();
+        let (w, bufs) = rayon::join(
+            || WitnessOnly::synthesize(circuit, Some(self.shape)),
+            || [spmv::touched(rows), spmv::touched(rows), spmv::touched(rows)],
+        );
+        self.check_witness(&w)?;
+        self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, Some(bufs))
     }
 
-    /// The assignment of a witness from [`WitnessOnly::synthesize`], after checking its shape and
-    /// fingerprint against the record.
-    pub fn evaluate_witness(&self, w: Witness) -> Result<ProvingAssignment, PceError> {
+    /// Errors unless `w` is of the recorded shape and fingerprint.
+    fn check_witness(&self, w: &Witness) -> Result<(), PceError> {
         if w.shape != self.shape {
             return Err(PceError::ShapeMismatch { expected: self.shape, found: w.shape });
         }
         if w.fingerprint != self.fingerprint {
             return Err(PceError::FingerprintMismatch { expected: self.fingerprint, found: w.fingerprint });
         }
+        Ok(())
+    }
+
+    /// The assignment of a witness from [`WitnessOnly::synthesize`], after checking its shape and
+    /// fingerprint against the record.
+    pub fn evaluate_witness(&self, w: Witness) -> Result<ProvingAssignment, PceError> {
+        self.check_witness(&w)?;
         self.evaluate(w.inputs, w.aux)
     }
 
@@ -179,8 +229,19 @@ impl Pce {
     pub fn evaluate_chunked(
         &self,
         inputs: Vec<Scalar>,
+        aux: Vec<Scalar>,
+        chunk_rows: usize,
+    ) -> Result<ProvingAssignment, PceError> {
+        self.evaluate_into_vecs(inputs, aux, chunk_rows, None)
+    }
+
+    /// The evaluation, into `bufs` (empty vectors with capacity for `rows()`) when given.
+    fn evaluate_into_vecs(
+        &self,
+        inputs: Vec<Scalar>,
         mut aux: Vec<Scalar>,
         chunk_rows: usize,
+        bufs: Option<[Vec<Scalar>; 3]>,
     ) -> Result<ProvingAssignment, PceError> {
         let found = Shape { constraints: self.shape.constraints, inputs: inputs.len(), aux: aux.len() };
         if found != self.shape {
@@ -188,7 +249,7 @@ impl Pce {
         }
         let n_aux = aux.len();
         aux.extend_from_slice(&inputs);
-        let (a, b, c) = spmv::evaluate(self, &aux, &inputs, chunk_rows.max(1));
+        let (a, b, c) = spmv::evaluate(self, &aux, &inputs, chunk_rows.max(1), bufs);
         aux.truncate(n_aux);
         Ok(ProvingAssignment {
             a,
@@ -253,8 +314,21 @@ impl Pce {
             terms: self.codes.len(),
             table: self.table.len(),
             bytes: self.heap_bytes(),
+            c_products: self.c_product.popcount(),
             ..Default::default()
         };
+        for r in self.row_ptr.windows(2) {
+            let len = (r[1] - r[0]) as usize;
+            s.empty_rows += usize::from(len == 0);
+            s.long_rows += usize::from(len > 255);
+        }
+        let mut prev = 0i64;
+        for &col in &self.cols {
+            let d = i64::from(col) - prev;
+            s.delta_i8 += usize::from((-127..=127).contains(&d));
+            s.delta_i16 += usize::from((-32767..=32767).contains(&d));
+            prev = i64::from(col);
+        }
         for &code in &self.codes {
             if code >= GENERAL {
                 match self.table.get(usize::from(code & !GENERAL)) {
@@ -263,6 +337,7 @@ impl Pce {
                 }
             } else {
                 s.adds += 1;
+                s.unit += usize::from(code < 2);
                 s.doublings += usize::from(code >> 1);
             }
         }
@@ -275,7 +350,10 @@ impl Pce {
             + self.cols.len() * 4
             + self.codes.len() * 2
             + self.table.len() * std::mem::size_of::<Coeff>()
-            + (self.a_aux.words().len() + self.b_input.words().len() + self.b_aux.words().len()) * 8
+            + [&self.c_product, &self.a_aux, &self.b_input, &self.b_aux]
+                .iter()
+                .map(|d| d.words().len() * 8)
+                .sum::<usize>()
     }
 
     /// Heap bytes per constraint (the figure docs/PERF.md reports).

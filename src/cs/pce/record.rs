@@ -6,17 +6,18 @@
 //! coefficients and orders the terms for the Horner evaluation (see `encode_row`).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use blstrs::Scalar;
 use ff::Field;
 
 use super::fr::{limbs, Limbs};
-use super::{Coeff, Pce, PceError, GENERAL};
+use super::{Coeff, Pce, PceError, RecordOptions, GENERAL};
 use crate::cs::shape::{mix, StructureDigest};
 use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
 use crate::cs::{
-    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, Term, Variable, VecStore,
+    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable,
 };
 
 /// Tag bit of a raw input column while recording (inputs move behind the aux columns at the end).
@@ -26,11 +27,41 @@ const MAX_TABLE: usize = 1 << 15;
 /// Largest exponent k with 2^k < r.
 const MAX_POW2: u32 = 254;
 
+/// A multiply-xorshift hasher for coefficient limbs: every term of every row is looked up, and SipHash
+/// showed up at 3–4% of recording time.
+#[derive(Default)]
+struct LimbHasher(u64);
+
+impl Hasher for LimbHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = mix(self.0, x);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// Hash maps keyed by coefficient limbs.
+type LimbMap<K, V> = HashMap<K, V, BuildHasherDefault<LimbHasher>>;
+
 /// ±2^k for k ≤ 254, by Montgomery limbs: sign (true = negative) and k.
-fn pow2_classes() -> &'static HashMap<Limbs, (bool, u32)> {
-    static T: OnceLock<HashMap<Limbs, (bool, u32)>> = OnceLock::new();
+fn pow2_classes() -> &'static LimbMap<Limbs, (bool, u32)> {
+    static T: OnceLock<LimbMap<Limbs, (bool, u32)>> = OnceLock::new();
     T.get_or_init(|| {
-        let mut m = HashMap::with_capacity(2 * (MAX_POW2 as usize + 1));
+        let mut m = LimbMap::default();
         let mut p = Scalar::ONE;
         for k in 0..=MAX_POW2 {
             m.insert(limbs(&p), (false, k));
@@ -50,7 +81,7 @@ pub(super) struct Recorder {
     cols: Vec<u32>,
     codes: Vec<u16>,
     table: Vec<Coeff>,
-    table_index: HashMap<(Limbs, bool), u16>,
+    table_index: LimbMap<(Limbs, bool), u16>,
     a_aux: Density,
     b_input: Density,
     b_aux: Density,
@@ -65,10 +96,19 @@ pub(super) struct Recorder {
     pow2: Vec<(u32, bool, u32)>,
     /// Per-row scratch: the other terms.
     general: Vec<(u32, Scalar)>,
+    /// Record options.
+    options: RecordOptions,
+    /// Constraints whose C row is not stored: c = a·b there.
+    c_product: Density,
 }
 
+/// Cost units of the evaluation, for the `c_from_products` choice: an add, subtract or doubling is 1; a
+/// multiplication (a table term, or a·b) about 5 (blst's Montgomery product against the inline limb adds,
+/// measured on dev-2c: docs/PERF.md).
+const MUL_COST: usize = 5;
+
 impl Recorder {
-    fn new(hint: Option<Shape>) -> Self {
+    fn new(hint: Option<Shape>, options: RecordOptions) -> Self {
         let (rows, aux) = hint.map_or((0, 0), |h| (3 * h.constraints, h.aux));
         let mut rec = Recorder {
             inputs: vec![Scalar::ONE],
@@ -77,7 +117,7 @@ impl Recorder {
             cols: Vec::with_capacity(2 * rows),
             codes: Vec::with_capacity(2 * rows),
             table: Vec::new(),
-            table_index: HashMap::new(),
+            table_index: LimbMap::default(),
             a_aux: Density::with_capacity(aux),
             b_input: Density::default(),
             b_aux: Density::with_capacity(aux),
@@ -88,6 +128,8 @@ impl Recorder {
             scratch: Vec::new(),
             pow2: Vec::new(),
             general: Vec::new(),
+            options,
+            c_product: Density::default(),
         };
         rec.row_ptr.push(0);
         rec.b_input.push_clear();
@@ -98,8 +140,9 @@ impl Recorder {
     pub(super) fn run<C: Circuit + ?Sized>(
         circuit: &C,
         hint: Option<Shape>,
+        options: RecordOptions,
     ) -> Result<(Pce, Vec<Scalar>, Vec<Scalar>), PceError> {
-        let mut rec = Recorder::new(hint);
+        let mut rec = Recorder::new(hint, options);
         circuit.synthesize(&mut rec);
         rec.finish()
     }
@@ -126,6 +169,7 @@ impl Recorder {
             cols: self.cols,
             codes: self.codes,
             table: self.table,
+            c_product: self.c_product,
             a_aux: self.a_aux,
             b_input: self.b_input,
             b_aux: self.b_aux,
@@ -150,6 +194,18 @@ impl Recorder {
 
     /// Appends one row: merged, zero-free, pow2 terms by descending exponent (each carrying the doublings
     /// down to the next term's exponent), then general terms (column order within each group).
+    /// Evaluation cost of the terms appended since `start` (see [`MUL_COST`]).
+    fn cost(&self, start: usize) -> usize {
+        self.codes[start..]
+            .iter()
+            .map(|&code| match code {
+                c if c < GENERAL => 1 + usize::from(c >> 1),
+                c if self.table.get(usize::from(c & !GENERAL)).is_some_and(|e| e.constant) => 1,
+                _ => MUL_COST,
+            })
+            .sum()
+    }
+
     fn encode_row(&mut self, terms: &[Term]) {
         if self.error.is_some() {
             return;
@@ -224,7 +280,7 @@ impl Recorder {
 }
 
 impl ConstraintSystem for Recorder {
-    type Store = VecStore;
+    type Store = SmallStore;
 
     fn alloc(&mut self, value: Scalar) -> Variable {
         self.aux.push(value);
@@ -258,7 +314,20 @@ impl ConstraintSystem for Recorder {
         Self::mark(b.terms(), Some(&mut self.b_input), &mut self.b_aux);
         self.encode_row(a.terms());
         self.encode_row(b.terms());
+        let start = self.cols.len();
         self.encode_row(c.terms());
+        // A C row dearer than one multiplication is dropped: c = a·b wherever the witness satisfies the
+        // constraint. (Table entries it added stay; they are shared and few.)
+        let product = self.options.c_from_products && self.error.is_none() && self.cost(start) > MUL_COST;
+        self.c_product.push_clear();
+        if product {
+            self.c_product.set(self.constraints - 1);
+            self.cols.truncate(start);
+            self.codes.truncate(start);
+            if let Some(last) = self.row_ptr.last_mut() {
+                *last = start as u32;
+            }
+        }
     }
 
     fn value(&self, var: Variable) -> Scalar {

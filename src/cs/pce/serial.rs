@@ -4,8 +4,9 @@
 //!
 //! Layout (little-endian): `CUZKPCE\0`, version u32, reserved u32, constraints/inputs/aux u64, digest u64,
 //! fingerprint u64, rows u64 (= 3·constraints), terms u64, table u64; row_ptr (rows + 1) × u32; cols
-//! terms × u32; codes terms × u16; table × (32-byte canonical scalar, constant flag u8); the a_aux, b_input
-//! and b_aux bitmap words (⌈aux/64⌉, ⌈inputs/64⌉, ⌈aux/64⌉ × u64); SHA-256 (32 bytes).
+//! terms × u32; codes terms × u16; table × (32-byte canonical scalar, constant flag u8); the c_product,
+//! a_aux, b_input and b_aux bitmap words (⌈constraints/64⌉, ⌈aux/64⌉, ⌈inputs/64⌉, ⌈aux/64⌉ × u64);
+//! SHA-256 (32 bytes).
 
 use blstrs::Scalar;
 use sha2::{Digest, Sha256};
@@ -22,7 +23,7 @@ const TRAILER: usize = 32;
 impl Pce {
     /// The record as bytes (see the module docs for the layout).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let dens = [&self.a_aux, &self.b_input, &self.b_aux];
+        let dens = [&self.c_product, &self.a_aux, &self.b_input, &self.b_aux];
         let size = HEADER
             + self.row_ptr.len() * 4
             + self.cols.len() * 4
@@ -124,11 +125,12 @@ impl Pce {
         let mut density = |len: usize| -> Result<Density, PceError> {
             Density::from_words(r.u64s(len.div_ceil(64))?, len).ok_or(PceError::Invalid("density bitmap"))
         };
+        let c_product = density(shape.constraints)?;
         let (a_aux, b_input, b_aux) = (density(shape.aux)?, density(shape.inputs)?, density(shape.aux)?);
         if r.pos != r.bytes.len() {
             return Err(PceError::Invalid("trailing bytes"));
         }
-        Ok(Pce { shape, digest, fingerprint, row_ptr, cols, codes, table, a_aux, b_input, b_aux })
+        Ok(Pce { shape, digest, fingerprint, row_ptr, cols, codes, table, c_product, a_aux, b_input, b_aux })
     }
 
     /// [`Pce::from_bytes`], then refuses a record of any other shape or digest than the one asked for.
