@@ -18,11 +18,21 @@
 //!
 //! Repeated variables in a combination are merged and zero coefficients dropped; the density bitmaps are
 //! taken from the raw terms at record time (they depend only on which variables appear in A and B).
+//!
+//! Use (what an engine does per circuit shape):
+//! 1. first circuit of a shape: `let (pce, asg) = Pce::record_with(&circuit, opts)?` — `asg` is that
+//!    circuit's assignment; keep `pce` (keyed by `pce.shape()`/`pce.digest()`, which equals
+//!    `ShapeCounter::count_with_digest`'s), optionally `pce.to_bytes()` beside the params;
+//! 2. later circuits: `pce.synthesize(&circuit)?` (witness-only synthesis, then the SpMV on the current
+//!    rayon pool); a loaded record: `Pce::from_bytes_expecting(&bytes, shape, digest)?`, and on any error
+//!    delete the file and record again.
 
 mod fr;
 mod record;
 mod serial;
 mod spmv;
+
+pub use serial::VERSION as FORMAT_VERSION;
 
 use blstrs::Scalar;
 
