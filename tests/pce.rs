@@ -346,3 +346,39 @@ fn a_record_of_another_shape_is_never_used() {
     assert!(matches!(other_digest, Err(PceError::WrongCircuit { .. })));
     assert_ne!(pce.shape(), Shape::default());
 }
+
+/// Only allocations, no constraint.
+struct Empty;
+
+impl Circuit for Empty {
+    fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) {
+        let _ = cs.alloc(Scalar::from(7u64));
+        let _ = cs.alloc_input(Scalar::from(5u64));
+    }
+}
+
+#[test]
+fn degenerate_circuits_and_wrong_buffers_are_handled() {
+    let (pce, asg) = Pce::record(&Empty).unwrap_or_else(|e| panic!("{e}"));
+    assert_same("empty", &asg, &ProvingAssignment::synthesize::<VecStore, _>(&Empty, None));
+    assert_eq!(Pce::from_bytes(&pce.to_bytes()).as_ref(), Ok(&pce));
+
+    let s = &test_samples()[2];
+    let c = &s.sector_circuits(0)[0];
+    let (pce, base) = Pce::record(c).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = base.aux_assignment.clone();
+    w.extend_from_slice(&base.input_assignment);
+    let n = pce.shape().constraints;
+    let (mut a, mut b, mut cc) = (vec![Scalar::ZERO; n], vec![Scalar::ZERO; n], vec![Scalar::ZERO; n + 1]);
+    assert!(matches!(
+        pce.evaluate_into(&w, &mut a, &mut b, &mut cc, 64),
+        Err(PceError::Length { what: "c", .. })
+    ));
+    cc.pop();
+    assert!(matches!(
+        pce.evaluate_into(&w[1..], &mut a, &mut b, &mut cc, 64),
+        Err(PceError::Length { what: "w", .. })
+    ));
+    pce.evaluate_into(&w, &mut a, &mut b, &mut cc, 64).unwrap_or_else(|e| panic!("{e}"));
+    assert!(a[..] == base.a[..n] && b[..] == base.b[..n] && cc[..] == base.c[..n]);
+}
