@@ -17,7 +17,9 @@
 //!   or added as it is when the term is on the constant one.
 //!
 //! Repeated variables in a combination are merged and zero coefficients dropped; the density bitmaps are
-//! taken from the raw terms at record time (they depend only on which variables appear in A and B).
+//! taken from the raw terms at record time (they depend only on which variables appear in A and B). With
+//! [`RecordOptions::c_from_products`], C rows dearer than one multiplication are not stored and a bitmap
+//! says where c = a·b instead (Poseidon's x⁵ forms, SHA-256's addition packings).
 //!
 //! Use (what an engine does per circuit shape):
 //! 1. first circuit of a shape: `let (pce, asg) = Pce::record_with(&circuit, opts)?` — `asg` is that
