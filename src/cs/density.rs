@@ -13,6 +13,19 @@ impl Density {
         Density { words: Vec::with_capacity(n.div_ceil(64)), len: 0 }
     }
 
+    /// A bitmap from its raw words and length (for deserialization): `None` unless there are exactly
+    /// ⌈len/64⌉ words and no bit at or beyond `len` is set, so equal bitmaps stay equal after a round trip.
+    pub fn from_words(words: Vec<u64>, len: usize) -> Option<Self> {
+        if words.len() != len.div_ceil(64) {
+            return None;
+        }
+        let tail = len % 64;
+        if tail != 0 && words.last().is_some_and(|w| w >> tail != 0) {
+            return None;
+        }
+        Some(Density { words, len })
+    }
+
     /// Appends one clear bit (a newly allocated variable).
     #[inline]
     pub fn push_clear(&mut self) {

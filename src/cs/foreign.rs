@@ -21,6 +21,8 @@ pub trait DynCs: Send {
     fn dyn_alloc_input(&mut self, value: Scalar) -> Variable;
     /// Adds ⟨a⟩ · ⟨b⟩ = ⟨c⟩ from merged terms.
     fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]);
+    /// Whether the system ignores the combinations (witness-only synthesis).
+    fn dyn_witness_only(&self) -> bool;
 }
 
 impl<T: ConstraintSystem> DynCs for T {
@@ -32,6 +34,9 @@ impl<T: ConstraintSystem> DynCs for T {
     }
     fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
         self.enforce_terms(a.iter().copied(), b.iter().copied(), c.iter().copied());
+    }
+    fn dyn_witness_only(&self) -> bool {
+        self.witness_only()
     }
 }
 
@@ -109,6 +114,12 @@ macro_rules! foreign {
                     LB: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                     LC: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                 {
+                    if self.cs.dyn_witness_only() {
+                        // The combinations would be dropped: don't build them (the foreign gadgets' own
+                        // closures are most of a constraint's cost).
+                        self.cs.dyn_enforce(&[], &[], &[]);
+                        return;
+                    }
                     let zero = bp::LinearCombination::<Scalar>::zero;
                     let [ta, tb, tc] = &mut self.scratch;
                     fill(ta, &a(zero()));

@@ -1,16 +1,21 @@
 //! The constraint system circuits are written against: variables, linear combinations, allocation and
-//! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator).
+//! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator,
+//! witness-only synthesis and the PCE recorder).
 
 mod density;
 pub mod foreign;
 mod lc;
+pub mod pce;
 mod prover;
 mod shape;
+mod witness;
 
 pub use density::Density;
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
+pub use pce::{Pce, PceError, PceStats, RecordOptions};
 pub use prover::ProvingAssignment;
 pub use shape::{MatrixRecorder, Shape, ShapeCounter};
+pub use witness::{Witness, WitnessOnly};
 
 use blstrs::Scalar;
 
@@ -65,6 +70,12 @@ pub trait ConstraintSystem: Send {
 
     /// The value of a variable (gadgets read back values they did not keep).
     fn value(&self, var: Variable) -> Scalar;
+
+    /// Whether this system only keeps the witness (its `enforce` ignores the combinations): a foreign
+    /// circuit's adapter then skips building them.
+    fn witness_only(&self) -> bool {
+        false
+    }
 
     /// Adds ⟨a⟩ · ⟨b⟩ = ⟨c⟩ from ready-made terms (a foreign circuit's linear combinations, already merged per
     /// variable); a system that only evaluates them overrides this to skip building its own combinations.

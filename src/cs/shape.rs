@@ -36,7 +36,7 @@ impl Shape {
 #[derive(Default)]
 pub struct ShapeCounter {
     shape: Shape,
-    digest: u64,
+    digest: StructureDigest,
     inputs: Vec<Scalar>,
     aux: Vec<Scalar>,
 }
@@ -44,37 +44,27 @@ pub struct ShapeCounter {
 /// One step of a 64-bit multiply-xorshift mix (fast, non-cryptographic: it names cache entries, it does not
 /// defend against adversaries).
 #[inline]
-fn mix(h: u64, x: u64) -> u64 {
+pub(crate) fn mix(h: u64, x: u64) -> u64 {
     let h = (h ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     h ^ (h >> 29)
 }
 
-impl ShapeCounter {
-    /// The shape of `circuit`.
-    pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Result<Shape, SynthesisError> {
-        Ok(Self::count_with_digest(circuit)?.0)
-    }
+/// The running digest of a circuit's A, B, C matrices, shared by [`ShapeCounter`] and the PCE recorder so
+/// both name a circuit shape with the same 64-bit value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StructureDigest(u64);
 
-    /// The shape and a 64-bit digest of the A, B, C matrices (variables and coefficients, in order): two
-    /// circuits with equal digests need the same params.
-    pub fn count_with_digest<C: Circuit + ?Sized>(circuit: &C) -> Result<(Shape, u64), SynthesisError> {
-        let mut cs = ShapeCounter {
-            shape: Shape { inputs: 1, ..Shape::default() },
-            digest: 0x6375_7a6b,
-            inputs: vec![Scalar::ONE],
-            aux: vec![],
-        };
-        circuit.synthesize(&mut cs)?;
-        let d = mix(
-            mix(mix(cs.digest, cs.shape.constraints as u64), cs.shape.inputs as u64),
-            cs.shape.aux as u64,
-        );
-        Ok((cs.shape, d))
+impl Default for StructureDigest {
+    fn default() -> Self {
+        StructureDigest(0x6375_7a6b)
     }
+}
 
-    fn absorb(&mut self, lc: &LinearCombination<VecStore>, tag: u64) {
-        let mut h = mix(self.digest, tag);
-        for (var, coeff) in lc.terms() {
+impl StructureDigest {
+    /// Absorbs one linear combination (`tag` 0xA, 0xB or 0xC says which matrix), terms in insertion order.
+    pub(crate) fn absorb(&mut self, terms: &[Term], tag: u64) {
+        let mut h = mix(self.0, tag);
+        for (var, coeff) in terms {
             let v = match var.0 {
                 Index::Input(i) => (i as u64) << 1,
                 Index::Aux(i) => ((i as u64) << 1) | 1,
@@ -90,7 +80,32 @@ impl ShapeCounter {
                 h = mix(h, u64::from_le_bytes(w));
             }
         }
-        self.digest = h;
+        self.0 = h;
+    }
+
+    /// The final digest, folding in the shape.
+    pub(crate) fn finish(self, shape: &Shape) -> u64 {
+        mix(mix(mix(self.0, shape.constraints as u64), shape.inputs as u64), shape.aux as u64)
+    }
+}
+
+impl ShapeCounter {
+    /// The shape of `circuit`.
+    pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Result<Shape, SynthesisError> {
+        Ok(Self::count_with_digest(circuit)?.0)
+    }
+
+    /// The shape and a 64-bit digest of the A, B, C matrices (variables and coefficients, in order): two
+    /// circuits with equal digests need the same params.
+    pub fn count_with_digest<C: Circuit + ?Sized>(circuit: &C) -> Result<(Shape, u64), SynthesisError> {
+        let mut cs = ShapeCounter {
+            shape: Shape { inputs: 1, ..Shape::default() },
+            digest: StructureDigest::default(),
+            inputs: vec![Scalar::ONE],
+            aux: vec![],
+        };
+        circuit.synthesize(&mut cs)?;
+        Ok((cs.shape, cs.digest.finish(&cs.shape)))
     }
 }
 
@@ -116,9 +131,9 @@ impl ConstraintSystem for ShapeCounter {
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
         self.shape.constraints += 1;
-        self.absorb(&a(LinearCombination::zero()), 0xA);
-        self.absorb(&b(LinearCombination::zero()), 0xB);
-        self.absorb(&c(LinearCombination::zero()), 0xC);
+        self.digest.absorb(a(LinearCombination::zero()).terms(), 0xA);
+        self.digest.absorb(b(LinearCombination::zero()).terms(), 0xB);
+        self.digest.absorb(c(LinearCombination::zero()).terms(), 0xC);
     }
 
     fn value(&self, var: Variable) -> Scalar {

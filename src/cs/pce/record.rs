@@ -1,0 +1,336 @@
+//! The recorder: synthesizes a circuit once and writes its A, B, C into the compact CSR of [`super::Pce`].
+//!
+//! Per constraint it builds the three linear combinations (as `ProvingAssignment` does), marks the density
+//! bitmaps from the raw terms (a variable counts as used even when its coefficients cancel, exactly as the
+//! prover's bitmaps do), digests them like `ShapeCounter` and then merges repeated variables, drops zero
+//! coefficients and orders the terms for the Horner evaluation (see `encode_row`).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
+use blstrs::Scalar;
+use ff::Field;
+
+use super::fr::{limbs, Limbs};
+use super::{Coeff, Pce, PceError, RecordOptions, GENERAL};
+use crate::cs::shape::{mix, StructureDigest};
+use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
+use crate::cs::{
+    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable,
+};
+
+/// Tag bit of a raw input column while recording (inputs move behind the aux columns at the end).
+const INPUT_TAG: u32 = 1 << 31;
+/// Most distinct general coefficients a record holds (15 bits of the code).
+const MAX_TABLE: usize = 1 << 15;
+/// Largest exponent k with 2^k < r.
+const MAX_POW2: u32 = 254;
+
+/// A multiply-xorshift hasher for coefficient limbs: every term of every row is looked up, and SipHash
+/// showed up at 3–4% of recording time.
+#[derive(Default)]
+struct LimbHasher(u64);
+
+impl Hasher for LimbHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = mix(self.0, x);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// Hash maps keyed by coefficient limbs.
+type LimbMap<K, V> = HashMap<K, V, BuildHasherDefault<LimbHasher>>;
+
+/// ±2^k for k ≤ 254, by Montgomery limbs: sign (true = negative) and k.
+fn pow2_classes() -> &'static LimbMap<Limbs, (bool, u32)> {
+    static T: OnceLock<LimbMap<Limbs, (bool, u32)>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut m = LimbMap::default();
+        let mut p = Scalar::ONE;
+        for k in 0..=MAX_POW2 {
+            m.insert(limbs(&p), (false, k));
+            m.entry(limbs(&-p)).or_insert((true, k));
+            p = p.double();
+        }
+        m
+    })
+}
+
+/// The constraint system that records a circuit into a [`Pce`].
+pub(super) struct Recorder {
+    pub(super) inputs: Vec<Scalar>,
+    pub(super) aux: Vec<Scalar>,
+    row_ptr: Vec<u32>,
+    /// Raw columns: aux j is j, input i is `INPUT_TAG | i` until [`Recorder::finish`].
+    cols: Vec<u32>,
+    codes: Vec<u16>,
+    table: Vec<Coeff>,
+    table_index: LimbMap<(Limbs, bool), u16>,
+    a_aux: Density,
+    b_input: Density,
+    b_aux: Density,
+    digest: StructureDigest,
+    fingerprint: u64,
+    constraints: usize,
+    /// The first problem met; recording stops there, synthesis runs to the end.
+    error: Option<PceError>,
+    /// Per-row scratch: (raw column, coefficient).
+    scratch: Vec<(u32, Scalar)>,
+    /// Per-row scratch: (exponent, negative, raw column) of the ±2^k terms.
+    pow2: Vec<(u32, bool, u32)>,
+    /// Per-row scratch: the other terms.
+    general: Vec<(u32, Scalar)>,
+    /// Record options.
+    options: RecordOptions,
+    /// Constraints whose C row is not stored: c = a·b there.
+    c_product: Density,
+}
+
+/// Cost units of the evaluation, for the `c_from_products` choice: an add, subtract or doubling is 1; a
+/// multiplication (a table term, or a·b) about 5 (blst's Montgomery product against the inline limb adds,
+/// measured on dev-2c: docs/PERF.md).
+const MUL_COST: usize = 5;
+
+impl Recorder {
+    fn new(hint: Option<Shape>, options: RecordOptions) -> Self {
+        let (rows, aux) = hint.map_or((0, 0), |h| (3 * h.constraints, h.aux));
+        let mut rec = Recorder {
+            inputs: vec![Scalar::ONE],
+            aux: Vec::with_capacity(aux),
+            row_ptr: Vec::with_capacity(rows + 1),
+            cols: Vec::with_capacity(2 * rows),
+            codes: Vec::with_capacity(2 * rows),
+            table: Vec::new(),
+            table_index: LimbMap::default(),
+            a_aux: Density::with_capacity(aux),
+            b_input: Density::default(),
+            b_aux: Density::with_capacity(aux),
+            digest: StructureDigest::default(),
+            fingerprint: FINGERPRINT_SEED,
+            constraints: 0,
+            error: None,
+            scratch: Vec::new(),
+            pow2: Vec::new(),
+            general: Vec::new(),
+            options,
+            c_product: Density::default(),
+        };
+        rec.row_ptr.push(0);
+        rec.b_input.push_clear();
+        rec
+    }
+
+    /// Records `circuit`; the recorder keeps the witness it computed (`inputs`, `aux`).
+    pub(super) fn run<C: Circuit + ?Sized>(
+        circuit: &C,
+        hint: Option<Shape>,
+        options: RecordOptions,
+    ) -> Result<(Pce, Vec<Scalar>, Vec<Scalar>), PceError> {
+        let mut rec = Recorder::new(hint, options);
+        circuit.synthesize(&mut rec)?;
+        rec.finish()
+    }
+
+    fn finish(mut self) -> Result<(Pce, Vec<Scalar>, Vec<Scalar>), PceError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let shape = Shape { constraints: self.constraints, inputs: self.inputs.len(), aux: self.aux.len() };
+        let n_aux = u32::try_from(shape.aux).map_err(|_| PceError::TooLarge("more than 2^31 variables"))?;
+        if (shape.aux + shape.inputs) as u64 >= u64::from(INPUT_TAG) {
+            return Err(PceError::TooLarge("more than 2^31 variables"));
+        }
+        for c in self.cols.iter_mut() {
+            if *c & INPUT_TAG != 0 {
+                *c = n_aux + (*c & !INPUT_TAG);
+            }
+        }
+        let pce = Pce {
+            shape,
+            digest: self.digest.finish(&shape),
+            fingerprint: self.fingerprint,
+            row_ptr: self.row_ptr,
+            cols: self.cols,
+            codes: self.codes,
+            table: self.table,
+            c_product: self.c_product,
+            a_aux: self.a_aux,
+            b_input: self.b_input,
+            b_aux: self.b_aux,
+        };
+        Ok((pce, self.inputs, self.aux))
+    }
+
+    /// Marks the variables of `terms` in the densities given.
+    fn mark(terms: &[Term], input_density: Option<&mut Density>, aux_density: &mut Density) {
+        let mut input_density = input_density;
+        for (var, _) in terms {
+            match var.0 {
+                Index::Input(i) => {
+                    if let Some(d) = input_density.as_deref_mut() {
+                        d.set(i);
+                    }
+                }
+                Index::Aux(i) => aux_density.set(i),
+            }
+        }
+    }
+
+    /// Appends one row: merged, zero-free, pow2 terms by descending exponent (each carrying the doublings
+    /// down to the next term's exponent), then general terms (column order within each group).
+    /// Evaluation cost of the terms appended since `start` (see [`MUL_COST`]).
+    fn cost(&self, start: usize) -> usize {
+        self.codes[start..]
+            .iter()
+            .map(|&code| match code {
+                c if c < GENERAL => 1 + usize::from(c >> 1),
+                c if self.table.get(usize::from(c & !GENERAL)).is_some_and(|e| e.constant) => 1,
+                _ => MUL_COST,
+            })
+            .sum()
+    }
+
+    fn encode_row(&mut self, terms: &[Term]) {
+        if self.error.is_some() {
+            return;
+        }
+        let s = &mut self.scratch;
+        s.clear();
+        for (var, coeff) in terms {
+            let col = match var.0 {
+                Index::Aux(j) => j as u32,
+                Index::Input(i) => INPUT_TAG | i as u32,
+            };
+            s.push((col, *coeff));
+        }
+        // Merge repeated variables (small rows: a sort is cheaper than a map).
+        s.sort_unstable_by_key(|t| t.0);
+        let mut merged = 0;
+        for i in 0..s.len() {
+            if merged > 0 && s[merged - 1].0 == s[i].0 {
+                let add = s[i].1;
+                s[merged - 1].1 += add;
+            } else {
+                s[merged] = s[i];
+                merged += 1;
+            }
+        }
+        s.truncate(merged);
+        s.retain(|t| t.1 != Scalar::ZERO);
+
+        let classes = pow2_classes();
+        // (k, negative, col) for pow2 terms; general terms separately. The buffers live in `self` so a row
+        // costs no allocation.
+        let (mut pow2, mut general) = (std::mem::take(&mut self.pow2), std::mem::take(&mut self.general));
+        pow2.clear();
+        general.clear();
+        for &(col, coeff) in s.iter() {
+            match classes.get(&limbs(&coeff)) {
+                Some(&(neg, k)) => pow2.push((k, neg, col)),
+                None => general.push((col, coeff)),
+            }
+        }
+        pow2.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.2.cmp(&y.2)));
+        for (i, &(k, neg, col)) in pow2.iter().enumerate() {
+            let next_k = pow2.get(i + 1).map_or(0, |t| t.0);
+            self.cols.push(col);
+            self.codes.push((((k - next_k) as u16) << 1) | u16::from(neg));
+        }
+        for &(col, coeff) in general.iter() {
+            let constant = col == INPUT_TAG;
+            let key = (limbs(&coeff), constant);
+            let idx = match self.table_index.get(&key) {
+                Some(&i) => i,
+                None if self.table.len() >= MAX_TABLE => {
+                    self.error = Some(PceError::TooLarge("more than 32768 distinct coefficients"));
+                    break;
+                }
+                None => {
+                    let i = self.table.len() as u16;
+                    self.table.push(Coeff { value: coeff, constant });
+                    self.table_index.insert(key, i);
+                    i
+                }
+            };
+            self.cols.push(col);
+            self.codes.push(GENERAL | idx);
+        }
+        (self.pow2, self.general) = (pow2, general);
+        match u32::try_from(self.cols.len()) {
+            Ok(end) => self.row_ptr.push(end),
+            Err(_) => self.error = Some(PceError::TooLarge("more than 2^32 terms")),
+        }
+    }
+}
+
+impl ConstraintSystem for Recorder {
+    type Store = SmallStore;
+
+    fn alloc(&mut self, value: Scalar) -> Variable {
+        self.aux.push(value);
+        self.a_aux.push_clear();
+        self.b_aux.push_clear();
+        self.fingerprint = mix(self.fingerprint, EV_ALLOC);
+        Variable(Index::Aux(self.aux.len() - 1))
+    }
+
+    fn alloc_input(&mut self, value: Scalar) -> Variable {
+        self.inputs.push(value);
+        self.b_input.push_clear();
+        self.fingerprint = mix(self.fingerprint, EV_INPUT);
+        Variable(Index::Input(self.inputs.len() - 1))
+    }
+
+    fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
+    where
+        A: FnOnce(Lc<Self>) -> Lc<Self>,
+        B: FnOnce(Lc<Self>) -> Lc<Self>,
+        C: FnOnce(Lc<Self>) -> Lc<Self>,
+    {
+        let (a, b, c) =
+            (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
+        self.constraints += 1;
+        self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
+        self.digest.absorb(a.terms(), 0xA);
+        self.digest.absorb(b.terms(), 0xB);
+        self.digest.absorb(c.terms(), 0xC);
+        Self::mark(a.terms(), None, &mut self.a_aux);
+        Self::mark(b.terms(), Some(&mut self.b_input), &mut self.b_aux);
+        self.encode_row(a.terms());
+        self.encode_row(b.terms());
+        let start = self.cols.len();
+        self.encode_row(c.terms());
+        // A C row dearer than one multiplication is dropped: c = a·b wherever the witness satisfies the
+        // constraint. (Table entries it added stay; they are shared and few.)
+        let product = self.options.c_from_products && self.error.is_none() && self.cost(start) > MUL_COST;
+        self.c_product.push_clear();
+        if product {
+            self.c_product.set(self.constraints - 1);
+            self.cols.truncate(start);
+            self.codes.truncate(start);
+            if let Some(last) = self.row_ptr.last_mut() {
+                *last = start as u32;
+            }
+        }
+    }
+
+    fn value(&self, var: Variable) -> Scalar {
+        var.value_in(&self.inputs, &self.aux)
+    }
+}
