@@ -292,8 +292,22 @@ def test_ba(h, rng):
     print("batch add: done")
 
 
+def test_field32():
+    """field32.cuh is what gen_field.py generates, and its instruction sequences are right (big-int check)."""
+    global fails
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import gen_field
+    with open(os.path.join(here, "..", "field32.cuh")) as f:
+        if f.read() != gen_field.generate():
+            print("FAIL field32.cuh is stale: rerun python3 cuda/hostcheck/gen_field.py")
+            fails += 1
+    fails += gen_field.check()
+
+
 def main():
     rng = random.Random(int(os.environ.get("SEED", "1")))
+    test_field32()
     h = Harness(build())
     test_ops(h, rng)
     test_msm(h, rng)
