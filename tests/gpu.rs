@@ -464,6 +464,14 @@ fn nvrtc_compiles_every_module() {
         let cubin =
             compile::compile_cubin(m, arch).unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
         assert!(cubin.starts_with(b"\x7fELF"), "{m:?} is not a cubin");
+        // CUZK_PREBUILD_KERNELS=DIR: also store the cubin in DIR/kernels as the kernel cache names it, so a
+        // device machine with the same NVRTC loads it instead of compiling (device time is scarce).
+        if let (Some(dir), Some(v)) = (std::env::var_os("CUZK_PREBUILD_KERNELS"), discover::nvrtc_version()) {
+            let name = compile::cache_name(m, arch, v).unwrap_or_else(|e| panic!("{e}"));
+            let path = Path::new(&dir).join("kernels").join(name);
+            compile::write_cached(&path, &cubin).unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("NVRTC: cached {}", path.display());
+        }
         eprintln!(
             "NVRTC: cuda/{} → sm_{}{} cubin, {} bytes, {:.1} s",
             m.file(),
@@ -493,5 +501,151 @@ fn kernel_cache_detects_corruption() {
         if let Ok(src) = compile::source(m) {
             assert!(!src.contains("#include \""), "{m:?} still includes a file");
         }
+    }
+}
+
+/// Median of timings in ms.
+fn median_ms(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Milliseconds of each of `reps` calls of `f` (host clock around a call that waits for its result).
+fn time_ms<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
+    (0..reps)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            std::hint::black_box(f());
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
+/// Scalars of one MSM input shape: random, all equal, runs of ±1, half of them one value (one huge bucket
+/// per window), the porep mix of 0/1/other.
+fn shaped_scalars(shape: &str, n: usize, seed: u64) -> Vec<Scalar> {
+    let mut r = rng(seed);
+    let v = Scalar::random(&mut r);
+    (0..n)
+        .map(|i| match shape {
+            "equal" => v,
+            "pm1_runs" => {
+                if (i / 7) % 2 == 0 {
+                    Scalar::ONE
+                } else {
+                    -Scalar::ONE
+                }
+            }
+            "half_equal" => {
+                if i % 2 == 0 {
+                    v
+                } else {
+                    Scalar::random(&mut r)
+                }
+            }
+            "porep_mix" => match r.gen_range(0..200) {
+                0..99 => Scalar::ZERO,
+                99..199 => Scalar::ONE,
+                _ => Scalar::random(&mut r),
+            },
+            _ => Scalar::random(&mut r),
+        })
+        .collect()
+}
+
+/// Device timings for docs/PERF.md, not a check (ignored; `--ignored --nocapture perf_probe` on the device
+/// machine). MSM at 2^20/2^22/2^24 (default window, a window sweep, per-stage times with CUZK_MSM_PROFILE),
+/// MSM input shapes (checked against the CPU at 2^20), tail-size MSMs against the CPU, NTT, compute_h and
+/// batch_add. `CUZK_PERF_MAX_LOG` caps the sizes (default 24). Lines start with `PERF`.
+#[test]
+#[ignore]
+fn perf_probe() {
+    use cuzk::backend::gpu::ntt::{compute_h, ntt, NttDir};
+    use cuzk::backend::gpu::{batch_add, msm};
+    let Some(g) = gpu("perf_probe") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    let max_log: u32 = std::env::var("CUZK_PERF_MAX_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    let cpu = CpuBackend::new();
+    let t0 = std::time::Instant::now();
+    let nmax = 1usize << max_log;
+    let bases = g1_points(nmax, 77);
+    let scal = scalars(nmax, &mut rng(78), false);
+    println!("PERF data 2^{max_log} points+scalars generated in {:.1} s", t0.elapsed().as_secs_f64());
+    let ok = |e: GpuError| -> ! { panic!("{e}") };
+    let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| ok(e.into()));
+    let ds = dev.stream.clone_htod(limbs(&scal)).unwrap_or_else(|e| ok(e.into()));
+    let run = |n: usize, w: Option<usize>| {
+        msm::msm_g1(dev, &db.slice(0..12 * n), &ds.slice(0..4 * n), n, w).unwrap_or_else(|e| ok(e))
+    };
+    // Warm-up (kernel load) and one check against the CPU at the smallest size.
+    let n20 = 1usize << max_log.min(20);
+    let want = cpu.msm_g1(Bases::host(&bases[..n20]), &scal[..n20], None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run(n20, None).to_affine(), want.to_affine(), "msm 2^20 random");
+    for lg in [16u32, 18, 20, 22, 24].into_iter().filter(|&l| l <= max_log) {
+        let n = 1usize << lg;
+        let ms = median_ms(time_ms(5, || run(n, None)));
+        println!("PERF msm 2^{lg} window {} median {ms:.2} ms", msm::window_for(n));
+        std::env::set_var("CUZK_MSM_PROFILE", "1");
+        run(n, None);
+        std::env::remove_var("CUZK_MSM_PROFILE");
+        if lg >= 20 {
+            for c in 12..=18 {
+                let ms = median_ms(time_ms(3, || run(n, Some(c))));
+                println!("PERF msm 2^{lg} window {c} median {ms:.2} ms");
+            }
+        }
+    }
+    // Input shapes: same bases, scalars of each shape; checked against the CPU at 2^20.
+    for lg in [20u32, 24].into_iter().filter(|&l| l <= max_log) {
+        let n = 1usize << lg;
+        for shape in ["random", "equal", "pm1_runs", "half_equal", "porep_mix"] {
+            let sc = shaped_scalars(shape, n, 90 + lg as u64);
+            let d = dev.stream.clone_htod(limbs(&sc)).unwrap_or_else(|e| ok(e.into()));
+            let go =
+                || msm::msm_g1(dev, &db.slice(0..12 * n), &d.slice(..), n, None).unwrap_or_else(|e| ok(e));
+            let got = go();
+            if lg == 20 {
+                let want = cpu.msm_g1(Bases::host(&bases[..n]), &sc, None).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(got.to_affine(), want.to_affine(), "msm shape {shape} 2^{lg}");
+            }
+            let ms = median_ms(time_ms(3, go));
+            println!("PERF msm_shape {shape} 2^{lg} median {ms:.2} ms");
+        }
+    }
+    // Tail-size MSMs (porep-1m: ~4.6k points) and small ones: GPU against the CPU of this host.
+    for n in [64usize, 1024, 4600, 16384, 65536].into_iter().filter(|&n| n <= nmax) {
+        let gms = median_ms(time_ms(5, || run(n, None)));
+        let cms = median_ms(time_ms(5, || cpu.msm_g1(Bases::host(&bases[..n]), &scal[..n], None)));
+        println!("PERF msm_small n={n} gpu {gms:.3} ms cpu {cms:.3} ms");
+    }
+    // NTT forward and compute_h (data on the device).
+    for lg in [20u32, 22, 24].into_iter().filter(|&l| l <= max_log) {
+        let n = 1usize << lg;
+        let mut d = dev.stream.clone_htod(limbs(&scal[..n])).unwrap_or_else(|e| ok(e.into()));
+        let sync = || dev.stream.synchronize().unwrap_or_else(|e| ok(e.into()));
+        ntt(dev, &mut d, lg, NttDir::Forward).unwrap_or_else(|e| ok(e));
+        sync();
+        let ms = median_ms(time_ms(5, || {
+            ntt(dev, &mut d, lg, NttDir::Forward).unwrap_or_else(|e| ok(e));
+            sync()
+        }));
+        println!("PERF ntt 2^{lg} median {ms:.3} ms");
+        let (mut da, mut dbb, mut dc) = (d.clone(), d.clone(), d.clone());
+        let ms = median_ms(time_ms(5, || {
+            compute_h(dev, &mut da, &mut dbb, &mut dc, lg).unwrap_or_else(|e| ok(e));
+            sync()
+        }));
+        println!("PERF compute_h 2^{lg} median {ms:.3} ms");
+    }
+    // batch_add G1, about half the bits set.
+    for lg in [12u32, 16, 20, 24].into_iter().filter(|&l| l <= max_log) {
+        let n = 1usize << lg;
+        let mut r = rng(5);
+        let bm: Vec<u64> = (0..n.div_ceil(64)).map(|_| r.gen::<u64>()).collect();
+        let go = || batch_add::batch_add_g1(dev, &db.slice(0..12 * n), n, &bm).unwrap_or_else(|e| ok(e));
+        go();
+        let gms = median_ms(time_ms(5, go));
+        let cms = median_ms(time_ms(3, || cpu.batch_add_g1(Bases::host(&bases[..n]), &bm)));
+        println!("PERF batch_add 2^{lg} gpu {gms:.3} ms cpu {cms:.3} ms");
     }
 }
