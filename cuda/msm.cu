@@ -15,7 +15,8 @@
 //      msm_scan_b<<<1, 1>>>(csum, T)                                exclusive scan of the chunk sums
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
 //   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, offsets, sorted)   sorted[off + rank] = i << 1 | negate
-//   5. msm_g1_accum_points<<<⌈T1/B⌉, B>>>(bases, sorted, offsets, M, k1, buckets, partsA)   level 1 (below)
+//   5. msm_g1_accum_points<<<⌈T1/B⌉, B>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
+//      msm_g1_accum_fix<<<⌈T1/B⌉, B>>>(offsets, M, k1, bkey, partsA, buckets)   buckets cut over ≤ 9 slices
 //      msm_g1_accum_parts<<<⌈Tl/B⌉, B>>>(offsets, M, l, k1, kr, parts, buckets, parts')  levels l = 2 … L,
 //        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
 //   6. msm_g1_bucket_reduce<<<(⌈S/B⌉, G), B>>>(buckets, nb, L, S, segs)     S segments of L buckets per window:
@@ -25,13 +26,23 @@
 // No host round trip inside a pass.
 //
 // Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T; buckets 192·M;
-// partial sums 192·2·(T1 + T2); segments 192·G·S; plus limbs 32·n and windows 144·⌈255/c⌉.
+// partial sums 192·2·(T1 + T2) and their bucket keys 4·T1; segments 192·G·S; plus limbs 32·n and windows 144·⌈255/c⌉.
 // scratch_bytes() in msm.rs computes exactly this.
 //
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
 //   python3 cuda/hostcheck/check.py
 //
-// Registers / spills: see the table in docs/PERF.md (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v).
+// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere; the stack frames are the
+// out-of-line doubling / XYZZ addition calls): msm_g1_accum_points 174 regs (96 B stack), msm_g1_accum_fix
+// 202 (192 B), msm_g1_accum_parts 180 (192 B), msm_g1_bucket_reduce 192 (768 B), msm_g1_window_final 204
+// (192 B, 24 KiB shared), msm_digits 30 (32 B: the limb array), msm_prep 32, msm_scan_a/b/c 18/30/32,
+// msm_scatter 14, msm_zero_u32 8. Capping msm_g1_accum_points at 128 registers (4 blocks per SM instead of
+// 3, 68 B of spills) measured no faster on the H200 (2^24: 171.4 against 170.7 ms), so the mixed addition
+// is bound by the IMAD.WIDE pipe rather than by latency (docs/PERF.md).
+//
+// Where the time goes (CUZK_MSM_PROFILE, H200, 2^24 random, c = 19): digits 5.9 ms, scan 1.0, scatter 6.4,
+// level-1 accumulation 149.0 (14·2^24 mixed additions), fix-up 0.3, levels 1.6, reduction 6.5, window sums
+// 0.6 — 171.7 ms in all.
 #include "curve.cuh"
 
 #define MSM_NONE 0xffffffffu
@@ -178,17 +189,21 @@ extern "C" __global__ void msm_scatter(const u32 *keys, const u32 *ranks, u32 n,
 //
 // Level 1: thread t sums entries [t·k1, t·k1 + k1) of `sorted` (all windows of the pass, bucket after
 // bucket). A bucket whose entries lie wholly in the slice is written to buckets[b]; the run at the slice's
-// start that began earlier goes to slot 2t of the level's partial sums ("A"), a run that starts inside and
-// continues past the end to slot 2t + 1 ("B"); a thread whose whole slice is one run writes the identity to B.
-// So a bucket b split over threads ts < te leaves its partial sums exactly in slots [2·ts + 1, 2·te + 1),
-// identities in between: level 2 runs the same walk over those slots with the bucket ranges mapped so
-// (msm_range), k = kr, and so on until no bucket is split (the host launches enough levels for the worst
-// case: every entry in one bucket). Every thread's chain is ≤ k1 mixed additions (level 1) or ≤ kr XYZZ
-// additions (later levels), so random scalars, all-equal scalars (one bucket per window) and runs of ±1
-// cost about the same. Buckets no range reaches stay as zeroed by the host (XYZZ identity).
+// start that began earlier goes to slot 2t of the partial sums ("A"), a run that starts inside and continues
+// past the end to slot 2t + 1 ("B"); a thread whose whole slice is one run writes the identity to B. So a
+// bucket b cut at level 1 over threads ts < te leaves its partial sums in slots 2·ts + 1 and 2t' (ts < t' ≤ te).
+// Fix-up (msm_g1_accum_fix): a bucket cut over at most MSM_SPAN_MAX + 1 threads (every bucket, for random
+// scalars) is finished by one thread, ≤ MSM_SPAN_MAX additions. Longer ones (repeated scalars: one bucket
+// takes most entries of its window) go through levels 2, 3, …: the same walk over slot ranges
+// [2·ts + 1, 2·te + 1) (msm_range), kr items per thread, until no bucket is cut (the host launches enough
+// levels for the worst case, every entry in one bucket). Every chain is ≤ k1 mixed additions (level 1) or
+// ≤ kr or MSM_SPAN_MAX XYZZ additions, so random scalars, all-equal scalars and runs of ±1 cost about the same.
+// Buckets nothing reaches stay as zeroed by the host (XYZZ identity).
+#define MSM_SPAN_MAX 8
 
-// Bucket b's range of items at `level` (1: its entries in `sorted`): [s, e). Split ranges map to their
-// partial slots; unsplit and empty ones to an empty range at the same place, so s and e never decrease in b.
+// Bucket b's range of items at `level` (1: its entries in `sorted`): [s, e). Cut ranges map to their
+// partial slots; uncut ones, those the fix-up finishes (level 2) and empty ones to an empty range at the same
+// place, so s and e never decrease in b.
 HD void msm_range(const u32 *off, u32 b, u32 level, u32 k1, u32 kr, u32 &s, u32 &e) {
     s = off[b];
     e = off[b + 1];
@@ -196,7 +211,7 @@ HD void msm_range(const u32 *off, u32 b, u32 level, u32 k1, u32 kr, u32 &s, u32 
         u32 k = l == 1 ? k1 : kr;
         u32 ts = s / k, te = s == e ? ts : (e - 1) / k;
         s = 2 * ts + 1;
-        e = ts == te ? s : 2 * te + 1;
+        e = ts == te || (l == 1 && te - ts <= MSM_SPAN_MAX) ? s : 2 * te + 1;
     }
 }
 
@@ -222,7 +237,7 @@ HD u32 msm_next(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 b, u32 q) 
 // Thread t's walk over its slice [t·k, t·k + k) at `level`; `item(p, acc)` adds item p to acc.
 template <class Item>
 DEV void msm_accum_walk(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 t, g1_xyzz_t *buckets,
-                        g1_xyzz_t *part_out, Item item) {
+                        g1_xyzz_t *part_out, u32 *b_key, Item item) {
     u32 k = level == 1 ? k1 : kr;
     u32 p0 = t * k, p1 = p0 + k;
     u32 q = p0;
@@ -242,6 +257,7 @@ DEV void msm_accum_walk(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 t,
                 if (e > p1) part_out[2 * (u64)t + 1] = g1_xyzz_t::identity();
             } else {
                 part_out[2 * (u64)t + 1] = acc;
+                if (b_key) b_key[t] = b;
             }
         }
         if (e >= p1) break;
@@ -250,12 +266,15 @@ DEV void msm_accum_walk(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 t,
     }
 }
 
-// Level 1: entries are `index << 1 | negate` into `bases`.
+// Level 1: entries are `index << 1 | negate` into `bases`. b_key[t]: the bucket whose partial sum thread t
+// left in its B slot, or NONE (for the fix-up).
 extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
-                                               u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out) {
+                                               u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
+                                               u32 *b_key) {
     u32 t = tid_x();
     if ((u64)t * k1 >= offsets[m]) return;
-    msm_accum_walk(offsets, m, 1, k1, 1, t, buckets, part_out, [&](u32 p, g1_xyzz_t &acc) {
+    b_key[t] = MSM_NONE;
+    msm_accum_walk(offsets, m, 1, k1, 1, t, buckets, part_out, b_key, [&](u32 p, g1_xyzz_t &acc) {
         u32 e = sorted[p];
         g1_affine_t q = bases[e >> 1];
         if (e & 1) q = q.neg();
@@ -263,12 +282,28 @@ extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u
     });
 }
 
+// Fix-up of level 1, thread t < T1: the bucket b whose B slot thread t wrote (b starts in slice t and
+// continues past it; b_key[t], NONE if none), when b ends within MSM_SPAN_MAX further slices:
+// buckets[b] = B[t] + Σ A[t'], t < t' ≤ te.
+extern "C" __global__ void msm_g1_accum_fix(const u32 *offsets, u32 m, u32 k1, const u32 *b_key,
+                                            const g1_xyzz_t *part_in, g1_xyzz_t *buckets) {
+    u32 t = tid_x();
+    if ((u64)t * k1 + k1 >= offsets[m]) return;  // nothing continues past the end of the entries
+    u32 b = b_key[t];
+    if (b == MSM_NONE) return;
+    u32 te = (offsets[b + 1] - 1) / k1;
+    if (te - t > MSM_SPAN_MAX) return;
+    g1_xyzz_t acc = part_in[2 * (u64)t + 1];
+    for (u32 u = t + 1; u <= te; u++) acc.add(part_in[2 * (u64)u]);
+    buckets[b] = acc;
+}
+
 // Level ≥ 2: items are the previous level's partial sums.
 extern "C" __global__ void msm_g1_accum_parts(const u32 *offsets, u32 m, u32 level, u32 k1, u32 kr,
                                               const g1_xyzz_t *part_in, g1_xyzz_t *buckets,
                                               g1_xyzz_t *part_out) {
     u32 t = tid_x();
-    msm_accum_walk(offsets, m, level, k1, kr, t, buckets, part_out,
+    msm_accum_walk(offsets, m, level, k1, kr, t, buckets, part_out, (u32 *)nullptr,
                    [&](u32 p, g1_xyzz_t &acc) { acc.add(part_in[p]); });
 }
 

@@ -244,6 +244,7 @@ def test_msm(h, rng):
     # buckets, one bucket per window split over threads, one huge bucket over many levels, half the scalars equal.
     cases += [("random n=3000 c=8 long slices", 3000, 8, (28, 6), rnd, 7, False)]
     cases += [("same scalar n=5000 c=10 long slices", 5000, 10, (28, 4), lambda n: [rng.randrange(R)] * n, 0, False)]
+    cases += [("random n=1000 c=5 (buckets cut over ~8 slices: fix-up and levels)", 1000, 5, 28, rnd, 0, False)]
     cases += [("runs of +-1 n=3000 c=6", 3000, 6, 28, lambda n: [1 if (i // 7) % 2 else R - 1 for i in range(n)], 0, False)]
     cases += [("half equal n=4000 c=9", 4000, 9, (28, 8), (lambda v: lambda n: [v if i % 2 else rng.randrange(R) for i in range(n)])(rng.randrange(R)), 0, False)]
     for name, n, c, budget, sfn, inf_every, same_base in cases:

@@ -96,7 +96,7 @@ struct Plan {
     u32 c, windows, nb, gmax, seg_len, segs, k1;
     std::vector<u32> levels;
 };
-static const u64 K1_MIN = 8;
+static const u64 K1_MIN = 8, K1_LONG = 64;
 static const u32 KR = 16, REDUCE_THREADS = 1u << 15;
 static u32 pow2_ceil(u32 v) {
     u32 r = 1;
@@ -116,7 +116,10 @@ static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2) {
     p.segs = std::min(segs, p.nb);
     p.seg_len = p.nb / p.segs;
     u64 entries = p.gmax * nn;
-    p.k1 = (u32)std::max((entries + ACCUM_THREADS - 1) / ACCUM_THREADS, K1_MIN);
+    u64 k1 = std::max((entries + ACCUM_THREADS - 1) / ACCUM_THREADS, K1_MIN);
+    u64 half = std::max(ACCUM_THREADS / 2, (u64)1);
+    if (k1 >= K1_LONG) k1 = (entries + half - 1) / half;  // msm.rs: half the threads for long slices
+    p.k1 = (u32)k1;
     p.levels.push_back((u32)((entries + p.k1 - 1) / p.k1));
     while (p.levels.back() > 1) p.levels.push_back((2 * p.levels.back() + KR - 1) / KR);
     return p;
@@ -140,6 +143,7 @@ static void msm() {
     // msm.rs part_slots: A holds 2 per level-1 thread, B 2 per level-2 thread (same sizes, so ASAN=1 catches
     // an overrun).
     std::vector<g1_xyzz_t> pa(2 * (size_t)p.levels[0]), pb(p.levels.size() > 1 ? 2 * (size_t)p.levels[1] : 1);
+    std::vector<u32> bkey(p.levels[0]);
     for (u32 w0 = 0; w0 < p.windows; w0 += p.gmax) {
         u32 gc = p.windows - w0 < p.gmax ? p.windows - w0 : p.gmax;
         u32 m = gc * p.nb;
@@ -155,8 +159,11 @@ static void msm() {
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, offsets.data(), sorted.data()); });
         launch(cdiv(p.levels[0], B), 1, B, [&] {
-            msm_g1_accum_points(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data());
+            msm_g1_accum_points(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
+                                bkey.data());
         });
+        launch(cdiv(p.levels[0], B), 1, B,
+               [&] { msm_g1_accum_fix(offsets.data(), m, p.k1, bkey.data(), pa.data(), buckets.data()); });
         for (u32 i = 1; i < p.levels.size(); i++) {
             u32 level = i + 1;
             auto &src = level % 2 == 0 ? pa : pb;

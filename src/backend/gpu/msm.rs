@@ -28,8 +28,12 @@ const XYZZ_BYTES: usize = 192;
 /// Bytes of one Jacobian G1 point (blst_p1: 3 × 6 u64).
 const JAC_BYTES: usize = 144;
 /// Level-1 accumulation aims at this many threads per pass (entries per thread k1 = ⌈G·n / this⌉, at least
-/// [`K1_MIN`]): 2^19 threads are ~10 waves of the H200 at ~160 registers per thread.
+/// [`K1_MIN`]), or half as many when that gives k1 ≥ [`K1_LONG`]. Measured on the H200 (docs/PERF.md,
+/// 2026-11-30): 2^19 threads best at 2^20 points (k1 = 34: 18.4 ms against 19.1 with 2^18), 2^18 at 2^22
+/// (k1 = 240: 49.0 ms against 54.4) and 2^24 (166.2 against 170.7 ms); 2^20 threads slower everywhere.
 const ACCUM_THREADS: usize = 1 << 19;
+/// See [`ACCUM_THREADS`].
+const K1_LONG: usize = 64;
 /// Smallest level-1 slice (tiny MSMs: more threads, shorter chains).
 const K1_MIN: usize = 8;
 /// Items per thread at levels ≥ 2 (partial sums of buckets cut by slice boundaries).
@@ -39,30 +43,34 @@ const REDUCE_THREADS: u32 = 1 << 15;
 
 /// The window width for an MSM of `n` points on the device.
 ///
-/// Every device step is a serial chain of additions per thread (one thread per bucket, per reduction segment,
-/// per window), and with the portable 64-bit field code one dependent G1 addition costs tens of µs, so the
-/// longest chain sets the time of small and mid-size MSMs. The top window is the trap: recoded scalars are
-/// below 2^254, so window ⌈255/c⌉ − 1 has only 254 − (⌈255/c⌉ − 1)·c live bits and its few buckets take all n
-/// points. That is 7 bits at c = 13 (2^16 took 48 ms on the H200, its top buckets ~512 points deep), 1 at
-/// c = 11, 4 at c = 10 (porep-1m's ~4.6k-point tails: 290-deep chains, tail_msm 101 ms). c = 8, 15 and 16
-/// leave 6, 14 and 14 live bits, c = 3 and 5 a full c − 1. A chain-length model (docs/PERF.md) picks 3 below
-/// 16 points and 5 below 512 (the reduction chain of 2^c buckets dominates tiny MSMs such as the prover's
-/// public-input ones), 8 below 2^15 points, 15 up to 2^24 (≈ 2^(log n − 14) points per bucket, 128-bucket
-/// reduction segments) and 16 beyond, where 2^24 measured 428 ms.
+/// Bucket sums are split evenly over threads whatever the bucket sizes, so the window only trades the
+/// accumulation (⌈255/c⌉·n mixed additions) against the bucket reduction (⌈255/c⌉·2^c XYZZ additions) and
+/// launch latency. Measured on the H200 (docs/PERF.md, 2026-11-30, sweeps of c = 12..21): 2^20 best at 15
+/// (18.4 ms; 14 and 16 within 3%), 2^22 at 17 (54.4 ms; 16: 59.8, 18: 55.7), 2^24 at 19 (166.5 ms; 18:
+/// 170.7, 20: 173.8, 17: 182.6, 16: 203.6; again with the longer slices of [`K1_LONG`]: 171.4, 18: 175.4,
+/// 20: 186.3); 2^23 takes 18 (not measured: between its neighbours' best).
+/// Below 2^15 points the old chain-length table stands: 3 below 16 points and 5 below 512 (the reduction of
+/// 2^c buckets dominates tiny MSMs), 8 below 2^15.
 pub fn window_for(n: usize) -> usize {
     match n {
         0..16 => 3,
         16..512 => 5,
         512..SMALL_MSM => 8,
-        SMALL_MSM..LARGE_MSM => 15,
-        _ => 16,
+        SMALL_MSM..MID_MSM => 15,
+        MID_MSM..LARGE_MSM => 17,
+        LARGE_MSM..HUGE_MSM => 18,
+        _ => 19,
     }
 }
 
 /// Below this many points the window is 8 (see [`window_for`]).
 const SMALL_MSM: usize = 1 << 15;
-/// From this many points on the window is 16 (see [`window_for`]).
-const LARGE_MSM: usize = 1 << 24;
+/// From this many points on the window is 17 (see [`window_for`]).
+const MID_MSM: usize = 1 << 21;
+/// From this many points on the window is 18 (see [`window_for`]).
+const LARGE_MSM: usize = 1 << 23;
+/// From this many points on the window is 19 (see [`window_for`]).
+const HUGE_MSM: usize = 1 << 24;
 
 #[derive(Clone, Debug)]
 struct Plan {
@@ -80,6 +88,8 @@ struct Plan {
     segs: u32,
     /// Level-1 entries per accumulation thread.
     k1: u32,
+    /// Items per thread at levels ≥ 2.
+    kr: u32,
     /// Accumulation threads per level (level 1 first) for the worst case of G·n entries in one bucket.
     levels: Vec<u32>,
 }
@@ -89,25 +99,56 @@ fn plan(n: usize, window: usize) -> Plan {
     let windows = 255u32.div_ceil(c);
     let nb = 1u32 << (c - 1);
     let gmax = ((1usize << PASS_BUDGET_LOG2) / n.max(1)).clamp(1, windows as usize) as u32;
-    let segs = (REDUCE_THREADS / gmax).max(1).next_power_of_two().min(nb);
+    let tune = Tune::get();
+    let segs = (tune.reduce_threads / gmax).max(1).next_power_of_two().min(nb);
     let entries = gmax as usize * n.max(1);
-    let k1 = entries.div_ceil(ACCUM_THREADS).max(K1_MIN) as u32;
+    let mut k1 = entries.div_ceil(tune.accum_threads).max(K1_MIN);
+    if k1 >= K1_LONG {
+        k1 = entries.div_ceil((tune.accum_threads / 2).max(1));
+    }
+    let k1 = k1 as u32;
+    let kr = tune.kr;
     let mut levels = vec![entries.div_ceil(k1 as usize) as u32];
     while let Some(&t) = levels.last().filter(|&&t| t > 1) {
-        levels.push((2 * t).div_ceil(KR));
+        levels.push((2 * t).div_ceil(kr));
     }
-    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, levels }
+    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, kr, levels }
+}
+
+/// Accumulation and reduction sizes: the constants above, or `CUZK_MSM_TUNE=accum_threads,kr,reduce_threads`
+/// (for measuring alternatives on the device without a rebuild; cuda/hostcheck checks the defaults' shapes
+/// and others through its own parameters).
+#[derive(Clone, Copy, Debug)]
+struct Tune {
+    accum_threads: usize,
+    kr: u32,
+    reduce_threads: u32,
+}
+
+impl Tune {
+    fn get() -> Tune {
+        let d = Tune { accum_threads: ACCUM_THREADS, kr: KR, reduce_threads: REDUCE_THREADS };
+        let Ok(v) = std::env::var("CUZK_MSM_TUNE") else { return d };
+        let f: Vec<usize> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+        match f[..] {
+            [a, k, r] if a >= 1 && k >= 4 && r >= 1 => {
+                Tune { accum_threads: a, kr: k as u32, reduce_threads: r.min(1 << 24) as u32 }
+            }
+            _ => d,
+        }
+    }
 }
 
 /// Device bytes msm_g1 needs beyond bases and scalars, for the memory check (exact, before allocator
 /// rounding): recoded scalars 32n; per pass keys, ranks, sorted 12·G·n; bucket offsets 4·(G·nb + 1); scan
 /// chunk sums 4·1024; XYZZ buckets 192·G·nb; partial sums 192·2·(T1 + T2) (threads of accumulation levels 1
-/// and 2); segment sums 192·G·segs; window results 144·⌈255/c⌉.
+/// and 2) and their bucket keys 4·T1; segment sums 192·G·segs; window results 144·⌈255/c⌉.
 pub fn scratch_bytes(n: usize, window: usize) -> usize {
     let p = plan(n.max(1), window);
     let (g, nb) = (p.gmax as usize, p.nb as usize);
     let (pa, pb) = part_slots(&p);
     XYZZ_BYTES * (pa + pb)
+        + 4 * p.levels[0] as usize
         + 32 * n
         + 12 * g * n
         + 4 * (g * nb + 1)
@@ -167,6 +208,7 @@ pub fn msm_g1(
     let (k_scan_a, k_scan_b, k_scan_c) = (k("msm_scan_a")?, k("msm_scan_b")?, k("msm_scan_c")?);
     let (k_scatter, k_points, k_parts) =
         (k("msm_scatter")?, k("msm_g1_accum_points")?, k("msm_g1_accum_parts")?);
+    let k_fix = k("msm_g1_accum_fix")?;
     let (k_reduce, k_final) = (k("msm_g1_bucket_reduce")?, k("msm_g1_window_final")?);
     let prof = Profile::new(gpu)?;
 
@@ -184,6 +226,7 @@ pub fn msm_g1(
     let (pa, pb) = part_slots(&p);
     let mut parts_a = alloc::<u64>(gpu, pa * XYZZ_BYTES / 8)?;
     let mut parts_b = alloc::<u64>(gpu, pb * XYZZ_BYTES / 8)?;
+    let mut b_key = alloc::<u32>(gpu, p.levels[0] as usize)?;
 
     let s = &gpu.stream;
     let mut b = s.launch_builder(&k_prep);
@@ -237,14 +280,26 @@ pub fn msm_g1(
         prof.mark("scatter")?;
 
         let mut b = s.launch_builder(&k_points);
-        b.arg(bases).arg(&sorted).arg(&offsets).arg(&m).arg(&p.k1).arg(&mut buckets).arg(&mut parts_a);
+        b.arg(bases)
+            .arg(&sorted)
+            .arg(&offsets)
+            .arg(&m)
+            .arg(&p.k1)
+            .arg(&mut buckets)
+            .arg(&mut parts_a)
+            .arg(&mut b_key);
         unsafe { b.launch(cfg(p.levels[0] as usize, 1)) }?;
         prof.mark("accum_points")?;
+        let mut b = s.launch_builder(&k_fix);
+        b.arg(&offsets).arg(&m).arg(&p.k1).arg(&b_key).arg(&parts_a).arg(&mut buckets);
+        unsafe { b.launch(cfg(p.levels[0] as usize, 1)) }?;
+        prof.mark("accum_fix")?;
         for (i, &threads) in p.levels.iter().enumerate().skip(1) {
             let level = i as u32 + 1;
-            let (src, dst) = if level % 2 == 0 { (&parts_a, &mut parts_b) } else { (&parts_b, &mut parts_a) };
+            let (src, dst) =
+                if level.is_multiple_of(2) { (&parts_a, &mut parts_b) } else { (&parts_b, &mut parts_a) };
             let mut b = s.launch_builder(&k_parts);
-            b.arg(&offsets).arg(&m).arg(&level).arg(&p.k1).arg(&KR).arg(src).arg(&mut buckets).arg(dst);
+            b.arg(&offsets).arg(&m).arg(&level).arg(&p.k1).arg(&p.kr).arg(src).arg(&mut buckets).arg(dst);
             unsafe { b.launch(cfg(threads as usize, 1)) }?;
         }
         prof.mark("accum_parts")?;
@@ -346,13 +401,10 @@ mod tests {
         assert_eq!(window_for(100), 5);
         assert_eq!(window_for(1 << 10), 8);
         assert_eq!(window_for(1 << 16), 15);
-        assert_eq!(window_for(1 << 24), 16);
-        assert_eq!(window_for(1 << 27), 16);
-        // No chosen window leaves the top window with fewer than min(6, c − 1) live bits.
-        for lg in 0..31 {
-            let c = window_for(1 << lg);
-            assert!(254 - (255usize.div_ceil(c) - 1) * c >= 6.min(c - 1), "c = {c}");
-        }
+        assert_eq!(window_for(1 << 22), 17);
+        assert_eq!(window_for(1 << 23), 18);
+        assert_eq!(window_for(1 << 24), 19);
+        assert_eq!(window_for(1 << 27), 19);
         for c in MIN_WINDOW..=MAX_WINDOW {
             for n in [1usize, 1000, 1 << 20] {
                 let p = plan(n, c);
@@ -364,8 +416,8 @@ mod tests {
                 assert!(p.levels[0] as usize * p.k1 as usize >= p.gmax as usize * n);
             }
         }
-        // A 2^27 MSM at c = 16 processes 2 windows per pass: 3 GiB of sort scratch.
-        assert_eq!(plan(1 << 27, 16).gmax, 2);
-        assert!(scratch_bytes(1 << 27, 16) < 8 << 30);
+        // A 2^27 MSM processes 2 windows per pass: 3 GiB of sort scratch.
+        assert_eq!(plan(1 << 27, 18).gmax, 2);
+        assert!(scratch_bytes(1 << 27, 18) < 8 << 30);
     }
 }
