@@ -8,45 +8,41 @@
 // Launch sequence (src/backend/gpu/msm.rs; cuda/hostcheck emulates exactly this), B = block size:
 //   msm_prep<<<⌈n/B⌉, B>>>(scalars, n, limbs)                       once: recoded limbs (4 u64 per scalar)
 //   then per pass over windows [w0, w0 + G) (G windows at once, G·n ≤ 2^28 — see msm.rs):
-//   1. msm_zero_u32<<<⌈(M+1)/B⌉, B>>>(offsets, M + 1)               M = G·nb bucket counters
-//   2. msm_digits<<<(⌈n/B⌉, G), B>>>(limbs, n, c, w0, nb, keys, ranks, offsets)
-//        key = bucket << 1 | negate (or NONE), rank = atomicAdd(counter[g·nb + bucket], 1)
+//   1. msm_zero_u32<<<⌈(M+1)/B⌉, B>>>(offsets, M + 1)               M = G·nb bucket counters; buckets zeroed
+//   2. msm_digits<<<⌈n/B⌉, B>>>(limbs, n, c, w0, nb, G, keys, ranks, offsets)   one read of the limbs, all G
+//        windows: key = bucket << 1 | negate (or NONE), rank = atomicAdd(counter[g·nb + bucket], 1)
 //   3. msm_scan_a<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          T = ⌈(M+1)/len⌉ chunk sums
 //      msm_scan_b<<<1, 1>>>(csum, T)                                exclusive scan of the chunk sums
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
 //   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, offsets, sorted)   sorted[off + rank] = i << 1 | negate
-//   5. host reads the offsets back (one 4·(M+1)-byte copy per pass); buckets of more than `big` points
-//      (big = max(256, 4·⌈n/nb⌉, 65th largest count), msm.rs `big_buckets`) are each summed by
-//        msm_g1_range_partial<<<⌈P/B⌉, B>>>(bases, sorted, a, b, 256, parts)   P = ⌈(b − a)/256⌉ threads
-//        msm_g1_range_reduce (32 per thread) while more than 64 remain, msm_g1_range_finish<<<1, 1>>> → buckets[j]
-//      msm_g1_bucket_sum<<<⌈M/B⌉, B>>>(bases, sorted, offsets, M, big, buckets)  one thread per other bucket
+//   5. msm_g1_accum_points<<<⌈T1/B⌉, B>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
+//      msm_g1_accum_fix<<<⌈T1/B⌉, B>>>(offsets, M, k1, bkey, partsA, buckets)   buckets cut over ≤ 9 slices
+//      msm_g1_accum_parts<<<⌈Tl/B⌉, B>>>(offsets, M, l, k1, kr, parts, buckets, parts')  levels l = 2 … L,
+//        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
 //   6. msm_g1_bucket_reduce<<<(⌈S/B⌉, G), B>>>(buckets, nb, L, S, segs)     S segments of L buckets per window:
 //        Σ_{b∈seg} (b+1)·B_b = (running sum of running sums) + lo·(Σ B_b)
-//   7. msm_g1_window_final<<<⌈G/B⌉, B>>>(segs, S, G, w0, windows)          Σ segments → Jacobian windows[w0 + g]
+//   7. msm_g1_window_final<<<G, 128>>>(segs, S, w0, windows)      per window: strided sums + shared-memory tree
 //   host: Horner over the windows with blstrs (⌈255/c⌉ windows, c doublings each).
+// No host round trip inside a pass.
 //
-// Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T;
-// buckets 192·M; segments 192·G·S; plus limbs 32·n, windows 144·⌈255/c⌉ and the large-bucket partial sums
-// 192·(⌈n/256⌉ + ⌈n/8192⌉ + 1) once. scratch_bytes() in msm.rs
-// computes exactly this.
+// Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T; buckets 192·M;
+// partial sums 192·2·(T1 + T2) and their bucket keys 4·T1; segments 192·G·S; plus limbs 32·n and windows 144·⌈255/c⌉.
+// scratch_bytes() in msm.rs computes exactly this.
 //
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
 //   python3 cuda/hostcheck/check.py
 //
-// Known limitations (next issue): one thread per ordinary bucket (up to `big` points serially); each large
-// bucket costs a few launches, so at most 64 per pass go that way (the largest; `big` rises to the 65th
-// largest count); the window's S = 2^(⌈c/2⌉−1) segment sums (128 at c = 16) are added by one thread per
-// window, the scan's chunk sums by one thread. No shared memory or warp cooperation yet.
+// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere; the stack frames are the
+// out-of-line doubling / XYZZ addition calls): msm_g1_accum_points 174 regs (96 B stack), msm_g1_accum_fix
+// 202 (192 B), msm_g1_accum_parts 180 (192 B), msm_g1_bucket_reduce 192 (768 B), msm_g1_window_final 204
+// (192 B, 24 KiB shared), msm_digits 30 (32 B: the limb array), msm_prep 32, msm_scan_a/b/c 18/30/32,
+// msm_scatter 14, msm_zero_u32 8. Capping msm_g1_accum_points at 128 registers (4 blocks per SM instead of
+// 3, 68 B of spills) measured no faster on the H200 (2^24: 171.4 against 170.7 ms), so the mixed addition
+// is bound by the IMAD.WIDE pipe rather than by latency (docs/PERF.md).
 //
-// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere):
-//   msm_g1_bucket_sum 166 regs (96 B stack: the out-of-line doubling call), msm_g1_bucket_reduce 178 regs
-//   (768 B stack), msm_g1_window_final 176 regs (192 B stack), msm_g1_range_partial/reduce/finish 180/186/170
-//   (96/192/192 B stack), msm_prep 32, msm_scan_a/b/c 18/30/32,
-//   msm_digits 18 (32 B stack: the limb array), msm_scatter 14, msm_zero_u32 8.
-//   cuda/batch_add.cu: g1 partial 168, reduce 252, finish 178; g2 partial 248, reduce 232, finish 222
-//   (G2: 1.3–1.7 KB stack frames from out-of-line Fp2 multiplication).
-// ptxas time is dominated by the inlined G1 XYZZ formulas: ~1–2 min CPU per module on the 2-core dev machine
-// (NVRTC: msm.cu ~2 min wall there under load); the cubin cache makes it once per machine.
+// Where the time goes (CUZK_MSM_PROFILE, H200, 2^24 random, c = 19): digits 5.9 ms, scan 1.0, scatter 6.4,
+// level-1 accumulation 149.0 (14·2^24 mixed additions), fix-up 0.3, levels 1.6, reduction 6.5, window sums
+// 0.6 — 171.7 ms in all.
 #include "curve.cuh"
 
 #define MSM_NONE 0xffffffffu
@@ -118,26 +114,28 @@ extern "C" __global__ void msm_zero_u32(u32 *p, u32 m) {
     if (i < m) p[i] = 0;
 }
 
-extern "C" __global__ void msm_digits(const u64 *limbs, u32 n, u32 c, u32 w0, u32 nb, u32 *keys, u32 *ranks,
-                                      u32 *counts) {
+// Thread i reads scalar i's recoded limbs once and files its digit in every window g < gcount of the pass.
+extern "C" __global__ void msm_digits(const u64 *limbs, u32 n, u32 c, u32 w0, u32 nb, u32 gcount, u32 *keys,
+                                      u32 *ranks, u32 *counts) {
     u32 i = tid_x();
-    u32 g = tid_y();
     if (i >= n) return;
     u64 l[4];
 #pragma unroll
     for (int k = 0; k < 4; k++) l[k] = limbs[4 * (u64)i + k];
     bool flag = (l[3] >> 63) != 0;
     l[3] &= ~(1ull << 63);
-    i32 d = msm_booth_digit(l, w0 + g, c);
-    u64 at = (u64)g * n + i;
-    if (d == 0) {
-        keys[at] = MSM_NONE;
-        return;
+    for (u32 g = 0; g < gcount; g++) {
+        i32 d = msm_booth_digit(l, w0 + g, c);
+        u64 at = (u64)g * n + i;
+        if (d == 0) {
+            keys[at] = MSM_NONE;
+            continue;
+        }
+        u32 b = (u32)(d < 0 ? -d : d) - 1;
+        u32 neg = (u32)((d < 0) != flag);
+        keys[at] = (b << 1) | neg;
+        ranks[at] = atomic_inc_u32(&counts[(u64)g * nb + b]);
     }
-    u32 b = (u32)(d < 0 ? -d : d) - 1;
-    u32 neg = (u32)((d < 0) != flag);
-    keys[at] = (b << 1) | neg;
-    ranks[at] = atomic_inc_u32(&counts[(u64)g * nb + b]);
 }
 
 // Chunk t of the m counters: csum[t] = Σ counts[t·len, t·len + len).
@@ -187,58 +185,126 @@ extern "C" __global__ void msm_scatter(const u32 *keys, const u32 *ranks, u32 n,
     sorted[offsets[(u64)g * nb + (key >> 1)] + ranks[at]] = (i << 1) | (key & 1);
 }
 
-// Bucket j (of M = G·nb): Σ ±bases over sorted[offsets[j], offsets[j+1]). Buckets of more than `big`
-// points are left to the msm_g1_range_* kernels (launched by the host for each of them).
-extern "C" __global__ void msm_g1_bucket_sum(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
-                                             u32 m, u32 big, g1_xyzz_t *buckets) {
-    u32 j = tid_x();
-    if (j >= m) return;
-    u32 a = offsets[j], b = offsets[j + 1];
-    if (b - a > big) return;
-    g1_xyzz_t acc = g1_xyzz_t::identity();
-    for (u32 k = a; k < b; k++) {
-        u32 e = sorted[k];
-        g1_affine_t p = bases[e >> 1];
-        if (e & 1) p = p.neg();
-        acc.add_affine(p);
+// ---- Bucket accumulation: even split of the sorted entries, whatever the bucket sizes ----
+//
+// Level 1: thread t sums entries [t·k1, t·k1 + k1) of `sorted` (all windows of the pass, bucket after
+// bucket). A bucket whose entries lie wholly in the slice is written to buckets[b]; the run at the slice's
+// start that began earlier goes to slot 2t of the partial sums ("A"), a run that starts inside and continues
+// past the end to slot 2t + 1 ("B"); a thread whose whole slice is one run writes the identity to B. So a
+// bucket b cut at level 1 over threads ts < te leaves its partial sums in slots 2·ts + 1 and 2t' (ts < t' ≤ te).
+// Fix-up (msm_g1_accum_fix): a bucket cut over at most MSM_SPAN_MAX + 1 threads (every bucket, for random
+// scalars) is finished by one thread, ≤ MSM_SPAN_MAX additions. Longer ones (repeated scalars: one bucket
+// takes most entries of its window) go through levels 2, 3, …: the same walk over slot ranges
+// [2·ts + 1, 2·te + 1) (msm_range), kr items per thread, until no bucket is cut (the host launches enough
+// levels for the worst case, every entry in one bucket). Every chain is ≤ k1 mixed additions (level 1) or
+// ≤ kr or MSM_SPAN_MAX XYZZ additions, so random scalars, all-equal scalars and runs of ±1 cost about the same.
+// Buckets nothing reaches stay as zeroed by the host (XYZZ identity).
+#define MSM_SPAN_MAX 8
+
+// Bucket b's range of items at `level` (1: its entries in `sorted`): [s, e). Cut ranges map to their
+// partial slots; uncut ones, those the fix-up finishes (level 2) and empty ones to an empty range at the same
+// place, so s and e never decrease in b.
+HD void msm_range(const u32 *off, u32 b, u32 level, u32 k1, u32 kr, u32 &s, u32 &e) {
+    s = off[b];
+    e = off[b + 1];
+    for (u32 l = 1; l < level; l++) {
+        u32 k = l == 1 ? k1 : kr;
+        u32 ts = s / k, te = s == e ? ts : (e - 1) / k;
+        s = 2 * ts + 1;
+        e = ts == te || (l == 1 && te - ts <= MSM_SPAN_MAX) ? s : 2 * te + 1;
     }
-    buckets[j] = acc;
 }
 
-// A large bucket, sorted[a, b), summed by many threads: thread t takes `per` entries → parts[t].
-extern "C" __global__ void msm_g1_range_partial(const g1_affine_t *bases, const u32 *sorted, u32 a, u32 b,
-                                                u32 per, g1_xyzz_t *parts) {
-    u32 t = tid_x();
-    u64 lo = a + (u64)t * per;
-    if (lo >= b) return;
-    u64 hi = lo + per < b ? lo + per : b;
-    g1_xyzz_t acc = g1_xyzz_t::identity();
-    for (u64 k = lo; k < hi; k++) {
-        u32 e = sorted[k];
-        g1_affine_t p = bases[e >> 1];
-        if (e & 1) p = p.neg();
-        acc.add_affine(p);
+// The first bucket b' ≥ b (of m) whose range ends after position q (m if none): b itself when it does, else
+// a binary search (ranges' ends never decrease in b).
+HD u32 msm_next(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 b, u32 q) {
+    u32 s, e;
+    if (b >= m) return m;
+    msm_range(off, b, level, k1, kr, s, e);
+    if (e > q) return b;
+    u32 lo = b + 1, hi = m;
+    while (lo < hi) {
+        u32 mid = lo + (hi - lo) / 2;
+        msm_range(off, mid, level, k1, kr, s, e);
+        if (e > q)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    parts[t] = acc;
+    return lo;
 }
 
-// Thread t: out[t] = Σ in[t·k, t·k + k) (of m).
-extern "C" __global__ void msm_g1_range_reduce(const g1_xyzz_t *in, u32 m, u32 k, g1_xyzz_t *out) {
+// Thread t's walk over its slice [t·k, t·k + k) at `level`; `item(p, acc)` adds item p to acc.
+template <class Item>
+DEV void msm_accum_walk(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 t, g1_xyzz_t *buckets,
+                        g1_xyzz_t *part_out, u32 *b_key, Item item) {
+    u32 k = level == 1 ? k1 : kr;
+    u32 p0 = t * k, p1 = p0 + k;
+    u32 q = p0;
+    u32 b = msm_next(off, m, level, k1, kr, 0, q);
+    while (b < m) {
+        u32 s, e;
+        msm_range(off, b, level, k1, kr, s, e);
+        if (s >= p1) break;
+        if (s < e) {
+            u32 a = s > p0 ? s : p0, z = e < p1 ? e : p1;
+            g1_xyzz_t acc = g1_xyzz_t::identity();
+            for (u32 p = a; p < z; p++) item(p, acc);
+            if (s >= p0 && e <= p1) {
+                buckets[b] = acc;
+            } else if (s < p0) {
+                part_out[2 * (u64)t] = acc;
+                if (e > p1) part_out[2 * (u64)t + 1] = g1_xyzz_t::identity();
+            } else {
+                part_out[2 * (u64)t + 1] = acc;
+                if (b_key) b_key[t] = b;
+            }
+        }
+        if (e >= p1) break;
+        q = e;
+        b = msm_next(off, m, level, k1, kr, b + 1, q);
+    }
+}
+
+// Level 1: entries are `index << 1 | negate` into `bases`. b_key[t]: the bucket whose partial sum thread t
+// left in its B slot, or NONE (for the fix-up).
+extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
+                                               u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
+                                               u32 *b_key) {
     u32 t = tid_x();
-    u64 a = (u64)t * k;
-    if (a >= m) return;
-    u64 b = a + k < m ? a + k : m;
-    g1_xyzz_t acc = in[a];
-    for (u64 i = a + 1; i < b; i++) acc.add(in[i]);
-    out[t] = acc;
+    if ((u64)t * k1 >= offsets[m]) return;
+    b_key[t] = MSM_NONE;
+    msm_accum_walk(offsets, m, 1, k1, 1, t, buckets, part_out, b_key, [&](u32 p, g1_xyzz_t &acc) {
+        u32 e = sorted[p];
+        g1_affine_t q = bases[e >> 1];
+        if (e & 1) q = q.neg();
+        acc.add_affine(q);
+    });
 }
 
-// One thread: buckets[j] = Σ in[0, m).
-extern "C" __global__ void msm_g1_range_finish(const g1_xyzz_t *in, u32 m, g1_xyzz_t *buckets, u32 j) {
-    if (tid_x() != 0) return;
-    g1_xyzz_t acc = g1_xyzz_t::identity();
-    for (u32 i = 0; i < m; i++) acc.add(in[i]);
-    buckets[j] = acc;
+// Fix-up of level 1, thread t < T1: the bucket b whose B slot thread t wrote (b starts in slice t and
+// continues past it; b_key[t], NONE if none), when b ends within MSM_SPAN_MAX further slices:
+// buckets[b] = B[t] + Σ A[t'], t < t' ≤ te.
+extern "C" __global__ void msm_g1_accum_fix(const u32 *offsets, u32 m, u32 k1, const u32 *b_key,
+                                            const g1_xyzz_t *part_in, g1_xyzz_t *buckets) {
+    u32 t = tid_x();
+    if ((u64)t * k1 + k1 >= offsets[m]) return;  // nothing continues past the end of the entries
+    u32 b = b_key[t];
+    if (b == MSM_NONE) return;
+    u32 te = (offsets[b + 1] - 1) / k1;
+    if (te - t > MSM_SPAN_MAX) return;
+    g1_xyzz_t acc = part_in[2 * (u64)t + 1];
+    for (u32 u = t + 1; u <= te; u++) acc.add(part_in[2 * (u64)u]);
+    buckets[b] = acc;
+}
+
+// Level ≥ 2: items are the previous level's partial sums.
+extern "C" __global__ void msm_g1_accum_parts(const u32 *offsets, u32 m, u32 level, u32 k1, u32 kr,
+                                              const g1_xyzz_t *part_in, g1_xyzz_t *buckets,
+                                              g1_xyzz_t *part_out) {
+    u32 t = tid_x();
+    msm_accum_walk(offsets, m, level, k1, kr, t, buckets, part_out, (u32 *)nullptr,
+                   [&](u32 p, g1_xyzz_t &acc) { acc.add(part_in[p]); });
 }
 
 // Segment s of window g: buckets [lo, hi) with lo = s·L → Σ_{b=lo}^{hi−1} (b + 1)·B_b.
@@ -259,11 +325,33 @@ extern "C" __global__ void msm_g1_bucket_reduce(const g1_xyzz_t *buckets, u32 nb
     seg_out[(u64)g * segs + s] = acc;
 }
 
-extern "C" __global__ void msm_g1_window_final(const g1_xyzz_t *segs_in, u32 segs, u32 gcount, u32 w0,
-                                               g1_jacobian_t *windows) {
-    u32 g = tid_x();
-    if (g >= gcount) return;
+// Window sums: one block of MSM_FINAL_T threads per window g of the pass. Phases (the host check runs each
+// for all threads in turn): thread t sums segments t, t + T, …; then a tree in shared memory; thread 0
+// converts to Jacobian (blst layout) into windows[w0 + g].
+#define MSM_FINAL_T 128
+HD void msm_final_sum(const g1_xyzz_t *segs_in, u32 segs, u32 g, u32 tid, g1_xyzz_t *sm) {
     g1_xyzz_t acc = g1_xyzz_t::identity();
-    for (u32 s = 0; s < segs; s++) acc.add(segs_in[(u64)g * segs + s]);
-    windows[w0 + g] = acc.to_jacobian();
+    for (u32 s = tid; s < segs; s += MSM_FINAL_T) acc.add(segs_in[(u64)g * segs + s]);
+    sm[tid] = acc;
 }
+HD void msm_final_tree(g1_xyzz_t *sm, u32 tid, u32 h) {
+    if (tid < h) sm[tid].add(sm[tid + h]);
+}
+HD void msm_final_out(const g1_xyzz_t *sm, u32 tid, u32 g, u32 w0, g1_jacobian_t *windows) {
+    if (tid == 0) windows[w0 + g] = sm[0].to_jacobian();
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+extern "C" __global__ void __launch_bounds__(MSM_FINAL_T) msm_g1_window_final(const g1_xyzz_t *segs_in, u32 segs,
+                                                                               u32 w0, g1_jacobian_t *windows) {
+    __shared__ g1_xyzz_t sm[MSM_FINAL_T];
+    u32 tid = threadIdx.x, g = blockIdx.x;
+    msm_final_sum(segs_in, segs, g, tid, sm);
+    __syncthreads();
+    for (u32 h = MSM_FINAL_T / 2; h > 0; h /= 2) {
+        msm_final_tree(sm, tid, h);
+        __syncthreads();
+    }
+    msm_final_out(sm, tid, g, w0, windows);
+}
+#endif

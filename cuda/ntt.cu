@@ -20,10 +20,11 @@
 // runs the same bodies on the CPU (the shared-memory kernel's body is split into phases between
 // __syncthreads(), which the host runs for all threads in turn).
 //
-// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 88,
-// ntt_dif_r2 56, ntt_dif_smem 54 (+ 32768 B static shared), ntt_bitrev_scale 66, ntt_scale 54,
-// ntt_pointwise_bitrev 58, ntt_powers 48. SASS: ~750 instructions per fr_t multiplication (field.cuh's
-// 64-bit CIOS), so the transforms are compute-bound (≈ 12·N multiplications per NTT). Also compiles under NVRTC (--gpu-architecture=sm_90) once
+// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
+// ntt_dif_r2 40, ntt_dif_smem 64 (+ 32768 B static shared), ntt_bitrev_scale 72, ntt_scale 40,
+// ntt_pointwise_bitrev 48, ntt_powers 38. SASS: ~234 instructions per fr_t multiplication (field32.cuh's
+// 32-bit chains; 621 with the earlier 64-bit CIOS). 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
+// 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
 // field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
 

@@ -240,7 +240,15 @@ def test_msm(h, rng):
     cases += [("40 distinct scalars n=20000 c=12 (> 64 large buckets)", 20000, 12, 28, few(40), 0, False)]
     cases += [("same base+scalar n=20000 c=16", 20000, 16, 28, lambda n: [rng.randrange(R)] * n, 0, True)]
     cases += [("few scalars n=9000 c=5 passes", 9000, 5, 15, lambda n: [rng.choice(edge) for _ in range(n)], 0, False)]
+    # Accumulation shapes (budget given as (budget_log2, accum_threads_log2)): long level-1 slices over many
+    # buckets, one bucket per window split over threads, one huge bucket over many levels, half the scalars equal.
+    cases += [("random n=3000 c=8 long slices", 3000, 8, (28, 6), rnd, 7, False)]
+    cases += [("same scalar n=5000 c=10 long slices", 5000, 10, (28, 4), lambda n: [rng.randrange(R)] * n, 0, False)]
+    cases += [("random n=1000 c=5 (buckets cut over ~8 slices: fix-up and levels)", 1000, 5, 28, rnd, 0, False)]
+    cases += [("runs of +-1 n=3000 c=6", 3000, 6, 28, lambda n: [1 if (i // 7) % 2 else R - 1 for i in range(n)], 0, False)]
+    cases += [("half equal n=4000 c=9", 4000, 9, (28, 8), (lambda v: lambda n: [v if i % 2 else rng.randrange(R) for i in range(n)])(rng.randrange(R)), 0, False)]
     for name, n, c, budget, sfn, inf_every, same_base in cases:
+        budget, acc = budget if isinstance(budget, tuple) else (budget, 19)
         if same_base:
             b = mul(Fp, G1, rng.randrange(1, R))
             pts = [b if i % 2 == 0 else neg(Fp, b) for i in range(n)] if "mixed" in name else [b] * n
@@ -256,7 +264,7 @@ def test_msm(h, rng):
             want = mul(Fp, b, tot % R)
         else:
             want = mul(Fp, G1, sum(s * k for s, k in zip(scal, ks)) % R)
-        text = "msm %x %x %x %s %s" % (n, c, budget, hx([v for p in pts for v in enc_affine(Fp, p)]),
+        text = "msm %x %x %x %x %s %s" % (n, c, budget, acc, hx([v for p in pts for v in enc_affine(Fp, p)]),
                                       hx([v for s in scal for v in enc_scalar(s)]))
         windows = (255 + c - 1) // c
         out = h.call(text, windows)
@@ -292,8 +300,22 @@ def test_ba(h, rng):
     print("batch add: done")
 
 
+def test_field32():
+    """field32.cuh is what gen_field.py generates, and its instruction sequences are right (big-int check)."""
+    global fails
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import gen_field
+    with open(os.path.join(here, "..", "field32.cuh")) as f:
+        if f.read() != gen_field.generate():
+            print("FAIL field32.cuh is stale: rerun python3 cuda/hostcheck/gen_field.py")
+            fails += 1
+    fails += gen_field.check()
+
+
 def main():
     rng = random.Random(int(os.environ.get("SEED", "1")))
+    test_field32()
     h = Harness(build())
     test_ops(h, rng)
     test_msm(h, rng)

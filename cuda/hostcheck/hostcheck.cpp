@@ -10,7 +10,8 @@
 //
 // Protocol (stdin → stdout, one command per line, numbers in hex, limbs whitespace-separated):
 //   g1ops / g2ops  P Q (affine limbs)        → 10 Jacobian results (see ops<F>)
-//   msm n c lgb    n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs)        → ⌈255/c⌉ window Jacobians (18 u64 each)
+//   msm n c lgb acc  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
+//                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices)        → ⌈255/c⌉ window Jacobians (18 u64 each)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
 #include "../batch_add.cu"
@@ -90,50 +91,48 @@ template <class F> static void ops() {
     wr_obj(k.to_jacobian());  // P
 }
 
-// The plan msm.rs uses (keep in step with MsmPlan there).
+// The plan msm.rs uses (keep in step with Plan / plan there).
 struct Plan {
-    u32 c, windows, nb, gmax, seg_len, segs;
+    u32 c, windows, nb, gmax, seg_len, segs, k1;
+    std::vector<u32> levels;
 };
-static Plan plan(u64 n, u32 window, u32 budget_log2 = 28) {
+static const u64 K1_MIN = 8, K1_LONG = 64;
+static const u32 KR = 16, REDUCE_THREADS = 1u << 15;
+static u32 pow2_ceil(u32 v) {
+    u32 r = 1;
+    while (r < v) r <<= 1;
+    return r;
+}
+static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2) {
+    const u64 ACCUM_THREADS = 1ull << accum_log2;  // msm.rs: 2^19
     Plan p;
     p.c = window < 1 ? 1 : window > 20 ? 20 : window;
     p.windows = (255 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
-    u64 g = (1ull << budget_log2) / (n ? n : 1);
+    u64 nn = n ? n : 1;
+    u64 g = (1ull << budget_log2) / nn;
     p.gmax = (u32)(g < 1 ? 1 : g > p.windows ? p.windows : g);
-    p.seg_len = 1u << (p.c / 2);  // 2^⌈(c−1)/2⌉
-    p.segs = p.nb / p.seg_len;
+    u32 segs = pow2_ceil(std::max(REDUCE_THREADS / p.gmax, 1u));
+    p.segs = std::min(segs, p.nb);
+    p.seg_len = p.nb / p.segs;
+    u64 entries = p.gmax * nn;
+    u64 k1 = std::max((entries + ACCUM_THREADS - 1) / ACCUM_THREADS, K1_MIN);
+    u64 half = std::max(ACCUM_THREADS / 2, (u64)1);
+    if (k1 >= K1_LONG) k1 = (entries + half - 1) / half;  // msm.rs: half the threads for long slices
+    p.k1 = (u32)k1;
+    p.levels.push_back((u32)((entries + p.k1 - 1) / p.k1));
+    while (p.levels.back() > 1) p.levels.push_back((2 * p.levels.back() + KR - 1) / KR);
     return p;
 }
-static const u32 B = 128, SCAN_T = 1024;
-static const u32 RANGE_PER = 256, RANGE_K = 32, RANGE_FINAL = 64, MAX_BIG = 64;
-
-// msm.rs `big_buckets`: buckets of more than `big` points go to the range kernels (at most MAX_BIG).
-static std::vector<u32> big_buckets(const std::vector<u32> &offs, u32 m, u64 n, u32 nb, u32 &big) {
-    u64 b0 = 16 * ((n + nb - 1) / nb);
-    big = (u32)(b0 < 4096 ? 4096 : b0);
-    std::vector<u32> v, counts;
-    for (u32 j = 0; j < m; j++)
-        if (offs[j + 1] - offs[j] > big) v.push_back(j);
-    if (v.size() > MAX_BIG) {
-        for (u32 j : v) counts.push_back(offs[j + 1] - offs[j]);
-        std::sort(counts.begin(), counts.end(), [](u32 a, u32 b) { return a > b; });
-        big = counts[MAX_BIG];
-        std::vector<u32> w;
-        for (u32 j : v)
-            if (offs[j + 1] - offs[j] > big) w.push_back(j);
-        v = w;
-    }
-    return v;
-}
+static const u32 B = 128, SCAN_T = 1024, FINAL_T = MSM_FINAL_T;
 
 static void msm() {
-    u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd();
+    u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd(), accum = (u32)rd();
     std::vector<g1_affine_t> bases(n);
     std::vector<fr_t> scalars(n);
     for (auto &b : bases) b = rd_obj<g1_affine_t>();
     for (auto &s : scalars) s = rd_obj<fr_t>();
-    Plan p = plan(n, window, budget);
+    Plan p = plan(n, window, budget, accum);
     std::vector<u64> limbs(4 * (size_t)n);
     std::vector<g1_jacobian_t> windows(p.windows);
     launch(cdiv(n, B), 1, B, [&] { msm_prep(scalars.data(), n, limbs.data()); });
@@ -141,44 +140,50 @@ static void msm() {
     u32 mmax = p.gmax * p.nb;
     std::vector<u32> offsets(mmax + 1), csum(SCAN_T);
     std::vector<g1_xyzz_t> buckets(mmax), segs((size_t)p.gmax * p.segs);
-    u32 nn = n ? n : 1, rsa = cdiv(nn, RANGE_PER);  // msm.rs range_parts (n ≥ 1 there)
-    std::vector<g1_xyzz_t> ra(rsa), rb(cdiv(rsa, RANGE_K) + 1);
-    size_t big_total = 0;
+    // msm.rs part_slots: A holds 2 per level-1 thread, B 2 per level-2 thread (same sizes, so ASAN=1 catches
+    // an overrun).
+    std::vector<g1_xyzz_t> pa(2 * (size_t)p.levels[0]), pb(p.levels.size() > 1 ? 2 * (size_t)p.levels[1] : 1);
+    std::vector<u32> bkey(p.levels[0]);
     for (u32 w0 = 0; w0 < p.windows; w0 += p.gmax) {
         u32 gc = p.windows - w0 < p.gmax ? p.windows - w0 : p.gmax;
         u32 m = gc * p.nb;
         u32 len = cdiv(m + 1, SCAN_T), t = cdiv(m + 1, len);
         launch(cdiv(m + 1, B), 1, B, [&] { msm_zero_u32(offsets.data(), m + 1); });
-        launch(cdiv(n, B), gc, B,
-               [&] { msm_digits(limbs.data(), n, p.c, w0, p.nb, keys.data(), ranks.data(), offsets.data()); });
+        std::fill(buckets.begin(), buckets.end(), g1_xyzz_t::identity());  // memset_zeros
+        launch(cdiv(n, B), 1, B, [&] {
+            msm_digits(limbs.data(), n, p.c, w0, p.nb, gc, keys.data(), ranks.data(), offsets.data());
+        });
         launch(cdiv(t, B), 1, B, [&] { msm_scan_a(offsets.data(), m + 1, len, csum.data()); });
         launch(1, 1, 1, [&] { msm_scan_b(csum.data(), t); });
         launch(cdiv(t, B), 1, B, [&] { msm_scan_c(offsets.data(), m + 1, len, csum.data()); });
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, offsets.data(), sorted.data()); });
-        u32 big;
-        std::vector<u32> bigs = big_buckets(offsets, m, n, p.nb, big);
-        big_total += bigs.size();
-        for (u32 j : bigs) {
-            u32 a = offsets[j], e = offsets[j + 1], parts = cdiv(e - a, RANGE_PER), pm = parts;
-            launch(cdiv(parts, B), 1, B,
-                   [&] { msm_g1_range_partial(bases.data(), sorted.data(), a, e, RANGE_PER, ra.data()); });
-            std::vector<g1_xyzz_t> *src = &ra, *dst = &rb;
-            while (pm > RANGE_FINAL) {
-                u32 pm2 = cdiv(pm, RANGE_K);
-                launch(cdiv(pm2, B), 1, B, [&] { msm_g1_range_reduce(src->data(), pm, RANGE_K, dst->data()); });
-                std::swap(src, dst);
-                pm = pm2;
-            }
-            launch(1, 1, 1, [&] { msm_g1_range_finish(src->data(), pm, buckets.data(), j); });
+        launch(cdiv(p.levels[0], B), 1, B, [&] {
+            msm_g1_accum_points(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
+                                bkey.data());
+        });
+        launch(cdiv(p.levels[0], B), 1, B,
+               [&] { msm_g1_accum_fix(offsets.data(), m, p.k1, bkey.data(), pa.data(), buckets.data()); });
+        for (u32 i = 1; i < p.levels.size(); i++) {
+            u32 level = i + 1;
+            auto &src = level % 2 == 0 ? pa : pb;
+            auto &dst = level % 2 == 0 ? pb : pa;
+            launch(cdiv(p.levels[i], B), 1, B, [&] {
+                msm_g1_accum_parts(offsets.data(), m, level, p.k1, KR, src.data(), buckets.data(), dst.data());
+            });
         }
-        launch(cdiv(m, B), 1, B,
-               [&] { msm_g1_bucket_sum(bases.data(), sorted.data(), offsets.data(), m, big, buckets.data()); });
         launch(cdiv(p.segs, B), gc, B,
                [&] { msm_g1_bucket_reduce(buckets.data(), p.nb, p.seg_len, p.segs, segs.data()); });
-        launch(cdiv(gc, B), 1, B, [&] { msm_g1_window_final(segs.data(), p.segs, gc, w0, windows.data()); });
+        // msm_g1_window_final: one block of FINAL_T per window, its phases run for all threads in turn.
+        for (u32 g = 0; g < gc; g++) {
+            std::vector<g1_xyzz_t> sm(FINAL_T);
+            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_sum(segs.data(), p.segs, g, tid, sm.data());
+            for (u32 h = FINAL_T / 2; h > 0; h /= 2)
+                for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_tree(sm.data(), tid, h);
+            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_out(sm.data(), tid, g, w0, windows.data());
+        }
     }
-    fprintf(stderr, "msm n=%u c=%u: %zu large buckets\n", n, p.c, big_total);
+    fprintf(stderr, "msm n=%u c=%u: k1=%u, %zu accumulation levels\n", n, p.c, p.k1, p.levels.size());
     for (auto &w : windows) wr_obj(w);
 }
 

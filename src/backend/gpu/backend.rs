@@ -31,6 +31,11 @@ struct State {
     in_call: bool,
 }
 
+/// G1 MSMs of fewer points run on the host (the prover's public-input MSMs, tiny tails). Measured on
+/// h200-16c (docs/PERF.md, 2026-11-30, device kernels against 16 host cores): 64 points 0.80/0.95 ms on the
+/// device against 0.62/0.89 ms on the host (two runs), 128 points 0.81/0.91 against 0.80/1.36 ms.
+pub const GPU_MSM_MIN: usize = 128;
+
 /// One device as a backend of its own (the prover's `gpu<d>` lane).
 pub struct GpuLane {
     gpu: Arc<Gpu>,
@@ -296,7 +301,12 @@ impl Backend for GpuLane {
         self.cpu.batch_add_g2(bases, bitmap)
     }
 
+    /// Below [`GPU_MSM_MIN`] points on the host: there the device's fixed cost (a dozen launches, dependent
+    /// chains of additions) exceeds the host's whole MSM (docs/PERF.md).
     fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
+        if bases.host.len().min(scalars.len()) < GPU_MSM_MIN {
+            return self.cpu.msm_g1(bases, scalars, window);
+        }
         self.msm_g1_impl(bases, scalars, window).map_err(berr("msm_g1"))
     }
 

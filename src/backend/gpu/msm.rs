@@ -1,8 +1,9 @@
 //! Pippenger MSM in G1 on the device (`cuda/msm.cu`): signed Booth window digits exactly as the CPU's
 //! (`backend::cpu::digits`), buckets filled by a counting sort per window (histogram with counter atomics,
-//! exclusive scan, scatter of `index << 1 | sign`), one thread per bucket summing by mixed XYZZ additions,
-//! per-window bucket reduction by segmented running sums, and the window combination (Horner, ⌈255/c⌉ windows)
-//! on the host with blstrs. The launch sequence is documented at the top of `cuda/msm.cu`;
+//! exclusive scan, scatter of `index << 1 | sign`), bucket sums by an even split of the sorted entries over
+//! threads (mixed XYZZ additions; buckets cut by a slice boundary are finished by further levels of the same
+//! walk, so no input shape makes one long chain), per-window bucket reduction by segmented running sums and a
+//! shared-memory tree, and the window combination (Horner, ⌈255/c⌉ windows) on the host with blstrs. The launch sequence is documented at the top of `cuda/msm.cu`;
 //! `cuda/hostcheck/hostcheck.cpp` emulates the same sequence (keep [`Plan`] in step with its `plan`).
 
 use blstrs::G1Projective;
@@ -26,65 +27,52 @@ const SCAN_T: usize = 1024;
 const XYZZ_BYTES: usize = 192;
 /// Bytes of one Jacobian G1 point (blst_p1: 3 × 6 u64).
 const JAC_BYTES: usize = 144;
-/// Large buckets: entries per thread of `msm_g1_range_partial`, partial sums per thread of
-/// `msm_g1_range_reduce`, sums left for `msm_g1_range_finish`, and at most this many large buckets per pass.
-const RANGE_PER: u32 = 256;
-const RANGE_K: u32 = 32;
-const RANGE_FINAL: u32 = 64;
-const MAX_BIG: usize = 64;
-/// A bucket is large when it holds more than BIG_AVG times the average and more than BIG_MIN points. Each
-/// large bucket costs a few launches and a sync-free but serial finish, so the path must stay rare: with
-/// 256 the top window at c = 13 (7 live bits, ~2^16/128 points per bucket) sent 64 buckets down it and a
-/// 2^16 MSM took 878 ms on the H200 against 39 ms at 2^18 (docs/PERF.md); 4096 serial additions on one
-/// thread cost about as much as those launches.
-const BIG_MIN: usize = 4096;
-/// See [`BIG_MIN`].
-const BIG_AVG: usize = 16;
-
-/// The buckets summed by the range kernels, as (bucket, start, end) in `sorted`, and the threshold `big`
-/// given to `msm_g1_bucket_sum` (which sums exactly the buckets of at most `big` points). `offs` are the
-/// M + 1 exclusive offsets. Mirrored by `big_buckets` in cuda/hostcheck/hostcheck.cpp.
-fn big_buckets(offs: &[u32], n: usize, nb: u32) -> (Vec<(u32, u32, u32)>, u32) {
-    let mut big = (BIG_AVG * n.div_ceil(nb as usize)).max(BIG_MIN).min(u32::MAX as usize) as u32;
-    let count = |j: usize| offs[j + 1] - offs[j];
-    let mut v: Vec<u32> = (0..offs.len() - 1).filter(|&j| count(j) > big).map(|j| j as u32).collect();
-    if v.len() > MAX_BIG {
-        let mut counts: Vec<u32> = v.iter().map(|&j| count(j as usize)).collect();
-        counts.sort_unstable_by(|a, b| b.cmp(a));
-        big = counts[MAX_BIG];
-        v.retain(|&j| count(j as usize) > big);
-    }
-    (v.into_iter().map(|j| (j, offs[j as usize], offs[j as usize + 1])).collect(), big)
-}
+/// Level-1 accumulation aims at this many threads per pass (entries per thread k1 = ⌈G·n / this⌉, at least
+/// [`K1_MIN`]), or half as many when that gives k1 ≥ [`K1_LONG`]. Measured on the H200 (docs/PERF.md,
+/// 2026-11-30): 2^19 threads best at 2^20 points (k1 = 34: 18.4 ms against 19.1 with 2^18), 2^18 at 2^22
+/// (k1 = 240: 49.0 ms against 54.4) and 2^24 (166.2 against 170.7 ms); 2^20 threads slower everywhere.
+const ACCUM_THREADS: usize = 1 << 19;
+/// See [`ACCUM_THREADS`].
+const K1_LONG: usize = 64;
+/// Smallest level-1 slice (tiny MSMs: more threads, shorter chains).
+const K1_MIN: usize = 8;
+/// Items per thread at levels ≥ 2 (partial sums of buckets cut by slice boundaries).
+const KR: u32 = 16;
+/// Bucket-reduction threads per pass (segments of buckets; their sums go to a per-window tree).
+const REDUCE_THREADS: u32 = 1 << 15;
 
 /// The window width for an MSM of `n` points on the device.
 ///
-/// Every device step is a serial chain of additions per thread (one thread per bucket, per reduction segment,
-/// per window), and with the portable 64-bit field code one dependent G1 addition costs tens of µs, so the
-/// longest chain sets the time of small and mid-size MSMs. The top window is the trap: recoded scalars are
-/// below 2^254, so window ⌈255/c⌉ − 1 has only 254 − (⌈255/c⌉ − 1)·c live bits and its few buckets take all n
-/// points. That is 7 bits at c = 13 (2^16 took 48 ms on the H200, its top buckets ~512 points deep), 1 at
-/// c = 11, 4 at c = 10 (porep-1m's ~4.6k-point tails: 290-deep chains, tail_msm 101 ms). c = 8, 15 and 16
-/// leave 6, 14 and 14 live bits, c = 3 and 5 a full c − 1. A chain-length model (docs/PERF.md) picks 3 below
-/// 16 points and 5 below 512 (the reduction chain of 2^c buckets dominates tiny MSMs such as the prover's
-/// public-input ones), 8 below 2^15 points, 15 up to 2^24 (≈ 2^(log n − 14) points per bucket, 128-bucket
-/// reduction segments) and 16 beyond, where 2^24 measured 428 ms.
+/// Bucket sums are split evenly over threads whatever the bucket sizes, so the window only trades the
+/// accumulation (⌈255/c⌉·n mixed additions) against the bucket reduction (⌈255/c⌉·2^c XYZZ additions) and
+/// launch latency. Measured on the H200 (docs/PERF.md, 2026-11-30, sweeps of c = 12..21): 2^20 best at 15
+/// (18.4 ms; 14 and 16 within 3%), 2^22 at 17 (54.4 ms; 16: 59.8, 18: 55.7), 2^24 at 19 (166.5 ms; 18:
+/// 170.7, 20: 173.8, 17: 182.6, 16: 203.6; again with the longer slices of [`K1_LONG`]: 171.4, 18: 175.4,
+/// 20: 186.3); 2^23 takes 18 (not measured: between its neighbours' best).
+/// Below 2^15 points the old chain-length table stands: 3 below 16 points and 5 below 512 (the reduction of
+/// 2^c buckets dominates tiny MSMs), 8 below 2^15.
 pub fn window_for(n: usize) -> usize {
     match n {
         0..16 => 3,
         16..512 => 5,
         512..SMALL_MSM => 8,
-        SMALL_MSM..LARGE_MSM => 15,
-        _ => 16,
+        SMALL_MSM..MID_MSM => 15,
+        MID_MSM..LARGE_MSM => 17,
+        LARGE_MSM..HUGE_MSM => 18,
+        _ => 19,
     }
 }
 
 /// Below this many points the window is 8 (see [`window_for`]).
 const SMALL_MSM: usize = 1 << 15;
-/// From this many points on the window is 16 (see [`window_for`]).
-const LARGE_MSM: usize = 1 << 24;
+/// From this many points on the window is 17 (see [`window_for`]).
+const MID_MSM: usize = 1 << 21;
+/// From this many points on the window is 18 (see [`window_for`]).
+const LARGE_MSM: usize = 1 << 23;
+/// From this many points on the window is 19 (see [`window_for`]).
+const HUGE_MSM: usize = 1 << 24;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Plan {
     /// Window width.
     c: u32,
@@ -94,10 +82,16 @@ struct Plan {
     nb: u32,
     /// Windows per pass.
     gmax: u32,
-    /// Buckets per reduction segment, 2^⌊c/2⌋.
+    /// Buckets per reduction segment (a power of two).
     seg_len: u32,
     /// Segments per window, nb / seg_len.
     segs: u32,
+    /// Level-1 entries per accumulation thread.
+    k1: u32,
+    /// Items per thread at levels ≥ 2.
+    kr: u32,
+    /// Accumulation threads per level (level 1 first) for the worst case of G·n entries in one bucket.
+    levels: Vec<u32>,
 }
 
 fn plan(n: usize, window: usize) -> Plan {
@@ -105,19 +99,56 @@ fn plan(n: usize, window: usize) -> Plan {
     let windows = 255u32.div_ceil(c);
     let nb = 1u32 << (c - 1);
     let gmax = ((1usize << PASS_BUDGET_LOG2) / n.max(1)).clamp(1, windows as usize) as u32;
-    let seg_len = 1u32 << (c / 2);
-    Plan { c, windows, nb, gmax, seg_len, segs: nb / seg_len }
+    let tune = Tune::get();
+    let segs = (tune.reduce_threads / gmax).max(1).next_power_of_two().min(nb);
+    let entries = gmax as usize * n.max(1);
+    let mut k1 = entries.div_ceil(tune.accum_threads).max(K1_MIN);
+    if k1 >= K1_LONG {
+        k1 = entries.div_ceil((tune.accum_threads / 2).max(1));
+    }
+    let k1 = k1 as u32;
+    let kr = tune.kr;
+    let mut levels = vec![entries.div_ceil(k1 as usize) as u32];
+    while let Some(&t) = levels.last().filter(|&&t| t > 1) {
+        levels.push((2 * t).div_ceil(kr));
+    }
+    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, kr, levels }
+}
+
+/// Accumulation and reduction sizes: the constants above, or `CUZK_MSM_TUNE=accum_threads,kr,reduce_threads`
+/// (for measuring alternatives on the device without a rebuild; cuda/hostcheck checks the defaults' shapes
+/// and others through its own parameters).
+#[derive(Clone, Copy, Debug)]
+struct Tune {
+    accum_threads: usize,
+    kr: u32,
+    reduce_threads: u32,
+}
+
+impl Tune {
+    fn get() -> Tune {
+        let d = Tune { accum_threads: ACCUM_THREADS, kr: KR, reduce_threads: REDUCE_THREADS };
+        let Ok(v) = std::env::var("CUZK_MSM_TUNE") else { return d };
+        let f: Vec<usize> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+        match f[..] {
+            [a, k, r] if a >= 1 && k >= 4 && r >= 1 => {
+                Tune { accum_threads: a, kr: k as u32, reduce_threads: r.min(1 << 24) as u32 }
+            }
+            _ => d,
+        }
+    }
 }
 
 /// Device bytes msm_g1 needs beyond bases and scalars, for the memory check (exact, before allocator
 /// rounding): recoded scalars 32n; per pass keys, ranks, sorted 12·G·n; bucket offsets 4·(G·nb + 1); scan
-/// chunk sums 4·1024; XYZZ buckets 192·G·nb; segment sums 192·G·segs; window results 144·⌈255/c⌉;
-/// large-bucket partial sums 192·(⌈n/256⌉ + ⌈n/8192⌉ + 1).
+/// chunk sums 4·1024; XYZZ buckets 192·G·nb; partial sums 192·2·(T1 + T2) (threads of accumulation levels 1
+/// and 2) and their bucket keys 4·T1; segment sums 192·G·segs; window results 144·⌈255/c⌉.
 pub fn scratch_bytes(n: usize, window: usize) -> usize {
     let p = plan(n.max(1), window);
     let (g, nb) = (p.gmax as usize, p.nb as usize);
-    let (ra, rb) = range_parts(n.max(1));
-    XYZZ_BYTES * (ra + rb)
+    let (pa, pb) = part_slots(&p);
+    XYZZ_BYTES * (pa + pb)
+        + 4 * p.levels[0] as usize
         + 32 * n
         + 12 * g * n
         + 4 * (g * nb + 1)
@@ -127,10 +158,11 @@ pub fn scratch_bytes(n: usize, window: usize) -> usize {
         + JAC_BYTES * p.windows as usize
 }
 
-/// Partial-sum slots of the large-bucket kernels for a bucket of up to n entries (ping-pong buffers).
-fn range_parts(n: usize) -> (usize, usize) {
-    let a = n.div_ceil(RANGE_PER as usize);
-    (a, a.div_ceil(RANGE_K as usize) + 1)
+/// Partial-sum slots of the accumulation levels: odd levels write buffer A (2 per level-1 thread), even
+/// levels buffer B (2 per level-2 thread); thread counts fall from level to level.
+fn part_slots(p: &Plan) -> (usize, usize) {
+    let t = |i: usize| p.levels.get(i).map_or(0, |&t| t as usize);
+    (2 * t(0), 2 * t(1))
 }
 
 fn cfg(threads: usize, gy: u32) -> LaunchConfig {
@@ -174,10 +206,11 @@ pub fn msm_g1(
     let k = |name: &str| gpu.kernel(Module::Msm, name);
     let (k_prep, k_zero, k_digits) = (k("msm_prep")?, k("msm_zero_u32")?, k("msm_digits")?);
     let (k_scan_a, k_scan_b, k_scan_c) = (k("msm_scan_a")?, k("msm_scan_b")?, k("msm_scan_c")?);
-    let (k_scatter, k_bsum) = (k("msm_scatter")?, k("msm_g1_bucket_sum")?);
+    let (k_scatter, k_points, k_parts) =
+        (k("msm_scatter")?, k("msm_g1_accum_points")?, k("msm_g1_accum_parts")?);
+    let k_fix = k("msm_g1_accum_fix")?;
     let (k_reduce, k_final) = (k("msm_g1_bucket_reduce")?, k("msm_g1_window_final")?);
-    let (k_rpart, k_rred, k_rfin) =
-        (k("msm_g1_range_partial")?, k("msm_g1_range_reduce")?, k("msm_g1_range_finish")?);
+    let prof = Profile::new(gpu)?;
 
     let gmax = p.gmax as usize;
     let mmax = gmax * p.nb as usize;
@@ -190,9 +223,10 @@ pub fn msm_g1(
     let mut buckets = alloc::<u64>(gpu, mmax * XYZZ_BYTES / 8)?;
     let mut segs = alloc::<u64>(gpu, gmax * p.segs as usize * XYZZ_BYTES / 8)?;
     let mut wins = alloc::<u64>(gpu, p.windows as usize * JAC_BYTES / 8)?;
-    let (ra, rb) = range_parts(n);
-    let mut rparts_a = alloc::<u64>(gpu, ra * XYZZ_BYTES / 8)?;
-    let mut rparts_b = alloc::<u64>(gpu, rb * XYZZ_BYTES / 8)?;
+    let (pa, pb) = part_slots(&p);
+    let mut parts_a = alloc::<u64>(gpu, pa * XYZZ_BYTES / 8)?;
+    let mut parts_b = alloc::<u64>(gpu, pb * XYZZ_BYTES / 8)?;
+    let mut b_key = alloc::<u32>(gpu, p.levels[0] as usize)?;
 
     let s = &gpu.stream;
     let mut b = s.launch_builder(&k_prep);
@@ -200,6 +234,7 @@ pub fn msm_g1(
     // SAFETY (every launch below): argument types and order match the kernel's signature in cuda/msm.cu, and
     // every buffer holds at least the elements the launch's threads index (sizes from the same Plan).
     unsafe { b.launch(cfg(n, 1)) }?;
+    prof.mark("prep")?;
 
     let mut w0 = 0u32;
     while w0 < p.windows {
@@ -212,6 +247,8 @@ pub fn msm_g1(
         let mut b = s.launch_builder(&k_zero);
         b.arg(&mut offsets).arg(&m1);
         unsafe { b.launch(cfg(m1 as usize, 1)) }?;
+        // Buckets no entry reaches stay the identity (all-zero XYZZ).
+        s.memset_zeros(&mut buckets)?;
 
         let mut b = s.launch_builder(&k_digits);
         b.arg(&limbs)
@@ -219,10 +256,12 @@ pub fn msm_g1(
             .arg(&p.c)
             .arg(&w0)
             .arg(&p.nb)
+            .arg(&gc)
             .arg(&mut keys)
             .arg(&mut ranks)
             .arg(&mut offsets);
-        unsafe { b.launch(cfg(n, gc)) }?;
+        unsafe { b.launch(cfg(n, 1)) }?;
+        prof.mark("digits")?;
 
         let mut b = s.launch_builder(&k_scan_a);
         b.arg(&offsets).arg(&m1).arg(&len).arg(&mut csum);
@@ -233,48 +272,48 @@ pub fn msm_g1(
         let mut b = s.launch_builder(&k_scan_c);
         b.arg(&mut offsets).arg(&m1).arg(&len).arg(&csum);
         unsafe { b.launch(cfg(t as usize, 1)) }?;
+        prof.mark("scan")?;
 
         let mut b = s.launch_builder(&k_scatter);
         b.arg(&keys).arg(&ranks).arg(&n32).arg(&p.nb).arg(&offsets).arg(&mut sorted);
         unsafe { b.launch(cfg(n, gc)) }?;
+        prof.mark("scatter")?;
 
-        // Large buckets (repeated scalars) are summed by many threads each; the rest one thread per bucket.
-        let offs = s.clone_dtoh(&offsets.slice(0..m1 as usize))?;
-        s.synchronize()?;
-        let (bigs, big) = big_buckets(&offs, n, p.nb);
-        for &(j, a, e) in &bigs {
-            let parts = (e - a).div_ceil(RANGE_PER);
-            let mut b = s.launch_builder(&k_rpart);
-            b.arg(bases).arg(&sorted).arg(&a).arg(&e).arg(&RANGE_PER).arg(&mut rparts_a);
-            unsafe { b.launch(cfg(parts as usize, 1)) }?;
-            let (mut src, mut dst) = (&mut rparts_a, &mut rparts_b);
-            let mut pm = parts;
-            while pm > RANGE_FINAL {
-                let pm2 = pm.div_ceil(RANGE_K);
-                let mut b = s.launch_builder(&k_rred);
-                b.arg(&*src).arg(&pm).arg(&RANGE_K).arg(&mut *dst);
-                unsafe { b.launch(cfg(pm2 as usize, 1)) }?;
-                std::mem::swap(&mut src, &mut dst);
-                pm = pm2;
-            }
-            let mut b = s.launch_builder(&k_rfin);
-            b.arg(&*src).arg(&pm).arg(&mut buckets).arg(&j);
-            unsafe {
-                b.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 })
-            }?;
+        let mut b = s.launch_builder(&k_points);
+        b.arg(bases)
+            .arg(&sorted)
+            .arg(&offsets)
+            .arg(&m)
+            .arg(&p.k1)
+            .arg(&mut buckets)
+            .arg(&mut parts_a)
+            .arg(&mut b_key);
+        unsafe { b.launch(cfg(p.levels[0] as usize, 1)) }?;
+        prof.mark("accum_points")?;
+        let mut b = s.launch_builder(&k_fix);
+        b.arg(&offsets).arg(&m).arg(&p.k1).arg(&b_key).arg(&parts_a).arg(&mut buckets);
+        unsafe { b.launch(cfg(p.levels[0] as usize, 1)) }?;
+        prof.mark("accum_fix")?;
+        for (i, &threads) in p.levels.iter().enumerate().skip(1) {
+            let level = i as u32 + 1;
+            let (src, dst) =
+                if level.is_multiple_of(2) { (&parts_a, &mut parts_b) } else { (&parts_b, &mut parts_a) };
+            let mut b = s.launch_builder(&k_parts);
+            b.arg(&offsets).arg(&m).arg(&level).arg(&p.k1).arg(&p.kr).arg(src).arg(&mut buckets).arg(dst);
+            unsafe { b.launch(cfg(threads as usize, 1)) }?;
         }
-
-        let mut b = s.launch_builder(&k_bsum);
-        b.arg(bases).arg(&sorted).arg(&offsets).arg(&m).arg(&big).arg(&mut buckets);
-        unsafe { b.launch(cfg(m as usize, 1)) }?;
+        prof.mark("accum_parts")?;
 
         let mut b = s.launch_builder(&k_reduce);
         b.arg(&buckets).arg(&p.nb).arg(&p.seg_len).arg(&p.segs).arg(&mut segs);
         unsafe { b.launch(cfg(p.segs as usize, gc)) }?;
+        prof.mark("reduce")?;
 
         let mut b = s.launch_builder(&k_final);
-        b.arg(&segs).arg(&p.segs).arg(&gc).arg(&w0).arg(&mut wins);
-        unsafe { b.launch(cfg(gc as usize, 1)) }?;
+        b.arg(&segs).arg(&p.segs).arg(&w0).arg(&mut wins);
+        let fin = LaunchConfig { grid_dim: (gc, 1, 1), block_dim: (FINAL_T, 1, 1), shared_mem_bytes: 0 };
+        unsafe { b.launch(fin) }?;
+        prof.mark("final")?;
 
         w0 += gc;
     }
@@ -289,7 +328,67 @@ pub fn msm_g1(
         let l: &[u64; 18] = host[18 * w..18 * w + 18].try_into().expect("18 limbs");
         acc += g1_from_jacobian(l);
     }
+    prof.report(n, &p)?;
     Ok(acc)
+}
+
+/// Threads per block of `msm_g1_window_final` (`MSM_FINAL_T` in cuda/msm.cu).
+const FINAL_T: u32 = 128;
+
+/// Per-stage device times of one MSM, printed on stderr when `CUZK_MSM_PROFILE` is set (events on the
+/// stream between stages, summed over passes); otherwise inert.
+struct Profile<'a> {
+    gpu: &'a Gpu,
+    marks: Option<std::cell::RefCell<Vec<(&'static str, cudarc::driver::CudaEvent)>>>,
+}
+
+impl<'a> Profile<'a> {
+    fn new(gpu: &'a Gpu) -> GResult<Self> {
+        let marks = if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
+            Some(std::cell::RefCell::new(vec![("start", Self::event(gpu)?)]))
+        } else {
+            None
+        };
+        Ok(Profile { gpu, marks })
+    }
+
+    fn event(gpu: &Gpu) -> GResult<cudarc::driver::CudaEvent> {
+        use cudarc::driver::sys::CUevent_flags;
+        Ok(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?)
+    }
+
+    /// Ends stage `name` here (on the stream).
+    fn mark(&self, name: &'static str) -> GResult<()> {
+        if let Some(m) = &self.marks {
+            m.borrow_mut().push((name, Self::event(self.gpu)?));
+        }
+        Ok(())
+    }
+
+    /// Prints each stage's summed milliseconds (the stream is drained by then).
+    fn report(&self, n: usize, p: &Plan) -> GResult<()> {
+        let Some(m) = &self.marks else { return Ok(()) };
+        let m = m.borrow();
+        let mut sums: Vec<(&str, f32)> = Vec::new();
+        for w in m.windows(2) {
+            let ms = w[0].1.elapsed_ms(&w[1].1)?;
+            match sums.iter_mut().find(|(k, _)| *k == w[1].0) {
+                Some(e) => e.1 += ms,
+                None => sums.push((w[1].0, ms)),
+            }
+        }
+        let total: f32 = sums.iter().map(|e| e.1).sum();
+        let parts: Vec<String> = sums.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+        eprintln!(
+            "msm_profile n={n} c={} passes={} k1={} levels={} device_ms={total:.3}: {}",
+            p.c,
+            p.windows.div_ceil(p.gmax),
+            p.k1,
+            p.levels.len(),
+            parts.join(", ")
+        );
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -302,20 +401,23 @@ mod tests {
         assert_eq!(window_for(100), 5);
         assert_eq!(window_for(1 << 10), 8);
         assert_eq!(window_for(1 << 16), 15);
-        assert_eq!(window_for(1 << 24), 16);
-        assert_eq!(window_for(1 << 27), 16);
-        // No chosen window leaves the top window with fewer than min(6, c − 1) live bits.
-        for lg in 0..31 {
-            let c = window_for(1 << lg);
-            assert!(254 - (255usize.div_ceil(c) - 1) * c >= 6.min(c - 1), "c = {c}");
-        }
+        assert_eq!(window_for(1 << 22), 17);
+        assert_eq!(window_for(1 << 23), 18);
+        assert_eq!(window_for(1 << 24), 19);
+        assert_eq!(window_for(1 << 27), 19);
         for c in MIN_WINDOW..=MAX_WINDOW {
-            let p = plan(1000, c);
-            assert_eq!(p.segs * p.seg_len, p.nb);
-            assert!(p.windows * p.c >= 255);
+            for n in [1usize, 1000, 1 << 20] {
+                let p = plan(n, c);
+                assert_eq!(p.segs * p.seg_len, p.nb);
+                assert!(p.windows * p.c >= 255);
+                // Enough levels for every entry of the pass in one bucket: the last level has one thread.
+                assert_eq!(*p.levels.last().unwrap_or(&0), 1, "n={n} c={c}");
+                assert!(p.levels.windows(2).all(|w| w[1] < w[0]));
+                assert!(p.levels[0] as usize * p.k1 as usize >= p.gmax as usize * n);
+            }
         }
-        // A 2^27 MSM at c = 16 processes 2 windows per pass: 3 GiB of sort scratch.
-        assert_eq!(plan(1 << 27, 16).gmax, 2);
-        assert!(scratch_bytes(1 << 27, 16) < 8 << 30);
+        // A 2^27 MSM processes 2 windows per pass: 3 GiB of sort scratch.
+        assert_eq!(plan(1 << 27, 18).gmax, 2);
+        assert!(scratch_bytes(1 << 27, 18) < 8 << 30);
     }
 }

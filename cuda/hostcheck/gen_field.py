@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Generates cuda/field32.cuh: Montgomery multiplication, addition and subtraction over BLS12-381's Fp
+(12 × 32-bit limbs) and Fr (8 × 32-bit limbs), each as ONE inline-PTX block on the device and as the same
+instruction sequence in portable C++ on the host (g++), so cuda/hostcheck runs exactly what the GPU runs.
+
+    python3 cuda/hostcheck/gen_field.py           # rewrite cuda/field32.cuh
+    python3 cuda/hostcheck/gen_field.py --check   # interpret the sequences against Python big integers
+
+Multiplication is CIOS with 32-bit limbs and the even/odd split of the accumulator: row i adds a·b_i as two
+numbers, the products of even limbs (lo/hi halves land on disjoint limb pairs 2k, 2k+1 of E) and of odd limbs
+(pairs of O, which sits one limb higher), so each row is one unbroken carry chain of `mad.lo.cc`/`madc.hi.cc`
+pairs on the same operands (ptxas fuses such a pair into one IMAD.WIDE with carries on sm_90). The reduction
+adds m·p the same way, then the two halves swap roles instead of shifting (the limb that falls off E moves into
+the other half's carry chain). Invariant (inputs < p, 2p < 2^(32n)): the accumulator stays below 2^(32(n+1)),
+so neither half carries out of its top limb; the result is < 2p and one conditional subtraction leaves it
+canonical (< p), as field.cuh's equality and zero tests and the byte-exact CPU comparison need.
+"""
+import os
+import random
+import sys
+
+P_FP = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
+P_FR = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
+M32 = 0xFFFFFFFF
+
+
+def limbs32(v, n):
+    return [(v >> (32 * i)) & M32 for i in range(n)]
+
+
+def inv32(p):  # −p^(−1) mod 2^32
+    return (-pow(p, -1, 1 << 32)) % (1 << 32)
+
+
+# ---- instruction sequences: (op, dst, src...) over u32 registers; ints are immediates ----
+# ops: mul.lo mul.hi | mad.lo.cc madc.lo.cc madc.hi.cc madc.hi | add.cc addc.cc addc | sub.cc subc.cc subc |
+#      and | selne (dst = c != 0 ? a : b, i.e. setp.ne + selp)
+
+
+def mont_mul(n, p):
+    pl, inv = limbs32(p, n), inv32(p)
+    E = ["e%d" % i for i in range(n)]
+    O = ["o%d" % i for i in range(n)]
+    a = ["a%d" % i for i in range(n)]
+    b = ["b%d" % i for i in range(n)]
+    s = []
+    for i in range(n):
+        X, Y = (E, O) if i % 2 == 0 else (O, E)  # X at limb 0, Y one limb higher
+        bi = b[i]
+        if i == 0:
+            for j in range(0, n, 2):
+                s += [("mul.lo", X[j], a[j], bi), ("mul.hi", X[j + 1], a[j], bi)]
+            for j in range(1, n, 2):
+                s += [("mul.lo", Y[j - 1], a[j], bi), ("mul.hi", Y[j], a[j], bi)]
+        else:
+            # T/2^32 of the last step: X (the old Y) gets the old X's limb 1; its carry starts Y's chain.
+            s.append(("add.cc", X[0], X[0], Y[1]))
+            # Y ← (old X >> 64) + odd products, one chain; no carry out (invariant).
+            for j in range(0, n - 2, 2):
+                s += [("madc.lo.cc", Y[j], a[j + 1], bi, Y[j + 2]), ("madc.hi.cc", Y[j + 1], a[j + 1], bi, Y[j + 3])]
+            s += [("madc.lo.cc", Y[n - 2], a[n - 1], bi, 0), ("madc.hi", Y[n - 1], a[n - 1], bi, 0)]
+            # X += even products; the carry out lands in Y's top limb.
+            s.append(("mad.lo.cc", X[0], a[0], bi, X[0]))
+            s.append(("madc.hi.cc", X[1], a[0], bi, X[1]))
+            for j in range(2, n, 2):
+                s += [("madc.lo.cc", X[j], a[j], bi, X[j]), ("madc.hi.cc", X[j + 1], a[j], bi, X[j + 1])]
+            s.append(("addc", Y[n - 1], Y[n - 1], 0))
+        # Reduction: m = X[0]·(−p^(−1)); X + Y·2^32 += m·p, which clears X[0].
+        s.append(("mul.lo", "m", X[0], inv))
+        s.append(("mad.lo.cc", Y[0], "m", pl[1], Y[0]))
+        s.append(("madc.hi.cc", Y[1], "m", pl[1], Y[1]))
+        for j in range(3, n, 2):
+            s += [("madc.lo.cc", Y[j - 1], "m", pl[j], Y[j - 1]), ("madc.hi.cc", Y[j], "m", pl[j], Y[j])]
+        s.append(("mad.lo.cc", X[0], "m", pl[0], X[0]))
+        s.append(("madc.hi.cc", X[1], "m", pl[0], X[1]))
+        for j in range(2, n, 2):
+            s += [("madc.lo.cc", X[j], "m", pl[j], X[j]), ("madc.hi.cc", X[j + 1], "m", pl[j], X[j + 1])]
+        s.append(("addc", Y[n - 1], Y[n - 1], 0))
+    # n even: the last step had X = O (O[0] = 0). Result Y + (X >> 32) < 2p.
+    X, Y = O, E
+    s.append(("add.cc", Y[0], Y[0], X[1]))
+    for j in range(1, n - 1):
+        s.append(("addc.cc", Y[j], Y[j], X[j + 1]))
+    s.append(("addc", Y[n - 1], Y[n - 1], 0))
+    s += final_sub(n, pl, Y, X, ["r%d" % i for i in range(n)])
+    return s
+
+
+def final_sub(n, pl, v, t, out):
+    """out = v − p if v ≥ p else v (v < 2p); t is scratch."""
+    s = [("sub.cc", t[0], v[0], pl[0])]
+    for j in range(1, n):
+        s.append(("subc.cc", t[j], v[j], pl[j]))
+    s.append(("subc", "m", 0, 0))  # 0 or 0xffffffff (borrow: v < p)
+    for j in range(n):
+        s.append(("selne", out[j], v[j], t[j], "m"))
+    return s
+
+
+def mod_add(n, p):
+    pl = limbs32(p, n)
+    a = ["a%d" % i for i in range(n)]
+    b = ["b%d" % i for i in range(n)]
+    e = ["e%d" % i for i in range(n)]
+    o = ["o%d" % i for i in range(n)]
+    s = [("add.cc", e[0], a[0], b[0])]
+    for j in range(1, n - 1):
+        s.append(("addc.cc", e[j], a[j], b[j]))
+    s.append(("addc", e[n - 1], a[n - 1], b[n - 1]))  # a + b < 2p < 2^(32n): no carry out
+    return s + final_sub(n, pl, e, o, ["r%d" % i for i in range(n)])
+
+
+def mod_sub(n, p):
+    pl = limbs32(p, n)
+    a = ["a%d" % i for i in range(n)]
+    b = ["b%d" % i for i in range(n)]
+    e = ["e%d" % i for i in range(n)]
+    r = ["r%d" % i for i in range(n)]
+    s = [("sub.cc", e[0], a[0], b[0])]
+    for j in range(1, n):
+        s.append(("subc.cc", e[j], a[j], b[j]))
+    s.append(("subc", "m", 0, 0))  # all ones on borrow: add p back
+    s.append(("and", "o0", "m", pl[0]))
+    s.append(("add.cc", r[0], e[0], "o0"))
+    for j in range(1, n):
+        s.append(("and", "o0", "m", pl[j]))
+        s.append(("addc.cc" if j < n - 1 else "addc", r[j], e[j], "o0"))
+    return s
+
+
+# ---- interpreter (the check) ----
+def run(seq, regs):
+    cf = 0
+    val = lambda x: x if isinstance(x, int) else regs[x]
+    for ins in seq:
+        op, d, *src = ins
+        v = [val(x) for x in src]
+        if op == "mul.lo":
+            r = (v[0] * v[1]) & M32
+        elif op == "mul.hi":
+            r = (v[0] * v[1]) >> 32
+        elif op.startswith("mad"):
+            prod = v[0] * v[1]
+            part = (prod & M32) if ".lo" in op else (prod >> 32)
+            t = part + v[2] + (cf if op.startswith("madc") else 0)
+            r = t & M32
+            if op.endswith(".cc"):
+                cf = t >> 32
+        elif op.startswith("add"):
+            t = v[0] + v[1] + (cf if op.startswith("addc") else 0)
+            r = t & M32
+            if op.endswith(".cc"):
+                cf = t >> 32
+        elif op.startswith("sub"):
+            t = v[0] - v[1] - (cf if op.startswith("subc") else 0)
+            r = t & M32
+            if op.endswith(".cc"):
+                cf = 1 if t < 0 else 0
+        elif op == "and":
+            r = v[0] & v[1]
+        elif op == "selne":
+            r = v[0] if v[2] != 0 else v[1]
+        else:
+            raise ValueError(op)
+        regs[d] = r
+    return regs
+
+
+def check():
+    rng = random.Random(1)
+    fails = 0
+    for name, p, n in (("fp", P_FP, 12), ("fr", P_FR, 8)):
+        R = 1 << (32 * n)
+        rinv = pow(R, -1, p)
+        seqs = {"mul": mont_mul(n, p), "add": mod_add(n, p), "sub": mod_sub(n, p)}
+        want = {
+            "mul": lambda x, y: x * y * rinv % p,
+            "add": lambda x, y: (x + y) % p,
+            "sub": lambda x, y: (x - y) % p,
+        }
+        edge = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, (p + 1) // 2, R % p, (R * R) % p, (1 << (32 * n - 8)) % p,
+                M32, p - M32, (p >> 32) << 32]
+        vals = edge + [rng.randrange(p) for _ in range(300)]
+        pairs = [(x, y) for x in edge for y in edge] + [(rng.choice(vals), rng.choice(vals)) for _ in range(3000)]
+        for op, seq in seqs.items():
+            bad = 0
+            for x, y in pairs:
+                regs = {}
+                for i in range(n):
+                    regs["a%d" % i] = (x >> (32 * i)) & M32
+                    regs["b%d" % i] = (y >> (32 * i)) & M32
+                out = run(seq, regs)
+                got = sum(out["r%d" % i] << (32 * i) for i in range(n))
+                if got != want[op](x, y):
+                    bad += 1
+                    if bad < 3:
+                        print("%s %s: %x op %x -> %x want %x" % (name, op, x, y, got, want[op](x, y)))
+            print("%s %-3s %5d cases, %d PTX instructions: %s" % (name, op, len(pairs), len(seq),
+                                                                 "OK" if bad == 0 else "%d BAD" % bad))
+            fails += bad
+    return fails
+
+
+# ---- emitters ----
+def ptx_text(seq):
+    lines = []
+    for op, d, *src in seq:
+        f = lambda x: ("0x%08x" % x) if isinstance(x, int) else x
+        if op == "selne":
+            lines.append("setp.ne.u32 q, %s, 0;" % f(src[2]))
+            lines.append("selp.b32 %s, %s, %s, q;" % (d, f(src[0]), f(src[1])))
+            continue
+        ty = "b32" if op == "and" else "u32"
+        lines.append("%s.%s %s, %s;" % (op, ty, d, ", ".join(f(x) for x in src)))
+    return lines
+
+
+def host_text(seq):
+    lines = []
+    for op, d, *src in seq:
+        f = lambda x: ("0x%08xu" % x) if isinstance(x, int) else x
+        v = [f(x) for x in src]
+        if op == "mul.lo":
+            lines.append("%s = %s * %s;" % (d, v[0], v[1]))
+        elif op == "mul.hi":
+            lines.append("%s = (u32)(((u64)%s * %s) >> 32);" % (d, v[0], v[1]))
+        elif op.startswith("mad"):
+            part = "(u32)((u64)%s * %s)" % (v[0], v[1]) if ".lo" in op else "(u32)(((u64)%s * %s) >> 32)" % (v[0], v[1])
+            cin = " + cf" if op.startswith("madc") else ""
+            lines.append("t = (u64)%s + %s%s; %s = (u32)t;%s" % (part, v[2], cin, d, " cf = (u32)(t >> 32);" if op.endswith(".cc") else ""))
+        elif op.startswith("add"):
+            cin = " + cf" if op.startswith("addc") else ""
+            lines.append("t = (u64)%s + %s%s; %s = (u32)t;%s" % (v[0], v[1], cin, d, " cf = (u32)(t >> 32);" if op.endswith(".cc") else ""))
+        elif op.startswith("sub"):
+            cin = " - cf" if op.startswith("subc") else ""
+            lines.append("t = (u64)%s - %s%s; %s = (u32)t;%s" % (v[0], v[1], cin, d, " cf = (u32)(t >> 63);" if op.endswith(".cc") else ""))
+        elif op == "and":
+            lines.append("%s = %s & %s;" % (d, v[0], v[1]))
+        elif op == "selne":
+            lines.append("%s = %s != 0 ? %s : %s;" % (d, v[2], v[0], v[1]))
+    return lines
+
+
+def emit_fn(name, n, seq, out):
+    h = n // 2
+    w = out.append
+    w("// %s: %d PTX instructions (generated)." % (name, len(seq)))
+    w("HD void %s(const u64 *A, const u64 *B, u64 *Rr) {" % name)
+    w("#if defined(__CUDA_ARCH__)")
+    used = {x for ins in seq for x in ins[1:] if isinstance(x, str)}
+    names = ["%s%d" % (c, i) for c in "eor" for i in range(n)] + ["m"]
+    regs = ", ".join(["a%d" % i for i in range(n)] + ["b%d" % i for i in range(n)]
+                     + [x for x in names if x in used and x[0] not in "ab"])
+    body = ["{", ".reg .u32 %s;" % regs, ".reg .pred q;"]
+    for i in range(h):
+        body.append("mov.b64 {a%d, a%d}, %%%d;" % (2 * i, 2 * i + 1, h + i))
+        body.append("mov.b64 {b%d, b%d}, %%%d;" % (2 * i, 2 * i + 1, 2 * h + i))
+    body += ptx_text(seq)
+    for i in range(h):
+        body.append("mov.b64 %%%d, {r%d, r%d};" % (i, 2 * i, 2 * i + 1))
+    body.append("}")
+    w("    asm(")
+    for k in range(0, len(body), 4):  # four instructions per source line
+        w('        "%s"' % "".join(ln + "\\n\\t" for ln in body[k:k + 4]))
+    outs = ", ".join('"=l"(Rr[%d])' % i for i in range(h))
+    ins = ", ".join(['"l"(A[%d])' % i for i in range(h)] + ['"l"(B[%d])' % i for i in range(h)])
+    w("        : %s" % outs)
+    w("        : %s);" % ins)
+    w("#else")
+    w("    u32 %s, cf = 0;" % regs)
+    w("    u64 t;")
+    w("    (void)t; (void)cf;")
+    for i in range(h):
+        w("    a%d = (u32)A[%d]; a%d = (u32)(A[%d] >> 32); b%d = (u32)B[%d]; b%d = (u32)(B[%d] >> 32);"
+          % (2 * i, i, 2 * i + 1, i, 2 * i, i, 2 * i + 1, i))
+    ht = host_text(seq)
+    for k in range(0, len(ht), 3):
+        w("    " + " ".join(ht[k:k + 3]))
+    for i in range(h):
+        w("    Rr[%d] = (u64)r%d | (u64)r%d << 32;" % (i, 2 * i, 2 * i + 1))
+    w("#endif")
+    w("}")
+    w("")
+
+
+def generate():
+    out = [
+        "// GENERATED by cuda/hostcheck/gen_field.py — do not edit; rerun it (and its --check) instead.",
+        "//",
+        "// Montgomery multiplication, addition and subtraction for Fp (12 × u32) and Fr (8 × u32) on blst's",
+        "// u64-limb layout (the same bytes). Device: one inline-PTX block per operation (32-bit limbs, whole-row",
+        "// carry chains, see gen_field.py); host (g++): the same instruction sequence in portable C++, which",
+        "// cuda/hostcheck checks against its Python model. Outputs are fully reduced (< modulus).",
+        "#pragma once",
+        "",
+        "// Included by field.cuh after its HD macro and u32/u64 types.",
+        "",
+    ]
+    for name, p, n in (("fp", P_FP, 12), ("fr", P_FR, 8)):
+        emit_fn("mont_mul_%s" % name, n, mont_mul(n, p), out)
+        emit_fn("mod_add_%s" % name, n, mod_add(n, p), out)
+        emit_fn("mod_sub_%s" % name, n, mod_sub(n, p), out)
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    if "--check" in sys.argv:
+        sys.exit(1 if check() else 0)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "field32.cuh")
+    with open(path, "w") as f:
+        f.write(generate())
+    print("wrote", os.path.normpath(path))
