@@ -196,6 +196,9 @@ pub enum Error {
     /// No cache location: neither `CUZK_CACHE` nor a user cache directory is available.
     #[error("params cache: no cache directory (set CUZK_CACHE or HOME)")]
     NoCacheDir,
+    /// Setup, or the wait for another process building the same cache entry, stopped on a cancel.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 impl Error {
