@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::circuits::{Sample, SampleError};
+use crate::vocab::limits::{LimitError, SECTORS};
 use crate::vocab::{ToggleError, Toggles};
 
 /// Why a sample with overrides could not be had.
@@ -14,6 +15,9 @@ pub enum SampleLoadError {
     /// A bad `--set`.
     #[error("--set: {0}")]
     Toggle(#[from] ToggleError),
+    /// A count override out of its range.
+    #[error("--{0}")]
+    Count(#[from] LimitError),
 }
 
 /// What may override a sample file.
@@ -34,7 +38,7 @@ pub fn load(path: &Path, o: &Overrides) -> Result<(Sample, Toggles), SampleLoadE
         sample.seed = seed;
     }
     if let Some(n) = o.sectors {
-        sample.sectors = n.max(1);
+        sample.sectors = SECTORS.check_usize(n)?;
     }
     let mut toggles = sample.toggles;
     if let Some(spec) = o.set {
