@@ -162,8 +162,11 @@ fn record_json() -> String {
         "sample":{{"name":"t","path":"x","constraints":3,"circuits":1,"seed":18446744073709551615}},
         "toggles":{{"a1":false,"batch":1}},"backend":"cpu","devices":["d"],
         "host":{{"cpu":"c","threads":1,"memory_bytes":1}},
-        "events":[{{"phase":"synthesis","lane":"synthesis c0","circuit":0,"repeat":0,"start_us":0,"dur_us":5}}],
-        "repeats":[{{"wall_us":9,"phases":{{"synthesis":{{"count":1,"sum_us":5,"span_us":5}}}}}}],
+        "events":[{{"phase":"synthesis","lane":"synthesis c0","circuit":0,"repeat":0,"start_us":0,"dur_us":5}},
+        {{"phase":"ntt_msm_h","lane":"cpu","circuit":0,"batch":0,"repeat":0,"start_us":5,"dur_us":4,"args":{{"n":"8"}}}},
+        {{"phase":"ntt_h","lane":"cpu","circuit":0,"repeat":1,"start_us":18446744073709551610,"dur_us":9}}],
+        "repeats":[{{"wall_us":9,"phases":{{"synthesis":{{"count":1,"sum_us":5,"span_us":5}}}}}},
+        {{"wall_us":18446744073709551615,"phases":{{"ntt_h":{{"count":18446744073709551615,"sum_us":9,"span_us":9}}}}}}],
         "wall_us":9,"peak_rss_bytes":0,"dropped_events":0,"proofs":[],"version":"0"}}"#
     )
 }
@@ -183,6 +186,27 @@ proptest! {
             // Whatever the edit, an id that parses is one a file name can be built from.
             prop_assert!(cuzk::engine::store::is_run_id(&r.id), "{}", r.id);
             prop_assert!(!r.id.contains('/') && !r.id.contains(".."));
+            // And what reads a record (exports, compare) takes any numbers in it.
+            for f in cuzk::timeline::export::Format::ALL {
+                let _ = cuzk::timeline::export::render(&r, f);
+            }
+            let _ = cuzk::engine::compare::compare(&r, &r);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn counts_and_byte_sizes_never_wrap(text in "[0-9A-Za-z -]{0,24}") {
+        if let Ok(n) = cuzk::vocab::limits::SECTORS.parse(&text) {
+            prop_assert!((1..=1024).contains(&n));
+        }
+        if let Ok(b) = cuzk::engine::budget::parse_bytes(&text) {
+            let digits: String = text.trim().chars().filter(char::is_ascii_digit).collect();
+            let n: u64 = digits.parse().unwrap_or(0);
+            prop_assert!(b >= n, "{} → {}", text, b);
         }
     }
 }

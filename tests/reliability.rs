@@ -376,8 +376,8 @@ fn a_broken_theme_named_on_the_command_line_shows_its_own_error() {
     let d = temp("theme");
     std::fs::write(d.join("mine.toml"), "[colors]\nfg = \"blurple\"\n").expect("theme");
     let set = cuzk::tui::theme::ThemeSet::load(Some(&d));
-    let e = set.find("mine").err().expect("broken theme");
+    let e = set.find("mine").expect_err("broken theme");
     assert!(e.contains("mine.toml") && e.contains("colors.fg") && !e.contains("available"), "{e}");
-    let e = set.find("nosuch").err().expect("unknown theme");
+    let e = set.find("nosuch").expect_err("unknown theme");
     assert!(e.contains("available: dark"), "{e}");
 }

@@ -70,7 +70,7 @@ fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
         parts: vec![("synthesis".into(), fp.assignment_bytes().saturating_mul(2).max(fp.count_bytes()))],
         knob: budget::knob_advice(&sample),
     };
-    est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(budget::PlanError::from(e).into()))?;
+    est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
     let Some(circuit) = sample.sector_circuits(0).into_iter().next() else {
         return Err(CliError::Msg(format!("{}: the sample has no circuit", sample.path.display())));
     };
@@ -219,7 +219,7 @@ fn memory_estimate(args: &BenchArgs, on_gpu: bool) -> Option<budget::Estimate> {
 
 /// Runs a benchmark and prints it.
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
-    let refuse = |e: budget::MemoryError| CliError::Engine(budget::PlanError::from(e).into());
+    let refuse = |e: Box<budget::MemoryError>| CliError::Engine(e.into());
     let gpu_op = matches!(args.op, BenchOp::Msm | BenchOp::Ntt | BenchOp::BatchAdd);
     if let Some(est) = memory_estimate(&args, args.backend == BackendKind::Gpu && gpu_op) {
         est.check(&budget::mem_limit()).map_err(refuse)?;

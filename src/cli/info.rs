@@ -83,9 +83,7 @@ pub fn memory_estimate(sample: &Sample) -> budget::Estimate {
 
 /// [`shape_info`] after checking that one circuit's synthesis fits in memory (else one line saying so).
 pub fn shape_info_checked(sample: &Sample) -> Result<ShapeInfo, super::CliError> {
-    memory_estimate(sample)
-        .check(&budget::mem_limit())
-        .map_err(|e| super::CliError::Engine(budget::PlanError::from(e).into()))?;
+    memory_estimate(sample).check(&budget::mem_limit()).map_err(|e| super::CliError::Engine(e.into()))?;
     Ok(shape_info(sample))
 }
 

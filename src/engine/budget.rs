@@ -130,9 +130,11 @@ impl Estimate {
     }
 
     /// Fails with one line when the total is over `limit`.
-    pub fn check(&self, limit: &MemLimit) -> Result<(), MemoryError> {
+    pub fn check(&self, limit: &MemLimit) -> Result<(), Box<MemoryError>> {
         match limit.bytes {
-            Some(l) if self.total() > l => Err(MemoryError { estimate: self.clone(), limit: limit.clone() }),
+            Some(l) if self.total() > l => {
+                Err(Box::new(MemoryError { estimate: self.clone(), limit: limit.clone() }))
+            }
             _ => Ok(()),
         }
     }
@@ -162,7 +164,7 @@ pub struct MemoryError {
 fn parts(p: &[(String, u64)]) -> String {
     let base = ("cuzk itself".to_string(), BASE_BYTES);
     let mut v: Vec<&(String, u64)> = p.iter().chain([&base]).filter(|(_, b)| *b > 0).collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|p| std::cmp::Reverse(p.1));
     v.iter().map(|(n, b)| format!("{n} {}", human(*b))).collect::<Vec<_>>().join(", ")
 }
 
@@ -424,25 +426,10 @@ pub struct RunShape<'a> {
 pub enum PlanError {
     /// The run needs more than the machine has.
     #[error(transparent)]
-    Memory(#[from] MemoryError),
-    /// `--mem-budget` is below one call's synthesized data.
-    #[error("--mem-budget {budget}: one proof call of {what} holds {call} of synthesized data (batch {batch} × {per} circuits); the smallest budget that runs is {min}{pipe}")]
-    Budget {
-        /// The budget as bytes.
-        budget: String,
-        /// The sample.
-        what: String,
-        /// One call's data.
-        call: String,
-        /// Sectors per call.
-        batch: usize,
-        /// Circuits per sector.
-        per: usize,
-        /// The smallest budget, in `--mem-budget` form.
-        min: String,
-        /// What the pipeline needs, when it was asked for.
-        pipe: String,
-    },
+    Memory(#[from] Box<MemoryError>),
+    /// `--mem-budget` is below one call's synthesized data: the message names the smallest budget that runs.
+    #[error("{0}")]
+    Budget(String),
 }
 
 /// A byte count as `--mem-budget` takes it (rounded up to whole MiB).
@@ -504,22 +491,22 @@ pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
         } else {
             String::new()
         };
-        return Err(PlanError::Budget {
-            budget: flag_bytes_exact(r.mem_budget),
-            what: s.name.clone(),
-            call: human(call_nominal),
-            batch: t.batch.max(1),
-            per,
-            min: flag_bytes(call_nominal),
-            pipe,
-        });
+        return Err(PlanError::Budget(format!(
+            "--mem-budget {}: one proof call of {} holds {} of synthesized data (batch {} × {per} circuits); \
+             the smallest budget that runs is {}{pipe}",
+            flag_bytes_exact(r.mem_budget),
+            s.name,
+            human(call_nominal),
+            t.batch.max(1),
+            flag_bytes(call_nominal),
+        )));
     }
     let by_budget = r.mem_budget / call_nominal.max(1);
     let by_machine = match limit.bytes {
         Some(l) => l.saturating_sub(one.total().saturating_sub(call_peak)) / call_peak.max(1),
         None => u64::MAX,
     };
-    let flight = by_budget.min(by_machine).min(6).max(1);
+    let flight = by_budget.min(by_machine).clamp(1, 6);
     if !want_pipe || flight < 2 {
         let note = (want_pipe).then(|| {
             let why = if by_budget < 2 {
@@ -551,7 +538,7 @@ pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
 
 /// A byte count as given: `512M` when it is whole MiB, else bytes.
 fn flag_bytes_exact(n: u64) -> String {
-    if n % (1 << 20) == 0 && n > 0 {
+    if n.is_multiple_of(1 << 20) && n > 0 {
         format!("{}M", n >> 20)
     } else {
         format!("{n}")

@@ -39,13 +39,25 @@ pub enum EngineError {
     Store(#[from] store::StoreError),
     /// The run would need more memory than the machine or `--mem-budget` gives (refused before any work).
     #[error(transparent)]
-    Memory(#[from] budget::PlanError),
+    Memory(Box<budget::PlanError>),
     /// A count (repeats, batch) out of its range.
     #[error(transparent)]
     Limit(#[from] crate::vocab::limits::LimitError),
     /// The params do not fit the circuit (named by file), or another one-line refusal.
     #[error("{0}")]
     Refused(String),
+}
+
+impl From<budget::PlanError> for EngineError {
+    fn from(e: budget::PlanError) -> EngineError {
+        EngineError::Memory(Box::new(e))
+    }
+}
+
+impl From<Box<budget::MemoryError>> for EngineError {
+    fn from(e: Box<budget::MemoryError>) -> EngineError {
+        budget::PlanError::from(e).into()
+    }
 }
 
 impl EngineError {
@@ -105,7 +117,7 @@ impl Engine {
                 ],
                 knob: budget::knob_advice(sample),
             };
-            est.check(&budget::mem_limit()).map_err(budget::PlanError::from)?;
+            est.check(&budget::mem_limit())?;
         }
         self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()))
     }

@@ -103,7 +103,7 @@ impl ConstraintSystem for Evaluator<'_> {
     {
         let row = self.row;
         self.row += 1;
-        if row % 4096 == 0 && self.cancel.is_cancelled() {
+        if row.is_multiple_of(4096) && self.cancel.is_cancelled() {
             self.stopped = true;
         }
         let Some(&l) = self.lagrange.get(row).filter(|_| !self.stopped) else { return };
