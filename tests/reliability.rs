@@ -243,6 +243,10 @@ fn a_start_removes_what_killed_processes_left_and_out_is_one_set() {
     let live = runs.join(format!(".x.json.tmp-{}-0", std::process::id()));
     std::fs::write(&live, b"busy").expect("live");
     let out = d.join("out");
+    // Inside the --out folder too: a killed per-file write of an older version.
+    std::fs::create_dir_all(&out).expect("out");
+    let inner = out.join(format!(".proofs.bin.tmp-{pid}-0"));
+    std::fs::write(&inner, b"half").expect("stale inner");
     let o = cuzk(
         &d,
         &[
@@ -256,7 +260,7 @@ fn a_start_removes_what_killed_processes_left_and_out_is_one_set() {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    for p in &stale {
+    for p in stale.iter().chain([&inner]) {
         assert!(!p.exists(), "{} left", p.display());
     }
     assert!(live.exists(), "a live process's temp file was removed");

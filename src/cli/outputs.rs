@@ -47,6 +47,8 @@ pub fn check_out_dir(dir: &Path) -> Result<(), CliError> {
         }
         Ok(m) if !m.is_dir() => return Err(msg(format!("--out {shown}: exists and is not a folder"))),
         Ok(_) => {
+            // Temp files an older, killed write left inside the folder are not the user's.
+            crate::util::stale::sweep(dir, None);
             let entries =
                 std::fs::read_dir(dir).map_err(|e| msg(format!("--out {shown}: cannot read: {e}")))?;
             for e in entries.flatten() {
