@@ -5,8 +5,9 @@
 #
 #   scripts/gpu-check.sh [--quick|--full] [--cuzk PATH] [--tests PATH]
 #
-#   --quick   tests (porep-mini proofs skipped) + sizes 2^16 and 2^18; about 3 minutes
-#   --full    (default) every test + sizes 2^16..2^24 + porep-1m on GPU and CPU; about 9 minutes
+#   --quick   tests (porep-mini proofs skipped) + sizes 2^16 and 2^18 + a 20-proof soak; about 3 minutes
+#   --full    (default) every test + sizes 2^16..2^24 + porep-1m on GPU and CPU + a 100-proof soak; about
+#             10 minutes
 #   --cuzk    the cuzk binary (default: dev/cuzk, else target/release/cuzk)
 #   --tests   the tests/gpu.rs binary (default: dev/gpu, else the newest dev/gpu-*, else target/release/deps/gpu-*)
 #
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --full) mode=full ;;
     --cuzk) cuzk="$2"; shift ;;
     --tests) tests="$2"; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -130,10 +131,34 @@ if [ "$mode" = full ] && [ "${GPU_CHECK_PROVE:-1}" != 0 ]; then
   prows+=("$(printf '%-10s %-6s %12s %12s' porep-1m wall "$wall_gpu" "$wall_cpu")")
 fi
 
+# 4. Soak: many proofs in one process with resident bases (srs_resident on); host RSS and each GPU's used
+# memory are printed before, after the warm-up run and along the way, and must stay flat within 1% from the
+# end of the warm-up to the end (cuzk soak exits 1 otherwise). GPU_CHECK_SOAK=0 skips it; GPU_CHECK_SOAK_PROOFS
+# sets the count (default 100, 20 in quick mode).
+soak_rows=()
+if [ "${GPU_CHECK_SOAK:-1}" != 0 ]; then
+  n="${GPU_CHECK_SOAK_PROOFS:-$([ "$mode" = quick ] && echo 20 || echo 100)}"
+  t0=$(date +%s)
+  timeout 900 "$cuzk" soak --sample samples/porep-tiny.toml --backend gpu --set srs_resident=on --proofs "$n" \
+    --tolerance-pct 1 > "$out/soak.txt" 2> "$out/soak.err"
+  rc=$?
+  while IFS= read -r l; do soak_rows+=("$l"); done < "$out/soak.txt"
+  if [ $rc -ne 0 ]; then
+    soak_rows+=("soak: FAIL (rc=$rc in $(( $(date +%s) - t0 )) s): $(tail -1 "$out/soak.err")")
+    status=1
+  else
+    soak_rows+=("soak: flat within 1% ($n proofs in $(( $(date +%s) - t0 )) s)")
+  fi
+fi
+
 log ""
 log "$(printf '%-10s %-6s %12s %12s %9s' what size 'GPU ms' 'CPU ms' speedup)"
 for r in "${rows[@]}"; do log "$r"; done
 for r in "${prows[@]}"; do log "$r"; done
+if [ ${#soak_rows[@]} -gt 0 ]; then
+  log ""
+  for r in "${soak_rows[@]}"; do log "$r"; done
+fi
 log ""
 log "gpu-check: $([ $status -eq 0 ] && echo PASS || echo FAIL) — logs in $out"
 exit $status

@@ -176,10 +176,17 @@ fn store_addresses_runs_and_skips_corrupt_files() {
     let store = RunStore::open(Some(&dir)).expect("store");
     let a = record(1, toggles("verify=off"), 1);
     let mut b = a.clone();
-    b.id = format!("{}-b", a.id);
+    // Another run id of the same second (ids are `YYYYMMDD-HHMMSS-` and hex: they name files).
+    let last = if a.id.ends_with('f') { "0" } else { "f" };
+    b.id = format!("{}{last}", &a.id[..a.id.len() - 1]);
     b.started = format!("{}~", a.started);
     store.save(&a).expect("save a");
     store.save(&b).expect("save b");
+    // A record is never overwritten, and a record whose id is not a run id is never written.
+    assert!(store.save(&a).is_err(), "saving an existing id again");
+    let mut evil = a.clone();
+    evil.id = "../evil".into();
+    assert!(store.save(&evil).is_err() && !dir.join("evil.json").exists());
     assert_eq!(store.resolve("last").expect("last").id, b.id);
     assert_eq!(store.resolve("last~1").expect("last~1").id, a.id);
     assert_eq!(store.resolve(&b.id).expect("id").id, b.id);

@@ -60,7 +60,7 @@ fn unknown_kind() {
 fn wrong_type_names_the_key() {
     let msg = err(&GOOD.replace("layers = 2", "layers = \"two\""));
     assert!(msg.starts_with("samples/x.toml:5:"), "{msg}");
-    assert!(msg.contains("key `layers`") && msg.contains("invalid type"), "{msg}");
+    assert!(msg.contains("key `circuit.layers`") && msg.contains("invalid type"), "{msg}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::filecoin::{FilecoinError, FilecoinJob};
-use crate::vocab::Toggles;
+use crate::vocab::{limits, Toggles};
 
 /// A loaded, validated sample file.
 #[derive(Clone, Debug)]
@@ -104,7 +104,7 @@ struct RawSample {
     name: String,
     #[serde(default)]
     description: String,
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed_value")]
     seed: u64,
     #[serde(default = "one")]
     partitions: usize,
@@ -153,21 +153,71 @@ fn beside(sample: &Path, file: &Path) -> PathBuf {
 fn default_seed() -> u64 {
     42
 }
+
+/// A seed is any u64: a TOML integer (which stops at 2^63 − 1) or a string of decimal or `0x` hex digits for
+/// the rest (`seed = "18446744073709551615"`), as `--seed` takes it.
+fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    const WANT: &str =
+        "a seed 0..=18446744073709551615 (an integer, or a string such as \"18446744073709551615\" \
+                        or \"0xffffffffffffffff\" above 9223372036854775807)";
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(WANT)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; expected {WANT}")))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            let t = v.trim();
+            let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => t.parse::<u64>(),
+            };
+            parsed.map_err(|_| E::custom(format!("\"{v}\" is not {WANT}")))
+        }
+    }
+    d.deserialize_any(V)
+}
 fn one() -> usize {
     1
 }
 
 /// 1-based line of byte offset `pos`.
 fn line_of(text: &str, pos: usize) -> usize {
-    text[..pos.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    text.as_bytes()[..pos.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// The key written on the line holding `pos` (`key = value`), if any.
+/// The key written on the line holding `pos` (`key = value`), with its table (`circuit.layers`), if any.
 fn key_at(text: &str, pos: usize) -> Option<String> {
-    let start = text[..pos.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let pos = floor_char(text, pos);
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
     let line = text[start..].lines().next()?;
     let (key, _) = line.split_once('=')?;
-    Some(key.trim().trim_matches('"').to_string())
+    let key = key.trim().trim_matches('"');
+    let table = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix('[').and_then(|l| l.strip_suffix(']')))
+        .map(|t| t.trim().trim_matches('"'));
+    Some(match table {
+        Some(t) if !t.is_empty() && !key.contains('.') => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
+/// The largest char boundary of `text` at or below `pos` (error spans may point anywhere).
+fn floor_char(text: &str, pos: usize) -> usize {
+    let mut p = pos.min(text.len());
+    while !text.is_char_boundary(p) {
+        p -= 1;
+    }
+    p
 }
 
 /// Line of `key` inside `[section]` (or the top level when `section` is empty).
@@ -200,10 +250,8 @@ impl Sample {
         let raw: RawSample = toml::from_str(text).map_err(|e| {
             let pos = e.span().map(|s| s.start);
             let mut msg = e.message().replace('\n', "; ");
-            if msg.starts_with("invalid") {
-                if let Some(key) = pos.and_then(|p| key_at(text, p)) {
-                    msg = format!("key `{key}`: {msg}");
-                }
+            if let Some(key) = pos.and_then(|p| key_at(text, p)) {
+                msg = format!("key `{key}`: {msg}");
             }
             SampleError { path: path.into(), line: pos.map(|p| line_of(text, p)), msg }
         })?;
@@ -222,9 +270,13 @@ impl Sample {
                 Err(err(section, key, format!("{v} is out of range (expected {}..={})", r.start(), r.end())))
             }
         };
-        range("", "partitions", raw.partitions, 1..=64)?;
-        range("", "sectors", raw.sectors, 1..=1024)?;
-        range("toggles", "batch", raw.toggles.batch, 1..=1024)?;
+        let bound = |section: &str, limit: &limits::Limit, v: usize| {
+            let r = *limit.range.start() as usize..=*limit.range.end() as usize;
+            range(section, limit.key, v, r)
+        };
+        bound("", &limits::PARTITIONS, raw.partitions)?;
+        bound("", &limits::SECTORS, raw.sectors)?;
+        bound("toggles", &limits::BATCH, raw.toggles.batch)?;
         let c = &raw.circuit;
         let knob = |key: &str, v: Option<usize>, default: Option<usize>, r: RangeInclusive<usize>| match v
             .or(default)

@@ -22,6 +22,9 @@ pub struct AblateArgs {
 pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
     let (sample, base_toggles, selected) = args.job.resolve()?;
     let session = Session::open(&args.engine)?;
+    let spec = session.spec(&sample, base_toggles, selected.backend.as_ref(), args.repeat);
+    // Refused runs (memory, budget) fail before the first line is printed.
+    session.engine.plan(&spec)?;
     let flipped: Vec<&str> = Toggle::ablated().map(Toggle::id).collect();
     eprintln!(
         "ablate {}: baseline ({}) then {} flipped alone, {} repeats each",
@@ -30,7 +33,6 @@ pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
         flipped.join(", "),
         args.repeat
     );
-    let spec = session.spec(&sample, base_toggles, selected.backend.as_ref(), args.repeat);
     let mut save_error = None;
     let ablation = session.with_ctl(&sample.name, |ctl| {
         session.engine.ablate(&spec, ctl, Some(&session.store), &mut |ev| {

@@ -15,6 +15,7 @@ use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::ntt::Domain;
 use crate::backend::select::select;
 use crate::cs::{Circuit, ConstraintSystem, ShapeCounter, SynthesisError};
+use crate::engine::budget;
 use crate::groth16::setup;
 use crate::vocab::BackendKind;
 
@@ -27,11 +28,11 @@ pub struct BenchArgs {
     /// Backend.
     #[arg(long, default_value_t = BackendKind::Cpu)]
     pub backend: BackendKind,
-    /// log2 of the size.
-    #[arg(long, default_value_t = 16)]
+    /// log2 of the size, 1..=26.
+    #[arg(long, default_value = "16", value_parser = log_size_arg)]
     pub log_size: u32,
-    /// Timed repeats (the median is reported).
-    #[arg(long, default_value_t = 3)]
+    /// Timed repeats, 1..=1000 (the median is reported).
+    #[arg(long, default_value = "3", value_parser = super::job::repeat_arg)]
     pub repeat: usize,
     /// Print JSON.
     #[arg(long)]
@@ -63,7 +64,16 @@ pub struct SynthResult {
 fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
     use crate::cs::{ProvingAssignment, SmallStore, VecStore};
     let sample = crate::circuits::Sample::load(&args.sample)?;
-    let circuit = sample.sector_circuits(0).swap_remove(0);
+    let fp = budget::footprint(&sample);
+    let est = budget::Estimate {
+        what: format!("{}: bench synth", sample.name),
+        parts: vec![("synthesis".into(), fp.assignment_bytes().saturating_mul(2).max(fp.count_bytes()))],
+        knob: budget::knob_advice(&sample),
+    };
+    est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
+    let Some(circuit) = sample.sector_circuits(0).into_iter().next() else {
+        return Err(CliError::Msg(format!("{}: the sample has no circuit", sample.path.display())));
+    };
     let synth_err = |e: crate::cs::SynthesisError| CliError::Msg(format!("{}: {e}", args.sample.display()));
     let shape = ShapeCounter::count(&circuit).map_err(synth_err)?;
     let rows = shape.rows() as f64;
@@ -165,13 +175,57 @@ impl Circuit for MulChain {
     }
 }
 
-/// Largest `--log-size`: 2^26 points or scalars (6 GiB of G1 bases) is past the 2^24 the device check uses.
-const MAX_LOG_SIZE: u32 = 26;
+/// `--log-size`: 1..=26 (2^26 points or scalars, 6 GiB of G1 bases, is past the 2^24 the device check uses).
+fn log_size_arg(s: &str) -> Result<u32, String> {
+    crate::vocab::limits::LOG_SIZE.parse(s).map(|k| k as u32).map_err(|e| e.reason())
+}
+
+/// The footprint of `MulChain(c)`: one aux x, then per link an aux y and an aux z (the last z an input).
+fn mul_chain_footprint(c: u64) -> budget::Footprint {
+    let c = usize::try_from(c).unwrap_or(usize::MAX);
+    budget::Footprint {
+        shape: crate::cs::Shape { constraints: c, inputs: 2, aux: c.saturating_mul(2) },
+        a_aux: c,
+        b_input: 0,
+        b_aux: c,
+    }
+}
+
+/// What a benchmark of 2^log_size holds on the host: its data, the copies it compares against, setup's work.
+fn memory_estimate(args: &BenchArgs, on_gpu: bool) -> Option<budget::Estimate> {
+    use budget::{fixed_base_table_bytes, FR, G1, G1P};
+    let n = 1u64 << args.log_size;
+    let knob = format!("lower --log-size (now {})", args.log_size);
+    // Random points come from a fixed-base table (up to 133 MB) and the scalars they were made from.
+    let points =
+        vec![("points".into(), n * (G1 + FR)), ("table".into(), fixed_base_table_bytes(n, G1P + G1))];
+    let parts: Vec<(String, u64)> = match args.op {
+        // Measured at 2^18 on the CPU: 129 MB peak; this model says 146 MB.
+        BenchOp::Msm if on_gpu => [points, vec![("scalars".into(), n * FR)]].concat(),
+        BenchOp::Msm => {
+            [points, vec![("scalars".into(), n * FR), ("blst copies".into(), n * (G1P + G1 + FR))]].concat()
+        }
+        BenchOp::Ntt => vec![("scalars and twiddles".into(), n * 3 * FR)],
+        BenchOp::BatchAdd => points,
+        BenchOp::Setup => {
+            let fp = mul_chain_footprint(n.saturating_sub(2).max(1));
+            vec![("params".into(), fp.params_bytes()), ("setup work".into(), fp.setup_extra_bytes())]
+        }
+        BenchOp::Synth => return None,
+    };
+    Some(budget::Estimate {
+        what: format!("bench {:?} 2^{}", args.op, args.log_size).to_lowercase(),
+        parts,
+        knob,
+    })
+}
 
 /// Runs a benchmark and prints it.
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
-    if args.log_size > MAX_LOG_SIZE {
-        return Err(CliError::Msg(format!("--log-size {}: at most {MAX_LOG_SIZE}", args.log_size)));
+    let refuse = |e: Box<budget::MemoryError>| CliError::Engine(e.into());
+    let gpu_op = matches!(args.op, BenchOp::Msm | BenchOp::Ntt | BenchOp::BatchAdd);
+    if let Some(est) = memory_estimate(&args, args.backend == BackendKind::Gpu && gpu_op) {
+        est.check(&budget::mem_limit()).map_err(refuse)?;
     }
     let selected = select(args.backend)?;
     let backend: &dyn Backend = selected.backend.as_ref();

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::CliError;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape, VecStore};
+use crate::engine::budget;
 
 /// The 32 GiB PoRep partition (storage-proofs 19.1, counted): constraints including the 328 input constraints.
 pub const POREP_32G_CONSTRAINTS: usize = 130_278_869;
@@ -69,6 +70,22 @@ fn pct(n: usize, d: usize) -> f64 {
     } else {
         100.0 * n as f64 / d as f64
     }
+}
+
+/// What synthesizing circuit 0 for `cuzk info` holds (vectors grown by doubling: up to twice their data).
+pub fn memory_estimate(sample: &Sample) -> budget::Estimate {
+    let fp = budget::footprint(sample);
+    budget::Estimate {
+        what: format!("{}: info (synthesis of one circuit)", sample.name),
+        parts: vec![("synthesis".into(), fp.assignment_bytes().saturating_mul(2))],
+        knob: budget::knob_advice(sample),
+    }
+}
+
+/// [`shape_info`] after checking that one circuit's synthesis fits in memory (else one line saying so).
+pub fn shape_info_checked(sample: &Sample) -> Result<ShapeInfo, super::CliError> {
+    memory_estimate(sample).check(&budget::mem_limit()).map_err(|e| super::CliError::Engine(e.into()))?;
+    shape_info(sample)
 }
 
 /// Synthesizes circuit 0 of sector 0 and measures its shape.

@@ -11,7 +11,7 @@ use crate::circuits::Sample;
 use crate::engine::sample::{self, Overrides};
 use crate::engine::store::RunStore;
 use crate::engine::{default_mem_budget, Engine, EngineError, RunCtl, RunResult, RunSpec};
-use crate::vocab::{BackendKind, CancelToken, Toggles};
+use crate::vocab::{limits, BackendKind, CancelToken, Toggles};
 
 /// What to prove: the options `prove` and `ablate` share.
 #[derive(clap::Args, Debug, Clone)]
@@ -39,8 +39,8 @@ pub struct JobArgs {
     /// Toggles, e.g. `a1=on,d4=off,batch=2` (for ablate: the baseline).
     #[arg(long)]
     pub set: Option<String>,
-    /// Sectors to prove (default: the sample's).
-    #[arg(long)]
+    /// Sectors to prove, 1..=1024 (default: the sample's).
+    #[arg(long, value_parser = sectors_arg)]
     pub sectors: Option<usize>,
 }
 
@@ -73,26 +73,19 @@ pub struct EngineOpts {
     pub timing_log: bool,
 }
 
-/// Parses `123`, `512K`, `64M`, `8G` into bytes.
+/// `--sectors`: 1..=1024, as the sample file's `sectors`.
+pub fn sectors_arg(s: &str) -> Result<usize, String> {
+    limits::SECTORS.parse(s).map_err(|e| e.reason())
+}
+
+/// `--repeat`: 1..=1000 everywhere (prove, ablate, bench, the console's prompt).
+pub fn repeat_arg(s: &str) -> Result<usize, String> {
+    limits::REPEATS.parse(s).map_err(|e| e.reason())
+}
+
+/// Parses `123`, `512K`, `64M`, `8G` into bytes; a product past 2^64 − 1 is an error, never wrapped.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let (num, mul) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let mul = match c.to_ascii_uppercase() {
-                'K' => 1u64 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                'T' => 1 << 40,
-                _ => return Err(format!("`{s}`: unknown unit `{c}` (expected K, M, G or T)")),
-            };
-            (&s[..i], mul)
-        }
-        _ => (s, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .map(|n| n * mul)
-        .map_err(|_| format!("`{s}` is not a byte count such as 8G or 512M"))
+    crate::engine::budget::parse_bytes(s)
 }
 
 /// The CLI's side of its runs: one engine for the process, the run store, and the cancel token Ctrl-C sets.
@@ -111,6 +104,8 @@ impl Session {
     /// Opens the store and installs the Ctrl-C handler.
     pub fn open(opts: &EngineOpts) -> Result<Session, CliError> {
         let store = RunStore::open(opts.data_dir.as_deref()).map_err(EngineError::from)?;
+        // A data dir where no record can be written fails now, not after the run.
+        store.check_writable().map_err(EngineError::from)?;
         let cancel = CancelToken::new();
         super::interrupt::install(cancel.clone());
         Ok(Session {
@@ -152,6 +147,9 @@ impl Session {
     pub fn run_and_save(&self, spec: &RunSpec) -> Result<(RunResult, PathBuf), CliError> {
         let result = self.with_ctl(&spec.sample.name, |ctl| self.engine.run(spec, ctl))?;
         warn_params(&result);
+        for n in &result.notes {
+            eprintln!("note: {n}");
+        }
         let path = self.store.save(&result.record).map_err(EngineError::from)?;
         Ok((result, path))
     }

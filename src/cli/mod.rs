@@ -8,9 +8,11 @@ mod bench_gpu;
 pub mod info;
 mod interrupt;
 pub mod job;
+pub mod outputs;
 pub mod progress;
 pub mod prove;
 pub mod runs;
+pub mod soak;
 pub mod tables;
 
 use std::path::PathBuf;
@@ -83,8 +85,8 @@ pub enum Command {
         /// What to prove.
         #[command(flatten)]
         job: job::JobArgs,
-        /// Repeat the whole job N times (statistics use every repeat).
-        #[arg(long, default_value_t = 1)]
+        /// Repeat the whole job N times, 1..=1000 (statistics use every repeat).
+        #[arg(long, default_value = "1", value_parser = job::repeat_arg)]
         repeat: usize,
         /// Print a JSON summary instead of the table.
         #[arg(long)]
@@ -92,9 +94,13 @@ pub enum Command {
         /// Write the run's Chrome trace, CSV, JSON and SVG into this folder.
         #[arg(long)]
         export: Option<PathBuf>,
-        /// Write vk.bin, proofs.bin and inputs.bin here.
+        /// Write vk.bin, proofs.bin and inputs.bin here, as one set (checked before the run: a new or empty
+        /// folder, or one holding only such a set).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Write the --out set even when some proofs failed verification.
+        #[arg(long)]
+        out_failed: bool,
         /// Engine options.
         #[command(flatten)]
         engine: job::EngineOpts,
@@ -105,8 +111,8 @@ pub enum Command {
         /// What to prove.
         #[command(flatten)]
         job: job::JobArgs,
-        /// Repeats per configuration.
-        #[arg(long, default_value_t = 3)]
+        /// Repeats per configuration, 1..=1000.
+        #[arg(long, default_value = "3", value_parser = job::repeat_arg)]
         repeat: usize,
         /// JSON: one entry per toggle keyed by its id.
         #[arg(long)]
@@ -165,6 +171,8 @@ pub enum Command {
     },
     /// Time one building block (and, for MSM, blst on the same data).
     Bench(bench::BenchArgs),
+    /// Many proofs in one process with resident bases: host RSS and GPU memory must stay flat.
+    Soak(soak::SoakArgs),
     /// Open the console: live timeline, toggles, history, compare, ablation (needs a terminal).
     Tui {
         /// The sample file.
@@ -179,9 +187,13 @@ pub enum Command {
     },
 }
 
-/// Runs the command line and maps errors to one line on stderr and a non-zero exit.
+/// Runs the command line and maps errors to one line on stderr and exit code 1 (usage errors included;
+/// `--help` and `--version` print and exit 0).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -189,6 +201,25 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A clap outcome that is not a command: help and version go to stdout with exit 0; a usage error becomes
+/// its first line (clap's `error: invalid value … for '--sectors <SECTORS>': …`) plus where help is, exit 1.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        print!("{e}");
+        return ExitCode::SUCCESS;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        eprint!("{e}");
+        return ExitCode::FAILURE;
+    }
+    let text = e.render().to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad command line");
+    let first = if first.starts_with("error:") { first.to_string() } else { format!("error: {first}") };
+    eprintln!("{first} (see `cuzk --help`)");
+    ExitCode::FAILURE
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -206,14 +237,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             );
             let sample = Sample::load(DEFAULT_SAMPLE.as_ref())?;
             println!("{} — {}", sample.name, sample.description);
-            print!("{}", info::render(&info::shape_info(&sample)?));
+            print!("{}", info::render(&info::shape_info_checked(&sample)?));
         }
         Some(Command::Tui { sample, backend, theme }) => {
             crate::tui::run(crate::tui::TuiOptions { sample, backend, theme }).map_err(CliError::Msg)?
         }
         Some(Command::Info { sample, json }) => {
             let sample = Sample::load(&sample)?;
-            let i = info::shape_info(&sample)?;
+            let i = info::shape_info_checked(&sample)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&i).map_err(json_err)?);
             } else {
@@ -221,8 +252,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         Some(Command::Setup { sample, seed }) => prove::setup(&sample, seed)?,
-        Some(Command::Prove { job, repeat, json, export, out, engine }) => {
-            prove::prove(prove::ProveArgs { job, repeat, out, export, json, engine })?
+        Some(Command::Prove { job, repeat, json, export, out, out_failed, engine }) => {
+            prove::prove(prove::ProveArgs { job, repeat, out, export, json, engine, out_failed })?
         }
         Some(Command::Ablate { job, repeat, json, engine }) => {
             ablate::ablate(ablate::AblateArgs { job, repeat, json, engine })?
@@ -236,6 +267,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         Some(Command::Verify { vk, proof, inputs }) => prove::verify(&vk, &proof, &inputs)?,
         Some(Command::Bench(args)) => bench::run(args)?,
+        Some(Command::Soak(args)) => soak::soak(args)?,
     }
     Ok(())
 }

@@ -2,12 +2,13 @@
 
 use std::path::Path;
 
-use super::job::{create_dir, EngineOpts, JobArgs, Session};
+use super::job::{EngineOpts, JobArgs, Session};
+use super::outputs;
 use super::progress::LineProgress;
 use super::CliError;
 use crate::engine::sample::{self, Overrides};
-use crate::engine::{Engine, JobOutput, ParamsOrigin};
-use crate::groth16::proof::{read_inputs, read_proofs, write_inputs, write_proofs};
+use crate::engine::{Engine, ParamsOrigin};
+use crate::groth16::proof::{read_inputs, read_proofs};
 use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
 use crate::groth16::VerifyingKey;
 use crate::timeline::record::RunRecord;
@@ -16,18 +17,29 @@ use crate::vocab::{is_sub_phase, phase_order};
 /// `cuzk setup`: prints the params file path as its last line.
 pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
     let (sample, _) = sample::load(sample_path, &Overrides { seed, ..Overrides::default() })?;
+    let cancel = crate::vocab::CancelToken::new();
+    super::interrupt::install(cancel.clone());
     let progress = LineProgress::new(format!("setup {}:", sample.name));
-    let r = Engine::new().load_params(&sample, &|stage, done, total| progress.update(stage, done, total));
+    let r = Engine::new().load_params(
+        &sample,
+        &|stage, done, total| progress.update(stage, done, total),
+        &cancel,
+    );
     progress.finish();
     let (_, info) = r?;
+    use crate::groth16::cache::CacheOutcome;
     if let Some(w) = info.outcome.as_ref().and_then(|o| o.warning()) {
+        if let Some(CacheOutcome::NotStored { .. }) = &info.outcome {
+            // `setup`'s product is the cached file: without it the command failed.
+            return Err(CliError::Msg(w.to_string()));
+        }
         eprintln!("warning: {w}");
     }
     let how = match &info.outcome {
-        Some(crate::groth16::cache::CacheOutcome::Loaded) => "loaded from cache",
-        Some(crate::groth16::cache::CacheOutcome::Built) => "generated",
-        Some(crate::groth16::cache::CacheOutcome::Rebuilt { .. }) => "regenerated (cache entry was invalid)",
-        None => "in memory",
+        Some(CacheOutcome::Loaded) => "loaded from cache",
+        Some(CacheOutcome::Built) => "generated",
+        Some(CacheOutcome::Rebuilt { .. }) => "regenerated (cache entry was invalid)",
+        Some(CacheOutcome::NotStored { .. }) | None => "in memory",
     };
     eprintln!(
         "{} constraints, {} aux, domain 2^{}: {how}",
@@ -53,10 +65,19 @@ pub struct ProveArgs {
     pub json: bool,
     /// Common engine options.
     pub engine: EngineOpts,
+    /// Write `--out` even when some proofs failed verification.
+    pub out_failed: bool,
 }
 
 /// `cuzk prove`.
 pub fn prove(args: ProveArgs) -> Result<(), CliError> {
+    // Where the files go is checked before any work.
+    if let Some(dir) = &args.out {
+        outputs::check_out_dir(dir)?;
+    }
+    if let Some(dir) = &args.export {
+        outputs::check_export_dir(dir)?;
+    }
     let (sample, toggles, selected) = args.job.resolve()?;
     let session = Session::open(&args.engine)?;
     let (result, path) =
@@ -96,9 +117,17 @@ pub fn prove(args: ProveArgs) -> Result<(), CliError> {
         }
         println!("run {} saved to {}", rec.id, path.display());
     }
+    let failed = result.last.verified.as_ref().is_some_and(|v| v.iter().any(|ok| !ok));
     if let Some(dir) = &args.out {
-        write_outputs(dir, &result.params.vk, &result.last)?;
-        eprintln!("wrote {}/{{vk.bin,proofs.bin,inputs.bin}}", dir.display());
+        if failed && !args.out_failed {
+            eprintln!(
+                "not writing {}: some proofs failed verification (--out-failed writes them)",
+                dir.display()
+            );
+        } else {
+            outputs::write_set(dir, &result.params.vk, &result.last)?;
+            eprintln!("wrote {}/{{vk.bin,proofs.bin,inputs.bin}}", dir.display());
+        }
     }
     if let (Some(job), ParamsOrigin::Local) = (&sample.filecoin, &result.params_info.origin) {
         eprintln!(
@@ -116,7 +145,7 @@ pub fn prove(args: ProveArgs) -> Result<(), CliError> {
             eprintln!("exported {}", p.display());
         }
     }
-    if result.last.verified.as_ref().is_some_and(|v| v.iter().any(|ok| !ok)) {
+    if failed {
         return Err(CliError::Msg("some proofs did not verify".into()));
     }
     Ok(())
@@ -142,16 +171,6 @@ fn summary_json(rec: &RunRecord, path: &Path) -> serde_json::Value {
         "verified": rec.all_verified(),
         "dropped_events": rec.dropped_events,
     })
-}
-
-fn write_outputs(dir: &Path, vk: &VerifyingKey, out: &JobOutput) -> Result<(), CliError> {
-    create_dir(dir)?;
-    let vk_path = dir.join("vk.bin");
-    crate::groth16::params_file::write_atomic(&vk_path, &vk_path.display().to_string(), |w| vk.write(w))?;
-    write_proofs(&dir.join("proofs.bin"), &out.proofs)?;
-    let flat: Vec<_> = out.inputs.iter().flatten().copied().collect();
-    write_inputs(&dir.join("inputs.bin"), &flat)?;
-    Ok(())
 }
 
 /// Per phase over repeats: (name, instances per repeat, median, min, max of the summed ms).
@@ -204,6 +223,12 @@ pub fn phase_table(rec: &RunRecord) -> String {
 pub fn verify(vk: &Path, proof: &Path, inputs: &Path) -> Result<(), CliError> {
     let vk = VerifyingKey::read_file(vk)?;
     let proofs = read_proofs(proof)?;
+    if proofs.is_empty() {
+        return Err(CliError::Msg(format!(
+            "{}: no proofs (the file is empty; expected one or more 192-byte proofs)",
+            proof.display()
+        )));
+    }
     let flat = read_inputs(inputs)?;
     let per = vk.ic.len().saturating_sub(1);
     if flat.len() != per * proofs.len() {

@@ -21,7 +21,7 @@ fn resolve(store: &RunStore, spec: &str) -> Result<RunRecord, CliError> {
 /// `cuzk runs`: every stored run, oldest first.
 pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
     let st = store(data_dir)?;
-    let (runs, warnings) = st.list();
+    let (runs, warnings) = st.try_list().map_err(|e| CliError::Msg(e.to_string()))?;
     for w in &warnings {
         eprintln!("{w}");
     }
@@ -40,13 +40,13 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
         return Ok(());
     }
     println!(
-        "{:<21} {:<16} {:<4} {:<30} {:>3} {:>10} {:<3}",
+        "{:<28} {:<16} {:<4} {:<30} {:>3} {:>10} {:<3}",
         "id", "sample", "be", "toggles", "rep", "wall ms", "ok"
     );
     for r in &runs {
         let toggles: String = r.toggles.compact().chars().take(30).collect();
         println!(
-            "{:<21} {:<16} {:<4} {:<30} {:>3} {:>10.1} {:<3}",
+            "{:<28} {:<16} {:<4} {:<30} {:>3} {:>10.1} {:<3}",
             r.id,
             r.sample.name.chars().take(16).collect::<String>(),
             r.backend,

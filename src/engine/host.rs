@@ -14,12 +14,35 @@ fn proc_kb(text: &str, key: &str) -> u64 {
         .find(|l| l.starts_with(key))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
+        .map_or(0, |kb| kb.saturating_mul(1024))
 }
 
 /// Physical memory in bytes (0 where unknown).
 pub fn memory_bytes() -> u64 {
     proc_kb(&read("/proc/meminfo"), "MemTotal:")
+}
+
+/// Memory the machine can still give without swapping: `MemAvailable`, capped by this process's cgroup
+/// (`memory.max` − `memory.current`, cgroup v2) where one is set; 0 where unknown.
+pub fn available_bytes() -> u64 {
+    let avail = proc_kb(&read("/proc/meminfo"), "MemAvailable:");
+    let cg = |f: &str| read(&format!("/sys/fs/cgroup/{f}")).trim().parse::<u64>().ok();
+    match (cg("memory.max"), cg("memory.current")) {
+        (Some(max), Some(cur)) => {
+            let room = max.saturating_sub(cur);
+            if avail == 0 {
+                room
+            } else {
+                avail.min(room)
+            }
+        }
+        _ => avail,
+    }
+}
+
+/// Resident set of this process now, in bytes (0 where unknown).
+pub fn rss_bytes() -> u64 {
+    proc_kb(&read("/proc/self/status"), "VmRSS:")
 }
 
 /// Peak resident set of this process in bytes (0 where unknown).
@@ -66,12 +89,28 @@ pub fn rfc3339(t: SystemTime) -> String {
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:03}Z", ns / 1_000_000)
 }
 
-/// A sortable, unique run id: `YYYYMMDD-HHMMSS-xxxx` (UTC; xxxx from the clock's nanos and the pid).
+/// 48 random bits: from the OS (`/dev/urandom`), else from std's per-process random hash keys mixed with the
+/// clock, the pid and a counter.
+fn random48() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::io::Read;
+    let mut b = [0u8; 8];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_ok() {
+        return u64::from_le_bytes(b) >> 16;
+    }
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos());
+    h.write_u32(std::process::id());
+    h.write_u64(SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    h.finish() >> 16
+}
+
+/// A sortable, unique run id: `YYYYMMDD-HHMMSS-xxxxxxxxxxxx` (UTC, then 48 random bits in hex: two runs
+/// started in the same second collide with odds of about 2^-48; the store refuses to overwrite anyway).
 pub fn run_id(t: SystemTime) -> String {
-    let (y, mo, d, h, mi, s, ns) = utc(t);
-    let salt =
-        (u64::from(ns) ^ u64::from(std::process::id()).rotate_left(20)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}-{:04x}", salt >> 48)
+    let (y, mo, d, h, mi, s, _) = utc(t);
+    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}-{:012x}", random48())
 }
 
 #[cfg(test)]
@@ -86,6 +125,9 @@ mod tests {
         assert_eq!(civil(20_786), (2026, 11, 29));
         let t = UNIX_EPOCH + Duration::from_millis(1_796_000_000_123);
         assert_eq!(rfc3339(t), "2026-11-30T00:53:20.123Z");
-        assert!(run_id(t).starts_with("20261130-005320-"));
+        let (a, b) = (run_id(t), run_id(t));
+        assert!(a.starts_with("20261130-005320-") && a.len() == 28, "{a}");
+        assert_ne!(a, b, "48 random bits per id");
+        assert!(super::super::store::is_run_id(&a), "{a}");
     }
 }

@@ -3,6 +3,7 @@
 //! knows nothing of either.
 
 pub mod ablate;
+pub mod budget;
 pub mod compare;
 pub mod events;
 pub mod host;
@@ -22,7 +23,7 @@ pub use run::{RunCtl, RunResult, RunSpec};
 use crate::circuits::Sample;
 use crate::groth16::setup::Progress;
 use crate::groth16::Parameters;
-use crate::vocab::Probe;
+use crate::vocab::{CancelToken, Probe};
 
 /// Why a job could not run.
 #[derive(Debug, thiserror::Error)]
@@ -36,12 +37,37 @@ pub enum EngineError {
     /// The run store failed.
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    /// The run would need more memory than the machine or `--mem-budget` gives (refused before any work).
+    #[error(transparent)]
+    Memory(Box<budget::PlanError>),
+    /// A count (repeats, batch) out of its range.
+    #[error(transparent)]
+    Limit(#[from] crate::vocab::limits::LimitError),
+    /// The params do not fit the circuit (named by file), or another one-line refusal.
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<budget::PlanError> for EngineError {
+    fn from(e: budget::PlanError) -> EngineError {
+        EngineError::Memory(Box::new(e))
+    }
+}
+
+impl From<Box<budget::MemoryError>> for EngineError {
+    fn from(e: Box<budget::MemoryError>) -> EngineError {
+        budget::PlanError::from(e).into()
+    }
 }
 
 impl EngineError {
     /// Whether the run stopped because a cancel was asked for.
     pub fn is_cancelled(&self) -> bool {
-        matches!(self, EngineError::Prove(crate::groth16::prover::ProveError::Cancelled))
+        matches!(
+            self,
+            EngineError::Prove(crate::groth16::prover::ProveError::Cancelled)
+                | EngineError::Params(crate::groth16::Error::Cancelled)
+        )
     }
 }
 
@@ -58,25 +84,70 @@ pub fn default_mem_budget() -> u64 {
 #[derive(Default)]
 pub struct Engine {
     params: params::ParamsMemo,
+    footprints: budget::FootprintMemo,
 }
 
 impl Engine {
-    /// An engine that has loaded nothing yet.
+    /// An engine that has loaded nothing yet. Removes the temp files that killed processes left in the
+    /// caches (params, compiled kernels): a `kill -9` mid-write leaves them for the next start to clear.
     pub fn new() -> Engine {
+        if let Some(root) = crate::util::dirs::cache_root() {
+            for dir in ["params", "kernels"] {
+                crate::util::stale::sweep(&root.join(dir), None);
+            }
+        }
         Engine::default()
     }
 
-    /// Params for `sample` (from memory, the on-disk cache, or a seeded setup reporting to `progress`).
+    /// Params for `sample` (from memory, the on-disk cache, or a seeded setup reporting to `progress` and
+    /// stopping when `cancel` is cancelled); refused up front when setup would need more memory than there is.
     pub fn load_params(
         &self,
         sample: &Sample,
         progress: Progress,
+        cancel: &CancelToken,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-        self.params.load(sample, progress, &Probe::silent())
+        let fp = self.footprints.get(sample);
+        if !self.params.holds(sample) {
+            let est = budget::Estimate {
+                what: format!("{}: setup", sample.name),
+                parts: vec![
+                    ("params".into(), fp.params_bytes()),
+                    ("setup work".into(), fp.setup_extra_bytes().saturating_add(fp.count_bytes())),
+                ],
+                knob: budget::knob_advice(sample),
+            };
+            est.check(&budget::mem_limit())?;
+        }
+        self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()))
     }
 
-    /// Runs `spec` under one timeline capture and returns its record (not saved).
+    /// The circuit footprint of `sample` (worked out once per engine), for estimates before any work.
+    pub fn footprint(&self, sample: &Sample) -> budget::Footprint {
+        self.footprints.get(sample)
+    }
+
+    /// Runs `spec` under one timeline capture and returns its record (not saved). Refused before any work
+    /// when it would need more memory than the machine has or than `mem_budget` allows.
     pub fn run(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, EngineError> {
-        run::run(&self.params, spec, ctl)
+        let plan = self.plan(spec)?;
+        let fp = self.footprints.get(spec.sample);
+        run::run(&self.params, spec, ctl, &plan, &fp)
+    }
+
+    /// How `spec` would run here: its memory estimate and pipeline depth, or why it cannot.
+    pub fn plan(&self, spec: &RunSpec) -> Result<budget::Plan, EngineError> {
+        crate::vocab::limits::REPEATS.check_usize(spec.repeats)?;
+        crate::vocab::limits::BATCH.check_usize(spec.toggles.batch)?;
+        crate::vocab::limits::SECTORS.check_usize(spec.sample.sectors)?;
+        let shape = budget::RunShape {
+            sample: spec.sample,
+            fp: self.footprints.get(spec.sample),
+            toggles: spec.toggles,
+            lanes: spec.backend.lanes(),
+            mem_budget: spec.mem_budget,
+            params_held: self.params.holds(spec.sample),
+        };
+        Ok(budget::plan_run(&shape, &budget::mem_limit())?)
     }
 }

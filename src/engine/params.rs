@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::budget::Footprint;
 use super::EngineError;
 use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::{Shape, ShapeCounter};
-use crate::groth16::cache::{CacheOutcome, ParamsCache};
+use crate::groth16::cache::{CacheOutcome, Expect, ParamsCache};
 use crate::groth16::setup::{self, Progress};
 use crate::groth16::Parameters;
 use crate::vocab::{Phase, Probe, Site};
@@ -64,10 +65,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl ParamsMemo {
-    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around disk work.
+    /// Whether the params of `sample` are already in this memo (so a run needs no setup memory).
+    pub(super) fn holds(&self, sample: &Sample) -> bool {
+        let known = lock(&self.shapes).get(&(sample.circuit.clone(), sample.seed)).copied();
+        known.is_some_and(|(_, digest)| lock(&self.params).contains_key(&params_key(digest, sample.seed)))
+    }
+
+    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around disk work. A
+    /// cache entry is used only if its counts fit `fp` (the circuit's footprint) and its vk is the seed's;
+    /// otherwise it is rebuilt with a warning naming the file. Setup and the wait for another process's build
+    /// stop on the probe's cancel.
     pub(super) fn load(
         &self,
         sample: &Sample,
+        fp: &Footprint,
         progress: Progress,
         probe: &Probe,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
@@ -92,10 +103,35 @@ impl ParamsMemo {
             return Ok((p.clone(), info));
         }
         let cache = ParamsCache::default_location()?;
+        let seed = sample.seed;
+        let b = fp.b_input + fp.b_aux;
+        let check = |p: &Parameters| -> Option<String> {
+            let counts = [
+                ("IC points (public inputs)", p.vk.ic.len(), shape.inputs),
+                ("H points (domain − 1)", p.h.len(), shape.domain() - 1),
+                ("L points (aux variables)", p.l.len(), shape.aux),
+                ("A points", p.a.len(), shape.inputs + fp.a_aux),
+                ("B_G1 points", p.b_g1.len(), b),
+                ("B_G2 points", p.b_g2.len(), b),
+            ];
+            if let Some((what, got, want)) = counts.iter().find(|(_, got, want)| got != want) {
+                return Some(format!(
+                    "{what}: {got}, but {} needs {want} (params of another circuit)",
+                    sample.name
+                ));
+            }
+            (!setup::vk_matches_seed(&p.vk, seed))
+                .then(|| format!("its vk was not made with seed {seed} (params of another seed)"))
+        };
+        let cancel = probe.cancel_token().clone();
+        let expect = Expect { check: &check, cancel: &cancel, progress };
         let (params, path, outcome) = {
             let _span = probe.open(Site::new(Phase::SrsLoad));
-            cache.load_or_build(&key, || {
-                setup::generate(&circuit(), shape, sample.seed, progress).map_err(synthesis)
+            cache.load_or_build_checked(&key, &expect, || {
+                setup::generate_with(&circuit(), shape, seed, progress, &cancel).map_err(|e| match e {
+                    setup::SetupStop::Cancelled => crate::groth16::Error::Cancelled,
+                    setup::SetupStop::Synthesis(e) => synthesis(e),
+                })
             })?
         };
         let params = Arc::new(params);

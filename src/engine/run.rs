@@ -4,17 +4,19 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
+use super::budget::{Footprint, Plan};
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
 use super::params::{ParamsInfo, ParamsMemo};
 use super::{events, EngineError};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
+use crate::groth16::prover::ProveError;
 use crate::groth16::setup::Progress;
 use crate::groth16::Parameters;
 use crate::timeline::record::{PhaseTotals, ProofEntry, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
 use crate::timeline::{Capture, CaptureOpts, Captured, LiveFeed};
-use crate::vocab::{CancelToken, Probe, Toggles};
+use crate::vocab::{CancelToken, Probe, Toggle, Toggles};
 
 /// What a run needs besides the sample.
 pub struct RunSpec<'a> {
@@ -63,17 +65,32 @@ pub struct RunResult {
     pub params: Arc<Parameters>,
     /// Where the params came from.
     pub params_info: ParamsInfo,
+    /// What the engine changed from the request and why (one line each), e.g. the pipeline turned off
+    /// because `--mem-budget` holds fewer than two calls; the record holds what actually ran.
+    pub notes: Vec<String>,
 }
 
-/// Runs `repeats` repeats of the job, capturing every phase (params loading included).
-pub(super) fn run(memo: &ParamsMemo, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, EngineError> {
+/// Runs `repeats` repeats of the job, capturing every phase (params loading included), within `plan` (the
+/// pipeline's depth and whether it runs).
+pub(super) fn run(
+    memo: &ParamsMemo,
+    spec: &RunSpec,
+    ctl: &RunCtl,
+    plan: &Plan,
+    fp: &Footprint,
+) -> Result<RunResult, EngineError> {
+    let mut toggles = spec.toggles;
+    if plan.note.is_some() {
+        toggles.set(Toggle::Pipeline, false);
+    }
+    let spec = &RunSpec { toggles, mem_budget: plan.budget, ..*spec };
     let started = SystemTime::now();
     let capture =
         Capture::begin(CaptureOpts { capacity: 0, timing_log: ctl.timing_log, feed: ctl.feed.clone() });
     let probe = Probe::new(capture.sink(), ctl.cancel.clone());
     let origin = capture.origin();
     let result = (|| {
-        let (params, info) = memo.load(spec.sample, ctl.progress, &probe)?;
+        let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe)?;
         let mut windows = Vec::new();
         let mut last = JobOutput::default();
         for _ in 0..spec.repeats.max(1) {
@@ -88,7 +105,8 @@ pub(super) fn run(memo: &ParamsMemo, spec: &RunSpec, ctl: &RunCtl) -> Result<Run
                     mem_budget: spec.mem_budget,
                 },
                 &probe,
-            )?;
+            )
+            .map_err(|e| name_params(e, &info.path))?;
             let start = t0.duration_since(origin).as_micros() as u64;
             windows.push((start, start + t0.elapsed().as_micros() as u64));
         }
@@ -136,7 +154,19 @@ pub(super) fn run(memo: &ParamsMemo, spec: &RunSpec, ctl: &RunCtl) -> Result<Run
             .collect(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
-    Ok(RunResult { record, last, params, params_info })
+    Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect() })
+}
+
+/// A circuit that does not fit its params names the params file (the cache checks counts and seed, so this
+/// means an entry that agrees on those but not on a density: remove the file to rebuild it).
+fn name_params(e: EngineError, path: &std::path::Path) -> EngineError {
+    match e {
+        EngineError::Prove(p @ ProveError::ShapeMismatch { .. }) => EngineError::Refused(format!(
+            "params file {}: {p} (remove the file to rebuild it)",
+            path.display()
+        )),
+        e => e,
+    }
 }
 
 /// Which repeat an event belongs to: the window holding its start (events before the first repeat, such

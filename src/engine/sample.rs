@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::circuits::{FilecoinError, Sample, SampleError};
+use crate::vocab::limits::{LimitError, SECTORS};
 use crate::vocab::{ToggleError, Toggles};
 
 /// Why a sample with overrides could not be had.
@@ -17,6 +18,9 @@ pub enum SampleLoadError {
     /// A C1 or PoSt request file.
     #[error(transparent)]
     Request(#[from] FilecoinError),
+    /// A count override out of its range.
+    #[error("--{0}")]
+    Count(#[from] LimitError),
 }
 
 /// What may override a sample file.
@@ -49,7 +53,7 @@ fn apply(mut sample: Sample, o: &Overrides) -> Result<(Sample, Toggles), SampleL
         sample.seed = seed;
     }
     if let Some(n) = o.sectors {
-        sample.sectors = n.max(1);
+        sample.sectors = SECTORS.check_usize(n)?;
     }
     let mut toggles = sample.toggles;
     if let Some(spec) = o.set {

@@ -35,6 +35,15 @@ pub enum StoreError {
     /// No run matches.
     #[error("no run matches `{0}` (try `cuzk runs`)")]
     NotFound(String),
+    /// A run was named by an empty string.
+    #[error("empty run name (expected a run id, a unique id prefix, last, last~N or a record file)")]
+    Empty,
+    /// A record with this id is already stored; records are never overwritten.
+    #[error("{path}: a run record with this id already exists; not overwriting it")]
+    Exists {
+        /// The existing record.
+        path: String,
+    },
     /// More than one run matches a prefix.
     #[error("`{spec}` is ambiguous: matches {n} runs ({first}, …)")]
     Ambiguous {
@@ -45,6 +54,19 @@ pub enum StoreError {
         /// One of them.
         first: String,
     },
+}
+
+/// Whether `id` is a run id as [`super::host::run_id`] makes them: `YYYYMMDD-HHMMSS-` then 4 to 16 lower-case
+/// hex digits (older versions wrote 4). Ids name files, so nothing else is accepted from a record.
+pub fn is_run_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    (20..=31).contains(&b.len())
+        && digits(0..8)
+        && b[8] == b'-'
+        && digits(9..15)
+        && b[15] == b'-'
+        && b[16..].iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
 }
 
 /// The store rooted at a data dir.
@@ -81,26 +103,62 @@ impl RunStore {
         self.root.join("exports")
     }
 
-    /// Saves a record atomically (temp file in the same folder, fsync, rename); returns its path.
+    /// Checks, before a run starts, that records can be written here: creates the runs folder and writes and
+    /// removes a probe file (so a read-only or missing data dir fails in a second, not after the run). Also
+    /// removes temp files that killed processes left in the runs and exports folders.
+    pub fn check_writable(&self) -> Result<(), StoreError> {
+        let dir = self.runs_dir();
+        std::fs::create_dir_all(&dir).map_err(io(&dir, "cannot create folder"))?;
+        crate::util::stale::sweep(&dir, None);
+        crate::util::stale::sweep(&self.exports_dir(), None);
+        let probe =
+            crate::util::atomic::temp_sibling(&dir.join("write-check")).map_err(io(&dir, "cannot write"))?;
+        std::fs::write(&probe, b"").map_err(io(&dir, "cannot write"))?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(())
+    }
+
+    /// Saves a record atomically (temp file in the same folder, fsync, link into place); returns its path. The
+    /// id must be a run id, and an existing record of that id is never replaced.
     pub fn save(&self, record: &RunRecord) -> Result<PathBuf, StoreError> {
         let dir = self.runs_dir();
-        let io = |path: &Path, action: &'static str| {
-            let path = path.display().to_string();
-            move |source| StoreError::Io { path, action, source }
-        };
+        if !is_run_id(&record.id) {
+            return Err(StoreError::Corrupt {
+                path: dir.display().to_string(),
+                why: format!("field `id`: {:?} is not a run id (expected YYYYMMDD-HHMMSS-hex)", record.id),
+            });
+        }
         std::fs::create_dir_all(&dir).map_err(io(&dir, "cannot create folder"))?;
+        crate::util::stale::sweep(&dir, None);
         let path = dir.join(format!("{}.json", record.id));
         let json = serde_json::to_vec_pretty(record)
             .map_err(|e| StoreError::Corrupt { path: path.display().to_string(), why: e.to_string() })?;
-        crate::util::write_atomic(&path, &json).map_err(io(&path, "cannot write"))?;
+        match crate::util::write_atomic_new(&path, &json) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(StoreError::Exists { path: path.display().to_string() })
+            }
+            r => r.map_err(io(&path, "cannot write")),
+        }?;
         Ok(path)
     }
 
-    /// Every readable record, oldest first, and one warning line per file that could not be read.
+    /// Every readable record, oldest first, and one warning line per file that could not be read (a runs
+    /// folder that cannot be read is one warning too; see [`RunStore::try_list`] to fail on it).
     pub fn list(&self) -> (Vec<RunRecord>, Vec<String>) {
+        self.try_list().unwrap_or_else(|e| (Vec::new(), vec![format!("warning: {e}")]))
+    }
+
+    /// Every readable record, oldest first, with one warning line per record file that could not be read; an
+    /// error when the runs folder exists but cannot be read (a missing folder is an empty store).
+    pub fn try_list(&self) -> Result<(Vec<RunRecord>, Vec<String>), StoreError> {
         let mut runs = Vec::new();
         let mut warnings = Vec::new();
-        let Ok(entries) = std::fs::read_dir(self.runs_dir()) else { return (runs, warnings) };
+        let dir = self.runs_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((runs, warnings)),
+            Err(e) => return Err(io(&dir, "cannot read folder")(e)),
+        };
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -113,26 +171,30 @@ impl RunStore {
             }
         }
         runs.sort_by(|a, b| (&a.started, &a.id).cmp(&(&b.started, &b.id)));
-        (runs, warnings)
+        Ok((runs, warnings))
     }
 
     /// Finds a run by id, unique prefix, `last`, `last~N`, or the path of a record file.
     pub fn resolve(&self, spec: &str) -> Result<RunRecord, StoreError> {
+        if spec.trim().is_empty() {
+            return Err(StoreError::Empty);
+        }
         let as_path = Path::new(spec);
         if spec.ends_with(".json") || as_path.components().count() > 1 {
             return load(as_path);
         }
-        let (runs, _) = self.list();
+        let (runs, _) = self.try_list()?;
         if let Some(rest) = spec.strip_prefix("last") {
             let back: usize = match rest.strip_prefix('~') {
                 Some(n) => n.parse().map_err(|_| StoreError::NotFound(spec.into()))?,
                 None if rest.is_empty() => 0,
                 None => return Err(StoreError::NotFound(spec.into())),
             };
-            return runs
-                .len()
-                .checked_sub(back + 1)
-                .map(|i| runs[i].clone())
+            // `last~N` is the (N+1)-th from the end; any N past the store's size (up to u64::MAX) is no run.
+            return back
+                .checked_add(1)
+                .and_then(|k| runs.len().checked_sub(k))
+                .and_then(|i| runs.get(i).cloned())
                 .ok_or(StoreError::NotFound(spec.into()));
         }
         if let Some(r) = runs.iter().find(|r| r.id == spec) {
@@ -155,10 +217,29 @@ pub fn load(path: &Path) -> Result<RunRecord, StoreError> {
         action: "cannot read",
         source,
     })?;
-    let r: RunRecord = serde_json::from_slice(&bytes)
-        .map_err(|e| StoreError::Corrupt { path: p.clone(), why: e.to_string() })?;
+    parse_record(&bytes, &p)
+}
+
+/// Parses and checks record bytes (`origin` names them in errors): JSON of the `cuzk.run/1` schema, an id
+/// of the run-id grammar (ids become file names), a toggles table within its bounds. Never panics.
+pub fn parse_record(bytes: &[u8], origin: &str) -> Result<RunRecord, StoreError> {
+    let corrupt = |why: String| StoreError::Corrupt { path: origin.to_string(), why };
+    let r: RunRecord = serde_json::from_slice(bytes).map_err(|e| corrupt(e.to_string()))?;
     if r.schema != SCHEMA {
-        return Err(StoreError::Corrupt { path: p, why: format!("schema is `{}`", r.schema) });
+        return Err(corrupt(format!("field `schema`: `{}`, expected `{SCHEMA}`", r.schema)));
     }
+    if !is_run_id(&r.id) {
+        let shown: String = r.id.chars().take(64).collect();
+        return Err(corrupt(format!("field `id`: {shown:?} is not a run id (expected YYYYMMDD-HHMMSS-hex)")));
+    }
+    crate::vocab::limits::BATCH
+        .check_usize(r.toggles.batch)
+        .map_err(|e| corrupt(format!("field `toggles.batch`: {}", e.reason())))?;
     Ok(r)
+}
+
+/// The error maker for an OS error at `path` while doing `action`.
+fn io(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> StoreError {
+    let path = path.display().to_string();
+    move |source| StoreError::Io { path, action, source }
 }

@@ -5,14 +5,21 @@
 //! (e.g. `~/.cache/cuzk/params/` on Linux). Each entry is `<key>.params` (bellperson layout) plus the sidecar
 //! `<key>.params.sha256` in `sha256sum` format over the whole params file. Both are written atomically, params
 //! first, so an interrupted write leaves a mismatching pair that the next load detects and rebuilds.
-//! The caller supplies the key (a hash of the circuit shape and the setup seed); setups are deterministic, so
-//! two processes building the same key concurrently write identical bytes.
+//! The caller supplies the key (a hash of the circuit shape and the setup seed) and an identity check of the
+//! params against it (counts against the shape, the vk against the seed), so an entry copied in from another
+//! circuit or seed is detected, named and rebuilt rather than used. The sidecar also names its params file, so
+//! a pair copied under another key is caught before the large read. A per-entry lock file
+//! (`<key>.params.lock`, removed when the build ends) makes concurrent processes build an entry once:
+//! the others wait (cancellably) and then load it. A build whose store fails (disk full, read-only cache) still
+//! returns the params, with a warning. Temp files of killed writers are removed on the next use.
 
 use std::path::{Path, PathBuf};
 
 use super::error::{Error, Result};
 use super::keys::{Parameters, PointCheck};
 use super::params_file::{hex, read_params_hashed, write_atomic, write_params};
+use super::setup::Progress;
+use crate::vocab::CancelToken;
 
 /// The environment variable that overrides the cuzk cache root (params go under its `params/` folder).
 pub use crate::util::dirs::CACHE_ENV;
@@ -35,15 +42,54 @@ pub enum CacheOutcome {
         /// One line naming the file and the problem.
         warning: String,
     },
+    /// The params were built but could not be stored (disk full, read-only cache): they are used from memory
+    /// and the next run builds them again.
+    NotStored {
+        /// One line naming the file and the failure (and, if so, why the old entry was rebuilt).
+        warning: String,
+    },
 }
 
 impl CacheOutcome {
-    /// The warning to show the user, if the cache had to rebuild a bad file.
+    /// The warning to show the user, if the cache had to rebuild a bad file or could not store one.
     pub fn warning(&self) -> Option<&str> {
         match self {
-            CacheOutcome::Rebuilt { warning } => Some(warning),
+            CacheOutcome::Rebuilt { warning } | CacheOutcome::NotStored { warning } => Some(warning),
             _ => None,
         }
+    }
+}
+
+/// What an entry must be beyond a valid params file, and how a wait for another builder is reported and
+/// stopped.
+pub struct Expect<'a> {
+    /// `Some(why)` when the params do not belong to this key (another circuit's counts, another seed's vk).
+    pub check: &'a (dyn Fn(&Parameters) -> Option<String> + Sync),
+    /// Stops a wait for another process's build (and is passed on to the builder by the caller).
+    pub cancel: &'a CancelToken,
+    /// Told `("waiting", 0, 1)` while another process builds the entry, `("waiting", 1, 1)` when it is done.
+    pub progress: Progress<'a>,
+}
+
+fn no_progress(_: &str, _: usize, _: usize) {}
+
+/// Any params belong to any key (the identity check of callers that have none).
+fn any(_: &Parameters) -> Option<String> {
+    None
+}
+
+/// A held build lock: the lock file is removed, then the lock released, when it drops (built, failed or
+/// cancelled), so no lock file outlives a build. A process that was waiting on the removed file then holds a
+/// lock nobody else can take, looks at the entry again and finds it built; only after a failed build can two
+/// later processes build at once (they write identical bytes, atomically).
+struct BuildLock {
+    _file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -117,7 +163,7 @@ impl ParamsCache {
 
     /// Loads the entry for `key` if it is present and valid; `Ok(None)` when missing or invalid.
     pub fn load(&self, key: &str) -> Result<Option<Parameters>> {
-        match self.inspect(&self.path_for(key)?) {
+        match self.inspect(&self.path_for(key)?, &any) {
             Entry::Valid(p) => Ok(Some(*p)),
             Entry::Missing | Entry::Invalid(_) => Ok(None),
         }
@@ -145,8 +191,30 @@ impl ParamsCache {
         key: &str,
         build: impl FnOnce() -> Result<Parameters, E>,
     ) -> Result<(Parameters, PathBuf, CacheOutcome), E> {
+        let never = CancelToken::new();
+        self.load_or_build_checked(
+            key,
+            &Expect { check: &any, cancel: &never, progress: &no_progress },
+            build,
+        )
+    }
+
+    /// [`ParamsCache::load_or_build`] with an identity check on every load, a lock so that concurrent
+    /// processes build the entry once, and a store failure turned into a warning (the params are returned).
+    pub fn load_or_build_checked<E: From<Error>>(
+        &self,
+        key: &str,
+        expect: &Expect,
+        build: impl FnOnce() -> Result<Parameters, E>,
+    ) -> Result<(Parameters, PathBuf, CacheOutcome), E> {
         let path = self.path_for(key)?;
-        let outcome = match self.inspect(&path) {
+        crate::util::stale::sweep(&self.dir, None);
+        if let Entry::Valid(p) = self.inspect(&path, expect.check) {
+            return Ok((*p, path, CacheOutcome::Loaded));
+        }
+        let lock = self.lock(key, expect)?;
+        // Another process may have built it while this one waited.
+        let outcome = match self.inspect(&path, expect.check) {
             Entry::Valid(p) => return Ok((*p, path, CacheOutcome::Loaded)),
             Entry::Missing => CacheOutcome::Built,
             Entry::Invalid(problem) => CacheOutcome::Rebuilt {
@@ -154,14 +222,63 @@ impl ParamsCache {
             },
         };
         let params = build()?;
-        self.store(key, &params)?;
+        let stored = self.store(key, &params);
+        drop(lock);
+        let outcome = match stored {
+            Ok(_) => outcome,
+            Err(e) => {
+                let before = outcome.warning().map(|w| format!(" ({w})")).unwrap_or_default();
+                CacheOutcome::NotStored {
+                    warning: format!("params not cached, using them from memory: {e}{before}"),
+                }
+            }
+        };
         Ok((params, path, outcome))
     }
 
-    /// Looks at the entry at `path`: missing, valid (checksum and validation pass) or invalid (with why).
-    fn inspect(&self, path: &Path) -> Entry {
+    /// Takes the entry's build lock, waiting (and reporting the wait) while another process holds it; `None`
+    /// where no lock file can be made (a read-only cache: the store will fail and say so).
+    fn lock(&self, key: &str, expect: &Expect) -> Result<Option<BuildLock>> {
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            return Ok(None);
+        }
+        let lock_path = self.dir.join(format!("{key}.{PARAMS_EXT}.lock"));
+        let Ok(file) = std::fs::File::options().create(true).truncate(false).write(true).open(&lock_path)
+        else {
+            return Ok(None);
+        };
+        let mut waited = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if !waited {
+                        (expect.progress)("waiting", 0, 1);
+                        waited = true;
+                    }
+                    if expect.cancel.is_cancelled() {
+                        return Err(Error::Cancelled);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                // No locking on this filesystem: build without it (identical bytes either way).
+                Err(std::fs::TryLockError::Error(_)) => return Ok(None),
+            }
+        }
+        if waited {
+            (expect.progress)("waiting", 1, 1);
+        }
+        Ok(Some(BuildLock { _file: file, path: lock_path }))
+    }
+
+    /// Looks at the entry at `path`: missing, valid (checksum, validation and `check` pass) or invalid (why).
+    fn inspect(&self, path: &Path, check: &(dyn Fn(&Parameters) -> Option<String> + Sync)) -> Entry {
         match std::fs::metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Entry::Missing,
+            Err(e)
+                if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) =>
+            {
+                return Entry::Missing
+            }
             Err(e) => return Entry::Invalid(format!("params file {}: cannot stat: {e}", path.display())),
             Ok(_) => {}
         }
@@ -172,7 +289,17 @@ impl ParamsCache {
                 return Entry::Invalid(format!("checksum file {}: cannot read: {e}", sidecar.display()))
             }
         };
-        let expected = expected.split_whitespace().next().unwrap_or("");
+        let mut fields = expected.split_whitespace();
+        let (expected, named) =
+            (fields.next().unwrap_or(""), fields.next().map(|n| n.trim_start_matches('*')));
+        let own = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if named.is_some_and(|n| n != own) {
+            return Entry::Invalid(format!(
+                "checksum file {}: names `{}`, expected `{own}` (an entry copied from another key?)",
+                sidecar.display(),
+                named.unwrap_or_default().chars().take(80).collect::<String>()
+            ));
+        }
         if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Entry::Invalid(format!(
                 "checksum file {}: expected 64 hex digits of SHA-256 at the start, found {:?}",
@@ -193,7 +320,10 @@ impl ParamsCache {
             ));
         }
         match parsed {
-            Ok(p) => Entry::Valid(Box::new(p)),
+            Ok(p) => match check(&p) {
+                None => Entry::Valid(Box::new(p)),
+                Some(why) => Entry::Invalid(format!("params file {}: {why}", path.display())),
+            },
             Err(e) => Entry::Invalid(e.to_string()),
         }
     }

@@ -200,6 +200,9 @@ pub enum Error {
     /// file does not fit it (the message names the file).
     #[error("params: {0}")]
     Synthesis(String),
+    /// Setup, or the wait for another process building the same cache entry, stopped on a cancel.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 impl Error {

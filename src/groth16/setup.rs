@@ -16,6 +16,7 @@ use crate::cs::{
     Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SynthesisError, Variable,
     VecStore,
 };
+use crate::vocab::{CancelToken, Cancelled};
 
 /// Setup stages, reported to the progress callback in this order.
 pub const SETUP_STAGES: [&str; 7] = ["evaluate", "h", "l", "a", "b_g1", "b_g2", "vk"];
@@ -48,6 +49,9 @@ fn nonzero(rng: &mut ChaCha20Rng) -> Scalar {
 /// The QAP polynomials of every variable evaluated at τ, and which variables the A/B queries hold.
 struct Evaluator<'a> {
     lagrange: &'a [Scalar],
+    /// Checked every few thousand rows; once cancelled the rest of the pass only counts rows.
+    cancel: &'a CancelToken,
+    stopped: bool,
     row: usize,
     inputs: Vec<Scalar>,
     aux: Vec<Scalar>,
@@ -98,8 +102,12 @@ impl ConstraintSystem for Evaluator<'_> {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        let l = self.lagrange[self.row];
+        let row = self.row;
         self.row += 1;
+        if row.is_multiple_of(4096) && self.cancel.is_cancelled() {
+            self.stopped = true;
+        }
+        let Some(&l) = self.lagrange.get(row).filter(|_| !self.stopped) else { return };
         let (a, b, c) =
             (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
         // Density is "appears in the combination", exactly as the prover marks it.
@@ -144,15 +152,62 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
 }
 
-/// All multiples kᵢ·base, one table for the whole list, reporting progress per chunk.
-fn multiples<A: MsmAffine>(base: A::Proj, scalars: &[Scalar], stage: &str, progress: Progress) -> Vec<A> {
+/// All multiples kᵢ·base, one table for the whole list, reporting progress and checking `cancel` per chunk
+/// (a chunk takes milliseconds, so a cancel is heard within one).
+fn multiples<A: MsmAffine>(
+    base: A::Proj,
+    scalars: &[Scalar],
+    stage: &str,
+    progress: Progress,
+    cancel: &CancelToken,
+) -> Result<Vec<A>, Cancelled> {
     let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
     let mut out = Vec::with_capacity(scalars.len());
     for chunk in scalars.chunks(CHUNK) {
+        if cancel.is_cancelled() {
+            return Err(Cancelled);
+        }
         out.extend(table.mul_many(chunk));
         progress(stage, out.len(), scalars.len());
     }
-    out
+    Ok(out)
+}
+
+/// The toxic waste of `seed`: what every setup of that seed uses.
+fn toxic_waste(seed: u64) -> ToxicWaste {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    ToxicWaste {
+        tau: nonzero(&mut rng),
+        alpha: nonzero(&mut rng),
+        beta: nonzero(&mut rng),
+        gamma: nonzero(&mut rng),
+        delta: nonzero(&mut rng),
+    }
+}
+
+/// Whether `vk` was made by a setup of `seed` (its α, β and δ in G1 are the seed's): a cache entry made
+/// with another seed fails this in well under a millisecond, without reading the large sections.
+pub fn vk_matches_seed(vk: &VerifyingKey, seed: u64) -> bool {
+    let tw = toxic_waste(seed);
+    let g1 = G1Projective::generator();
+    (g1 * tw.alpha).to_affine() == vk.alpha_g1
+        && (g1 * tw.beta).to_affine() == vk.beta_g1
+        && (g1 * tw.delta).to_affine() == vk.delta_g1
+}
+
+/// Why a setup stopped without params.
+#[derive(Debug)]
+pub enum SetupStop {
+    /// The run's cancel token was cancelled.
+    Cancelled,
+    /// The circuit failed to synthesize.
+    Synthesis(SynthesisError),
+}
+
+impl From<Cancelled> for SetupStop {
+    fn from(_: Cancelled) -> Self {
+        SetupStop::Cancelled
+    }
 }
 
 /// Generates params for `circuit` (whose shape is `shape`) from `seed`.
@@ -162,19 +217,30 @@ pub fn generate<C: Circuit + ?Sized>(
     seed: u64,
     progress: Progress,
 ) -> Result<Parameters, SynthesisError> {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let tw = ToxicWaste {
-        tau: nonzero(&mut rng),
-        alpha: nonzero(&mut rng),
-        beta: nonzero(&mut rng),
-        gamma: nonzero(&mut rng),
-        delta: nonzero(&mut rng),
-    };
+    match generate_with(circuit, shape, seed, progress, &CancelToken::new()) {
+        Ok(p) => Ok(p),
+        Err(SetupStop::Synthesis(e)) => Err(e),
+        Err(SetupStop::Cancelled) => unreachable!("a token nobody holds is never cancelled"),
+    }
+}
+
+/// [`generate`], stopping with `Cancelled` soon after `cancel` is cancelled (within one chunk of fixed-base
+/// multiplications, or a few thousand rows of the evaluation pass).
+pub fn generate_with<C: Circuit + ?Sized>(
+    circuit: &C,
+    shape: Shape,
+    seed: u64,
+    progress: Progress,
+    cancel: &CancelToken,
+) -> Result<Parameters, SetupStop> {
+    let tw = toxic_waste(seed);
     let m = shape.domain();
     progress("evaluate", 0, shape.rows());
     let lagrange = lagrange_at(tw.tau, m);
     let mut ev = Evaluator {
         lagrange: &lagrange,
+        cancel,
+        stopped: false,
         row: 0,
         inputs: vec![Scalar::ONE],
         aux: Vec::with_capacity(shape.aux),
@@ -186,7 +252,10 @@ pub fn generate<C: Circuit + ?Sized>(
         b_aux: Density::with_capacity(shape.aux),
     };
     ev.b_input.push_clear();
-    circuit.synthesize(&mut ev)?;
+    circuit.synthesize(&mut ev).map_err(SetupStop::Synthesis)?;
+    if ev.stopped || cancel.is_cancelled() {
+        return Err(SetupStop::Cancelled);
+    }
     // The appended `input_i * 1 = 0` constraints put each input in A.
     let n_inputs = ev.inputs.len();
     for i in 0..n_inputs {
@@ -215,7 +284,7 @@ pub fn generate<C: Circuit + ?Sized>(
             p *= tw.tau;
         }
     });
-    let h = multiples::<G1Affine>(g1, &h_scalars, "h", progress);
+    let h = multiples::<G1Affine>(g1, &h_scalars, "h", progress, cancel)?;
     drop(h_scalars);
 
     let lin = |side: usize, scale: Scalar| -> Vec<Scalar> {
@@ -224,15 +293,15 @@ pub fn generate<C: Circuit + ?Sized>(
             .map(|i| (tw.beta * at[side][i] + tw.alpha * bt[side][i] + ct[side][i]) * scale)
             .collect()
     };
-    let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress);
-    let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {});
+    let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress, cancel)?;
+    let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {}, cancel)?;
 
     let a_scalars: Vec<Scalar> = at[0].iter().copied().chain(a_aux.iter_set().map(|i| at[1][i])).collect();
-    let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress);
+    let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress, cancel)?;
     let b_scalars: Vec<Scalar> =
         b_input.iter_set().map(|i| bt[0][i]).chain(b_aux.iter_set().map(|i| bt[1][i])).collect();
-    let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress);
-    let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress);
+    let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress, cancel)?;
+    let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress, cancel)?;
 
     let vk = VerifyingKey {
         alpha_g1: (g1 * tw.alpha).to_affine(),

@@ -140,12 +140,31 @@ impl ThemeSet {
         self.themes.iter().position(|t| t.name == name)
     }
 
-    /// The theme called `name`, or a one-line error listing the available names.
+    /// The theme called `name`, or a one-line error: the problem of a theme file of that name that did not
+    /// load, else the available names.
     pub fn find(&self, name: &str) -> Result<&Theme, String> {
         match self.index_of(name) {
             Some(i) => Ok(&self.themes[i]),
-            None => Err(format!("unknown theme `{name}` (available: {})", self.names().join(", "))),
+            None => {
+                let file = format!("{name}.toml");
+                let broken = self.errors.iter().find(|e| {
+                    e.split(':')
+                        .next()
+                        .is_some_and(|p| Path::new(p).file_name().is_some_and(|f| f == file.as_str()))
+                });
+                Err(match broken {
+                    Some(e) => format!("theme `{name}` did not load: {e}"),
+                    None => format!("unknown theme `{name}` (available: {})", self.names().join(", ")),
+                })
+            }
         }
+    }
+
+    /// Parses one theme file's text over the default dark theme (`label` names it in the one-line error);
+    /// public so the parser can be fuzzed.
+    pub fn parse_source(label: &str, src: &str) -> Result<Theme, String> {
+        let stem = Path::new(label).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        parse_theme(label, &stem, src, &Theme::default_dark())
     }
 
     /// The theme names in display order.

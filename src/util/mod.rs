@@ -1,6 +1,8 @@
-//! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders.
+//! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
+//! the removal of temp files that killed processes left.
 
 pub mod atomic;
 pub mod dirs;
+pub mod stale;
 
-pub use atomic::{write_atomic, write_atomic_with};
+pub use atomic::{publish_dir, write_atomic, write_atomic_new, write_atomic_with};

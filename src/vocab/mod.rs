@@ -1,7 +1,9 @@
 //! The ground floor: the words every other layer speaks. Phases, toggles and backend kinds as typed tables;
-//! the probe through which a run reports phases and hears a cancel. Nothing here imports the rest of cuzk.
+//! the probe through which a run reports phases and hears a cancel; the bounds of every count a user gives.
+//! Nothing here imports the rest of cuzk.
 
 mod backend_kind;
+pub mod limits;
 mod phase;
 mod probe;
 mod toggle;

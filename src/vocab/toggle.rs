@@ -190,10 +190,10 @@ impl Toggles {
             let (id, value) = item.split_once('=').unwrap_or((item, "on"));
             let (id, value) = (id.trim(), value.trim());
             if id == BATCH {
-                self.batch = value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| ToggleError::BadValue {
+                self.batch = super::limits::BATCH.parse(value).map_err(|_| ToggleError::BadValue {
                     id: id.into(),
                     value: value.into(),
-                    expected: "an integer ≥ 1",
+                    expected: "an integer in 1..=1024",
                 })?;
                 continue;
             }

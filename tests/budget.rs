@@ -1,0 +1,155 @@
+//! Memory before it is spent: the footprint extrapolated from two small counts is exact, every estimate is
+//! refused with one line naming the estimate, the limit and the knob, `--mem-budget` is honoured (refused
+//! below one call with the minimum; the pipeline off below two, and the record says so), and a real run's peak
+//! RSS stays under its estimate.
+
+use std::path::Path;
+
+use cuzk::backend::cpu::backend::CpuBackend;
+use cuzk::circuits::Sample;
+use cuzk::engine::budget::{self, Footprint, MemLimit, PlanError, RunShape};
+use cuzk::engine::{Engine, EngineError, RunCtl, RunSpec};
+use cuzk::vocab::{CancelToken, Toggle};
+
+fn sample(text: &str) -> Sample {
+    Sample::parse(Path::new("samples/t.toml"), text).expect("sample")
+}
+
+fn porep(challenges: usize) -> Sample {
+    sample(&format!(
+        "name = \"p\"\n[circuit]\nkind = \"porep\"\nchallenges = {challenges}\nlayers = 3\nnodes_log2 = 6\n\
+         hash = \"poseidon\"\n"
+    ))
+}
+
+/// The full count of circuit 0, the thing the extrapolation must equal.
+fn counted(s: &Sample) -> Footprint {
+    budget::count(&s.sector_circuits(0)[0]).expect("count")
+}
+
+#[test]
+fn footprint_from_two_small_counts_is_exact() {
+    let cases = [
+        porep(3),
+        porep(5),
+        sample("name = \"c\"\n[circuit]\nkind = \"sha256-chain\"\ncompressions = 3\n"),
+        sample("name = \"m\"\n[circuit]\nkind = \"poseidon-merkle\"\nheight = 2\npaths = 4\n"),
+    ];
+    for s in &cases {
+        let want = counted(s);
+        assert_eq!(budget::footprint(s), want, "{}", s.name);
+        assert!(want.a_aux > 0 && want.b_aux > 0 && want.shape.constraints > 0, "{want:?}");
+    }
+    // The prover's view agrees on the densities (the params' A and B sizes come from them).
+    let s = porep(3);
+    let asg =
+        cuzk::cs::ProvingAssignment::synthesize::<cuzk::cs::VecStore, _>(&s.sector_circuits(0)[0], None)
+            .expect("synthesis");
+    let fp = counted(&s);
+    assert_eq!(fp.a_aux, asg.a_aux_density.popcount());
+    assert_eq!(fp.b_aux, asg.b_aux_density.popcount());
+    assert_eq!(fp.b_input, asg.b_input_density.popcount());
+}
+
+fn limit(bytes: u64) -> MemLimit {
+    MemLimit { bytes: Some(bytes), source: "test limit".into() }
+}
+
+fn shape<'a>(s: &'a Sample, set: &str, mem_budget: u64) -> RunShape<'a> {
+    let mut toggles = s.toggles;
+    toggles.apply_set(set).expect("toggles");
+    RunShape { sample: s, fp: budget::footprint(s), toggles, lanes: 1, mem_budget, params_held: false }
+}
+
+#[test]
+fn over_the_limit_is_one_line_with_estimate_limit_and_knob() {
+    let mut s = porep(2);
+    s.sectors = 4;
+    let r = shape(&s, "batch=2", u64::MAX);
+    let e = budget::plan_run(&r, &limit(1 << 20)).expect_err("1 MiB is not enough");
+    let m = e.to_string();
+    assert!(!m.contains('\n'), "{m}");
+    for part in [
+        "p: proving needs about",
+        "more than the 1.0 MiB test limit",
+        "lower `batch` (now 2)",
+        "`circuit.challenges` (now 2)",
+        "samples/t.toml",
+    ] {
+        assert!(m.contains(part), "`{part}` missing: {m}");
+    }
+    // The estimate of a run that fits is below the limit and the plan runs the pipeline.
+    let plan = budget::plan_run(&r, &limit(1 << 40)).expect("fits");
+    assert!(plan.pipelined && plan.in_flight >= 2 && plan.note.is_none(), "{plan:?}");
+    // Arithmetic never wraps: a knob of 10^12 saturates to "more than any machine".
+    let huge = Footprint {
+        shape: cuzk::cs::Shape { constraints: usize::MAX / 2, inputs: 2, aux: usize::MAX / 2 },
+        ..Footprint::default()
+    };
+    assert_eq!(huge.params_bytes(), u64::MAX);
+    assert_eq!(budget::human(u64::MAX), "more than 16 EiB");
+}
+
+#[test]
+fn mem_budget_is_honoured() {
+    let mut s = porep(2);
+    s.sectors = 3;
+    let call = budget::footprint(&s).assignment_bytes() * s.circuits_per_sector() as u64;
+    // Below one call: refused, naming the smallest budget that runs (and what the pipeline needs).
+    let e = budget::plan_run(&shape(&s, "", call - 1), &limit(1 << 40)).expect_err("below one call");
+    assert!(matches!(e, PlanError::Budget(_)), "{e}");
+    let m = e.to_string();
+    assert!(m.contains(&format!("the smallest budget that runs is {}", budget::flag_bytes(call))), "{m}");
+    assert!(m.contains("with the pipeline"), "{m}");
+    // One call but not two: the pipeline is turned off with a note, not silently.
+    let plan = budget::plan_run(&shape(&s, "", call + 1), &limit(1 << 40)).expect("one call fits");
+    assert!(!plan.pipelined && plan.in_flight == 1, "{plan:?}");
+    assert!(plan.note.as_deref().is_some_and(|n| n.contains("fewer than two calls")), "{plan:?}");
+    // The engine records what ran: pipeline off, and the note comes back with the result.
+    std::env::set_var("CUZK_CACHE", std::env::temp_dir().join(format!("cuzk-budget-{}", std::process::id())));
+    let backend = CpuBackend::new();
+    let spec =
+        RunSpec { sample: &s, toggles: s.toggles, backend: &backend, repeats: 1, mem_budget: call + 1 };
+    let r = Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).expect("run");
+    assert!(s.toggles.on(Toggle::Pipeline), "the sample asks for the pipeline");
+    assert!(!r.record.toggles.on(Toggle::Pipeline), "the record says what ran");
+    assert!(!r.last.pipelined);
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    // Below one call the engine refuses before any work, as the planner does.
+    let spec = RunSpec { mem_budget: call - 1, ..spec };
+    let e = Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).err().expect("refused");
+    assert!(matches!(&e, EngineError::Memory(p) if matches!(**p, PlanError::Budget(_))), "{e}");
+    // Counts are checked, not clamped.
+    let spec = RunSpec { repeats: 0, mem_budget: 1 << 40, ..spec };
+    let e = Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).err().expect("0 repeats");
+    assert!(e.to_string().contains("repeat: `0` is out of range"), "{e}");
+}
+
+#[test]
+fn peak_rss_of_a_real_run_stays_under_its_estimate() {
+    // A fresh process, so its peak RSS is the run's alone; an empty cache, so setup runs too.
+    let dir = std::env::temp_dir().join(format!("cuzk-budget-rss-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for set in ["a2=off,pipeline=off", "a2=on,pipeline=on"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cuzk"))
+            .args(["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--sectors", "2"])
+            .args(["--set", set, "--json", "--data-dir"])
+            .arg(dir.join("home"))
+            .env("CUZK_CACHE", dir.join(format!("cache-{set}")))
+            .output()
+            .expect("run cuzk");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let rec =
+            cuzk::engine::store::load(Path::new(v["record"].as_str().unwrap_or_default())).expect("record");
+        let mut s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+        s.sectors = 2;
+        let backend = CpuBackend::new();
+        let spec =
+            RunSpec { sample: &s, toggles: rec.toggles, backend: &backend, repeats: 1, mem_budget: 1 << 40 };
+        let est = Engine::new().plan(&spec).expect("plan").estimate.total();
+        assert!(rec.peak_rss_bytes > 0, "peak RSS is measured on Linux");
+        assert!(rec.peak_rss_bytes <= est, "{set}: peak {} above the estimate {est}", rec.peak_rss_bytes);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
