@@ -42,6 +42,7 @@ fn record(events: Vec<RecordEvent>) -> RunRecord {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: Vec::new(),
+        counters: Vec::new(),
         version: "0.1.0".into(),
     }
 }

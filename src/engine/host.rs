@@ -22,6 +22,11 @@ pub fn memory_bytes() -> u64 {
     proc_kb(&read("/proc/meminfo"), "MemTotal:")
 }
 
+/// Resident set of this process now, in bytes (0 where unknown): the memory sampler's host counter.
+pub fn rss_bytes() -> u64 {
+    proc_kb(&read("/proc/self/status"), "VmRSS:")
+}
+
 /// Peak resident set of this process in bytes (0 where unknown).
 pub fn peak_rss_bytes() -> u64 {
     proc_kb(&read("/proc/self/status"), "VmHWM:")

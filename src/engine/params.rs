@@ -1,6 +1,7 @@
 //! Params for a sample: from the engine's memo, else the on-disk cache, else a seeded setup. The memo belongs
 //! to an [`Engine`](super::Engine) value, so two engines in one process keep their own.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -44,7 +45,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl ParamsMemo {
-    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around disk work.
+    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around reading
+    /// the cache and `params_gen` around a generation.
     pub(super) fn load(
         &self,
         sample: &Sample,
@@ -67,12 +69,17 @@ impl ParamsMemo {
             return Ok((p.clone(), ParamsInfo { path: path.clone(), outcome: None, shape, digest }));
         }
         let cache = ParamsCache::default_location()?;
-        let (params, path, outcome) = {
-            let _span = probe.open(Site::new(Phase::SrsLoad));
-            cache.load_or_build(&key, || {
-                Ok::<_, crate::groth16::Error>(setup::generate(&circuit(), shape, sample.seed, progress))
-            })?
-        };
+        // `srs_load` covers looking at the cache and reading it; when the entry must be built it ends there and
+        // `params_gen` covers generating and storing, so loading never counts a generation's time.
+        let load = Cell::new(Some(probe.open(Site::new(Phase::SrsLoad))));
+        let gen = Cell::new(None);
+        let built = cache.load_or_build(&key, || {
+            drop(load.take());
+            gen.set(Some(probe.open(Site::new(Phase::ParamsGen).arg("constraints", shape.rows()))));
+            Ok::<_, crate::groth16::Error>(setup::generate(&circuit(), shape, sample.seed, progress))
+        });
+        drop((load.take(), gen.take()));
+        let (params, path, outcome) = built?;
         let params = Arc::new(params);
         lock(&self.params).insert(key, (params.clone(), path.clone()));
         Ok((params, ParamsInfo { path, outcome: Some(outcome), shape, digest }))

@@ -1,6 +1,7 @@
 //! Chrome trace event JSON in the object form: `X` events per phase instance, `M` events naming the process
 //! and one thread per lane (plus `<lane> (2)`, … for work that overlaps without nesting), run facts in
-//! `otherData`. Opens in Perfetto, chrome://tracing and Firefox Profiler.
+//! `otherData` (`wall_us` is the proving wall, the median of the repeats', as every table reports it). Opens
+//! in Perfetto, chrome://tracing and Firefox Profiler.
 
 use serde_json::{json, Map, Value};
 
@@ -63,7 +64,9 @@ pub(super) fn render(record: &RunRecord) -> String {
         "backend": record.backend,
         "devices": record.devices.join("; "),
         "host_cpu": record.host.cpu,
-        "wall_us": record.wall_us.to_string(),
+        "wall_us": record.wall_median_us().to_string(),
+        "setup_us": record.setup_us().to_string(),
+        "run_elapsed_us": record.wall_us.to_string(),
         "dropped_events": record.dropped_events.to_string(),
         "version": record.version,
     });
