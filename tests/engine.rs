@@ -166,7 +166,16 @@ fn real_run_timeline_and_exports() {
         }
     }
     let csv = render(&r, Format::Csv);
-    assert_eq!(csv.lines().count(), r.events.len() + 1);
+    let samples: usize = r.counters.iter().map(|c| c.samples.len()).sum();
+    assert_eq!(csv.lines().count(), r.events.len() + samples + 1);
+    // The memory sampler ran: host RSS from before the first phase to after the last, every 5 ms (change
+    // points kept), so every phase instance longer than 10 ms has a sample inside it.
+    let rss = r.counters.iter().find(|c| c.name == "host_rss").expect("host_rss sampled");
+    let end = r.events.iter().map(|e| e.start_us + e.dur_us).max().unwrap_or(0);
+    assert!(
+        rss.samples.first().is_some_and(|s| s.0 <= 1_000) && rss.samples.last().is_some_and(|s| s.0 >= end)
+    );
+    assert!(rss.peak() > 0 && r.counters.iter().all(|c| c.name != "host_pinned"), "the CPU pins nothing");
     let svg = render(&r, Format::Svg);
     assert!(svg.trim_start().starts_with("<svg") || svg.trim_start().starts_with("<?xml"));
     assert!(svg.trim_end().ends_with("</svg>"));

@@ -1,5 +1,6 @@
 //! Chrome trace event JSON in the object form: `X` events per phase instance, `M` events naming the process
-//! and one thread per lane (plus `<lane> (2)`, … for work that overlaps without nesting), run facts in
+//! and one thread per lane (plus `<lane> (2)`, … for work that overlaps without nesting), `C` counter events
+//! for the memory counters (`host_rss`, `host_pinned`, `gpu<d>_mem`, in `args.bytes`), run facts in
 //! `otherData` (`wall_us` is the proving wall, the median of the repeats', as every table reports it). Opens
 //! in Perfetto, chrome://tracing and Firefox Profiler.
 
@@ -50,6 +51,15 @@ pub(super) fn render(record: &RunRecord) -> String {
         let (e, slot) = (&record.events[i], lay.slots[i]);
         let tid = tids.get(slot.lane).and_then(|t| t.get(slot.track)).copied().unwrap_or(1);
         lines.push(complete(e, tid).to_string());
+    }
+
+    // Memory counters: one `C` event per sample, a counter track per series (Perfetto draws each as a graph).
+    for c in &record.counters {
+        for &(ts, bytes) in &c.samples {
+            let ev = json!({ "ph": "C", "name": c.name, "cat": "memory", "ts": ts, "pid": PID, "tid": 0,
+                "args": { "bytes": bytes } });
+            lines.push(ev.to_string());
+        }
     }
 
     let other = json!({
