@@ -165,6 +165,35 @@ impl Circuit for MulChain {
 /// Largest `--log-size`: 2^26 points or scalars (6 GiB of G1 bases) is past the 2^24 the device check uses.
 const MAX_LOG_SIZE: u32 = 26;
 
+/// `cuzk bench floor`: measures the machine's floors, caches them (the console reads them), prints them.
+fn bench_floor(json: bool) -> Result<(), CliError> {
+    use crate::engine::floor::{measure, si};
+    let f = measure(&mut |line| eprintln!("floor: {line}"));
+    let path = f.save().map_err(|e| CliError::Msg(format!("floor cache: {e}")))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&f).map_err(|e| CliError::Msg(e.to_string()))?);
+    } else {
+        println!("host {} (measured {})", f.host, f.measured);
+        println!("  cpu   {}mul64/s   memory {}B/s", si(f.cpu.mul64_per_s), si(f.cpu.mem_bytes_per_s));
+        for g in &f.gpus {
+            println!(
+                "  gpu{}  {}mul64/s   memory {}B/s   h2d pinned {}B/s   pageable {}B/s   ({})",
+                g.device,
+                si(g.mul64_per_s),
+                si(g.mem_bytes_per_s),
+                si(g.h2d_pinned_bytes_per_s),
+                si(g.h2d_pageable_bytes_per_s),
+                g.name
+            );
+        }
+        if let Some(why) = &f.gpu_skipped {
+            println!("  gpu   skipped: {why}");
+        }
+    }
+    eprintln!("cached in {}", path.display());
+    Ok(())
+}
+
 /// Runs a benchmark and prints it.
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.log_size > MAX_LOG_SIZE {
@@ -206,6 +235,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 (time(reps, || backend.batch_add_g1(Bases::host(&points), &bitmap)), None)
             }
             BenchOp::Synth => return bench_synth(&args),
+            BenchOp::Floor => return bench_floor(args.json),
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));
                 let shape = ShapeCounter::count(&c);

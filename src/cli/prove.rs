@@ -18,7 +18,7 @@ use crate::vocab::{is_setup_phase, is_sub_phase, phase_order};
 /// `cuzk setup`: prints the params file path as its last line.
 pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
     let (sample, _) = sample::load(sample_path, &Overrides { seed, ..Overrides::default() })?;
-    let progress = LineProgress::new(format!("setup {}:", sample.name));
+    let progress = LineProgress::new(format!("generating params for {}:", sample.name));
     let r = Engine::new().load_params(&sample, &|stage, done, total| progress.update(stage, done, total));
     progress.finish();
     let (_, info) = r?;

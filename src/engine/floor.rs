@@ -116,6 +116,51 @@ impl Floors {
     }
 }
 
+/// Measures this machine's floors: the host always, every GPU where one is usable (else the reason it was
+/// skipped). `report` hears a line as each part starts, since the whole takes seconds.
+pub fn measure(report: &mut dyn FnMut(String)) -> Floors {
+    report(format!(
+        "cpu: {} threads: 64-bit multiplies, then memory bandwidth",
+        rayon::current_num_threads()
+    ));
+    let h = crate::backend::cpu::floor::measure();
+    let cpu = CpuFloor {
+        mul64_per_s: h.mul64_per_s,
+        mem_bytes_per_s: h.mem_bytes_per_s,
+        threads: h.threads as u64,
+    };
+    let (mut gpus, mut gpu_skipped) = (Vec::new(), None);
+    match crate::backend::gpu::device::gpus() {
+        Err(e) => gpu_skipped = Some(e.to_string()),
+        Ok(devices) => {
+            for g in devices {
+                report(format!(
+                    "gpu{}: {}: multiplies, memory and host-to-device bandwidth",
+                    g.ordinal, g.name
+                ));
+                match crate::backend::gpu::floor::measure(g) {
+                    Ok(f) => gpus.push(GpuFloor {
+                        device: g.ordinal as u64,
+                        name: g.name.clone(),
+                        mul64_per_s: f.mul64_per_s,
+                        mem_bytes_per_s: f.mem_bytes_per_s,
+                        h2d_pinned_bytes_per_s: f.h2d_pinned_bytes_per_s,
+                        h2d_pageable_bytes_per_s: f.h2d_pageable_bytes_per_s,
+                    }),
+                    Err(e) => gpu_skipped = Some(format!("gpu{}: {e}", g.ordinal)),
+                }
+            }
+        }
+    }
+    Floors {
+        host: host_key(),
+        measured: super::host::rfc3339(std::time::SystemTime::now()),
+        cpu,
+        gpus,
+        gpu_skipped,
+    }
+}
+
 /// What an instance's work is, and how long the machine's floor says it needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cost {

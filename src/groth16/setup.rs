@@ -143,10 +143,11 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
 }
 
-/// All multiples kᵢ·base, one table for the whole list, reporting progress per chunk.
+/// All multiples kᵢ·base, one table for the whole list, reporting progress at the start and per chunk.
 fn multiples<A: MsmAffine>(base: A::Proj, scalars: &[Scalar], stage: &str, progress: Progress) -> Vec<A> {
     let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
     let mut out = Vec::with_capacity(scalars.len());
+    progress(stage, 0, scalars.len()); // the stage has begun: a display can say so before its first chunk
     for chunk in scalars.chunks(CHUNK) {
         out.extend(table.mul_many(chunk));
         progress(stage, out.len(), scalars.len());
