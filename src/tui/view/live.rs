@@ -143,6 +143,8 @@ fn draw_timeline(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
             "waiting for the first phase…"
         } else if !app.lane_filter.is_empty() {
             "no lane matches the filter (Esc clears it)"
+        } else if app.shown_run().is_some() {
+            "this run has no timeline events"
         } else {
             "no run of this sample yet: press r to run a proof"
         };

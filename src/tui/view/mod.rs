@@ -227,11 +227,24 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
             &[("j/k", "scroll"), ("e", "maximize"), ("b", "baseline"), ("E", "export"), ("Tab", "views")]
         }
     };
-    let mut spans = vec![Span::raw(" ")];
+    // As many keys as fit, then always `? help` and `q quit`.
+    let sep = if wide { " · " } else { "  " };
     let tail: [(&str, &str); 2] = [("?", "help"), ("q", "quit")];
-    for (i, (k, what)) in keys.iter().chain(tail.iter()).enumerate() {
+    let len = |(k, what): &(&str, &str)| k.chars().count() + what.chars().count() + 1 + sep.chars().count();
+    let mut room = usize::from(area.width).saturating_sub(1 + tail.iter().map(len).sum::<usize>());
+    let mut shown: Vec<(&str, &str)> = Vec::new();
+    for k in keys {
+        if len(k) > room {
+            break;
+        }
+        room -= len(k);
+        shown.push(*k);
+    }
+    shown.extend(tail);
+    let mut spans = vec![Span::raw(" ")];
+    for (i, (k, what)) in shown.iter().enumerate() {
         if i > 0 {
-            spans.push(Span::styled(if wide { " · " } else { "  " }, Style::new().fg(t.dim)));
+            spans.push(Span::styled(sep, Style::new().fg(t.dim)));
         }
         spans.push(Span::styled(*k, key));
         spans.push(Span::styled(format!(" {what}"), Style::new().fg(t.fg)));
