@@ -28,6 +28,13 @@ fn setup_prove_verify_round_trip() {
     assert!(o.status.success(), "{err}");
     let path = PathBuf::from(out.lines().last().expect("a path"));
     assert!(path.starts_with(&cache) && path.exists(), "last line is the params path: {out}");
+    // Piped, the generation prints a line as each stage starts, from the first, and as it ends.
+    let first = err.lines().next().unwrap_or_default();
+    assert!(first.starts_with("generating params for porep-tiny: stage 1 of 7, evaluate"), "{err}");
+    for stage in ["h", "l", "a", "b_g1", "b_g2"] {
+        assert!(err.lines().any(|l| l.contains(&format!(", {stage} 0/"))), "{stage} start: {err}");
+        assert!(err.lines().any(|l| l.contains(&format!(", {stage} done in "))), "{stage} end: {err}");
+    }
 
     let outdir = dir.join("out");
     let o = cuzk(
@@ -134,6 +141,18 @@ fn bench_reports_json() {
     assert!(v["ratio_vs_blst"].as_f64().is_some_and(|r| r > 0.0), "{v}");
     let o = cuzk(&dir, &["bench", "batch_add", "--log-size", "9", "--repeat", "1"]);
     assert!(o.status.success(), "{:?}", text(&o));
+    // The machine's floors: measured on the host, the GPU part skipped with its reason where there is none,
+    // cached where the console reads them.
+    let o = cuzk(&dir, &["bench", "floor", "--json"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("floor json");
+    assert!(v["cpu"]["mul64_per_s"].as_f64().is_some_and(|r| r > 1e7), "{v}");
+    assert!(v["cpu"]["mem_bytes_per_s"].as_f64().is_some_and(|r| r > 1e7), "{v}");
+    assert!(v["gpus"].as_array().is_some_and(|g| !g.is_empty()) || v["gpu_skipped"].is_string(), "{v}");
+    let cached: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("floor.json")).expect("floor.json cached"))
+            .expect("json");
+    assert_eq!(cached["host"], v["host"]);
 }
 
 #[test]

@@ -123,6 +123,11 @@ fn real_run_timeline_and_exports() {
             assert!(r.repeats[rep as usize].phases.get(phase).is_some_and(|t| t.sum_us > 0));
         }
     }
+    // Setup (params loading here, or generating) lies outside the repeats and their walls, on its own lane.
+    assert!(r.events.iter().any(|e| e.phase == "srs_load" && e.lane == "setup"), "no srs_load on `setup`");
+    assert!(r.repeats.iter().all(|rep| rep.phases.keys().all(|p| !cuzk::vocab::is_setup_phase(p))));
+    assert!(r.wall_median_us() < r.wall_us, "the proving wall excludes setup");
+    one_wall_everywhere(&r);
     // Chrome trace: object form, ts everywhere, a thread_name per lane, no overlap without nesting per tid.
     let chrome: serde_json::Value = serde_json::from_str(&render(&r, Format::Chrome)).expect("chrome json");
     let evs = chrome["traceEvents"].as_array().expect("traceEvents");
@@ -161,13 +166,43 @@ fn real_run_timeline_and_exports() {
         }
     }
     let csv = render(&r, Format::Csv);
-    assert_eq!(csv.lines().count(), r.events.len() + 1);
+    let samples: usize = r.counters.iter().map(|c| c.samples.len()).sum();
+    assert_eq!(csv.lines().count(), r.events.len() + samples + 1);
+    // The memory sampler ran: host RSS from before the first phase to after the last, every 5 ms (change
+    // points kept), so every phase instance longer than 10 ms has a sample inside it.
+    let rss = r.counters.iter().find(|c| c.name == "host_rss").expect("host_rss sampled");
+    let end = r.events.iter().map(|e| e.start_us + e.dur_us).max().unwrap_or(0);
+    assert!(
+        rss.samples.first().is_some_and(|s| s.0 <= 1_000) && rss.samples.last().is_some_and(|s| s.0 >= end)
+    );
+    assert!(rss.peak() > 0 && r.counters.iter().all(|c| c.name != "host_pinned"), "the CPU pins nothing");
     let svg = render(&r, Format::Svg);
     assert!(svg.trim_start().starts_with("<svg") || svg.trim_start().starts_with("<?xml"));
     assert!(svg.trim_end().ends_with("</svg>"));
     for lane in r.lanes() {
         assert!(svg.contains(&format!(">{lane}<")), "svg row label for {lane}");
     }
+}
+
+/// The prove table, the SVG title, the Chrome trace and `runs --json` report one wall: the median of the
+/// repeats' proving walls (setup outside it).
+fn one_wall_everywhere(r: &RunRecord) {
+    let walls: Vec<f64> = r.repeats.iter().map(|x| x.wall_us as f64).collect();
+    let median = (walls.iter().sum::<f64>() / walls.len() as f64).round() as u64; // two repeats: their mean
+    assert_eq!(r.wall_median_us(), median);
+    let table = cuzk::cli::prove::phase_table(r);
+    let wall_row = table.lines().find(|l| l.starts_with("wall")).expect("wall row");
+    assert!(wall_row.contains(&format!("{:.1}", median as f64 / 1e3)), "{wall_row:?} vs {median} µs");
+    assert!(table.lines().any(|l| l.starts_with("srs_load") && l.ends_with("setup")), "{table}");
+    let chrome: serde_json::Value = serde_json::from_str(&render(r, Format::Chrome)).expect("chrome json");
+    assert_eq!(chrome["otherData"]["wall_us"], median.to_string());
+    let svg = render(r, Format::Svg);
+    let title = svg.lines().find(|l| l.contains("class=\"title\"")).expect("svg title");
+    let shown = match median {
+        us if us < 1_000_000 => format!("{:.2} ms", us as f64 / 1e3),
+        us => format!("{:.3} s", us as f64 / 1e6),
+    };
+    assert!(title.contains(&format!("wall {shown} (median)")), "{title}");
 }
 
 #[test]
@@ -254,6 +289,27 @@ fn cli_compare_export_and_errors() {
     let o = cuzk(&home, &["compare", "last~1", "last", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("compare json");
     assert!(v["phases"].as_array().is_some_and(|a| !a.is_empty()));
+    // Two repeats a side: Δ but no verdicts; the runs' toggles that differ from the defaults are listed.
+    assert!(out.lines().any(|l| l.starts_with("synthesis") && l.ends_with("n=2")), "{out}");
+    assert!(out.contains("toggles: d4=off"), "{out}");
+    let o = cuzk(&home, &["runs"]);
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(listed.lines().any(|l| l.ends_with(" d4=off")), "toggles that differ, never cut:\n{listed}");
+    // A run of another circuit shape (porep-mini against porep-tiny): one line says so, no Δ, no verdicts.
+    let store = RunStore::open(Some(&home)).expect("store");
+    let mut other = store.resolve("last").expect("last run");
+    other.id = format!("{}-mini", other.id);
+    other.sample.name = "porep-mini".into();
+    other.sample.constraints = 219_498;
+    store.save(&other).expect("save");
+    let o = cuzk(&home, &["compare", "last~1", "last"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert_eq!(out.lines().filter(|l| l.contains("different circuit shapes")).count(), 1, "{out}");
+    for word in ["slower", "faster", "within noise", "%"] {
+        assert!(!out.lines().skip(1).any(|l| l.contains(word)), "{word} in:\n{out}");
+    }
+    std::fs::remove_file(home.join("runs").join(format!("{}.json", other.id))).expect("remove");
     let o = cuzk(&home, &["export", "last", "--format", "svg"]);
     assert!(o.status.success());
     let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
@@ -384,13 +440,17 @@ fn ablate_and_timing_log() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("ablate json");
-    let flipped: Vec<&str> = Toggle::ablated().map(Toggle::id).collect();
-    assert_eq!(flipped, ["a1", "a2", "a4", "b1", "d4", "pipeline"]);
+    let flipped: Vec<&str> = Toggle::ablated_on(false).map(Toggle::id).collect();
+    assert_eq!(flipped, ["a1", "a2", "a4", "d4", "pipeline"], "b1 is not flipped on the CPU");
+    assert!(v["toggles"]["b1"].is_null(), "{v}");
     for t in flipped {
-        assert!(v["toggles"][t]["phases"]["wall"]["verdict"].is_string(), "{t}: {v}");
+        // One round: Δ is shown, but no verdict below 3 repeats a side.
+        let wall = &v["toggles"][t]["phases"]["wall"];
+        assert!(wall["delta_pct"].is_number() && wall["verdict"].is_null(), "{t}: {v}");
+        assert_eq!(wall["no_verdict"], "n=1", "{t}: {v}");
     }
     let store = RunStore::open(Some(&home)).expect("store");
-    assert_eq!(store.list().0.len(), 7, "baseline + 6 flipped runs saved");
+    assert_eq!(store.list().0.len(), 6, "baseline + 5 flipped runs saved");
     let o =
         cuzk(&home, &["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--timing-log"]);
     let err = String::from_utf8_lossy(&o.stderr);

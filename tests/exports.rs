@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cuzk::timeline::export::{render, write, Format};
-use cuzk::timeline::record::{HostInfo, RecordEvent, RunRecord, SampleInfo, SCHEMA};
+use cuzk::timeline::record::{CounterSeries, HostInfo, RecordEvent, RunRecord, SampleInfo, SCHEMA};
 use cuzk::vocab::Toggles;
 use serde_json::Value;
 
@@ -42,6 +42,7 @@ fn record(events: Vec<RecordEvent>) -> RunRecord {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: Vec::new(),
+        counters: Vec::new(),
         version: "0.1.0".into(),
     }
 }
@@ -71,7 +72,17 @@ fn sample_record() -> RunRecord {
     events[1].args.insert("note".into(), "a,b \"quoted\"\nnext".into());
     events[1].args.insert("constraints".into(), "1024".into());
     events[1].args.insert("circuit".into(), "clash".into());
-    record(events)
+    let mut rec = record(events);
+    let rss = vec![(0, 100 << 20), (5_000, 180 << 20), (9_000, 150 << 20)];
+    rec.counters = vec![
+        CounterSeries { name: "host_rss".into(), capacity: 8 << 30, samples: rss },
+        CounterSeries {
+            name: "gpu0_mem".into(),
+            capacity: 80 << 30,
+            samples: vec![(0, 1 << 30), (7_000, 3 << 30)],
+        },
+    ];
+    rec
 }
 
 /// A record with overlapping, non-nested work on one lane and a lane name needing escapes.
@@ -99,6 +110,7 @@ fn check_chrome(rec: &RunRecord, events: &[Value]) -> HashMap<u64, String> {
     let mut sorts: HashMap<u64, u64> = HashMap::new();
     let mut spans: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
     let mut x_count = 0;
+    let mut counters: Vec<(String, u64)> = Vec::new();
     for e in events {
         assert!(e["ts"].is_u64(), "ts on every event: {e}");
         let tid = e["tid"].as_u64().expect("tid");
@@ -132,10 +144,28 @@ fn check_chrome(rec: &RunRecord, events: &[Value]) -> HashMap<u64, String> {
                 }
                 other => panic!("unexpected metadata {other:?}"),
             },
+            Some("C") => {
+                // Counter events: a known counter name, the process, a timestamp, numeric args only.
+                let name = e["name"].as_str().expect("counter name");
+                let series = rec.counters.iter().find(|c| c.name == name).expect("a counter of the record");
+                assert!(cuzk::vocab::Counter::from_name(name).is_some(), "{name}");
+                assert_eq!((e["pid"].as_u64(), e["cat"].as_str()), (Some(1), Some("memory")), "{e}");
+                let args = e["args"].as_object().expect("counter args");
+                assert!(!args.is_empty() && args.values().all(Value::is_u64), "{e}");
+                let at = (e["ts"].as_u64().unwrap_or(0), args["bytes"].as_u64().unwrap_or(0));
+                assert!(series.samples.contains(&at), "{e} is one of the record's samples");
+                counters.push((name.to_string(), at.0));
+            }
             other => panic!("unexpected phase type {other:?}"),
         }
     }
     assert_eq!(x_count, rec.events.len());
+    let samples: usize = rec.counters.iter().map(|c| c.samples.len()).sum();
+    assert_eq!(counters.len(), samples, "one C event per sample");
+    for c in &rec.counters {
+        let ts: Vec<u64> = counters.iter().filter(|(n, _)| *n == c.name).map(|x| x.1).collect();
+        assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{}: samples in time order", c.name);
+    }
     for (i, lane) in rec.lanes().iter().enumerate() {
         let tid = i as u64 + 1;
         assert_eq!(names.get(&tid), Some(lane), "lane {lane} is tid {tid}");
@@ -223,7 +253,14 @@ fn csv_has_a_row_per_event_and_quotes_round_trip() {
     let rec = sample_record();
     let rows = parse_csv(&render(&rec, Format::Csv));
     assert_eq!(rows[0].join(","), "run_id,repeat,batch,lane,phase,circuit,device,start_us,dur_us,args");
-    assert_eq!(rows.len(), rec.events.len() + 1);
+    let samples: usize = rec.counters.iter().map(|c| c.samples.len()).sum();
+    assert_eq!(rows.len(), rec.events.len() + samples + 1);
+    // Counter rows after the events: lane `mem`, the counter as phase, the device for device memory.
+    let counter_rows = &rows[1 + rec.events.len()..];
+    assert!(counter_rows.iter().all(|r| r[3] == "mem" && r[8] == "0" && r[9].starts_with("bytes=")));
+    let gpu: Vec<&Vec<String>> = counter_rows.iter().filter(|r| r[4] == "gpu0_mem").collect();
+    assert_eq!((gpu.len(), gpu[1][6].as_str(), gpu[1][7].as_str()), (2, "0", "7000"));
+    assert_eq!(gpu[1][9], format!("bytes={}", 3u64 << 30));
     for (row, e) in rows[1..].iter().zip(&rec.events) {
         assert_eq!(row.len(), 10);
         assert_eq!(row[0], rec.id);

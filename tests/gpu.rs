@@ -698,3 +698,22 @@ fn perf_probe() {
         println!("PERF batch_add 2^{lg} gpu {gms:.3} ms cpu {cms:.3} ms");
     }
 }
+
+/// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible
+/// order for a data-center GPU (an H200 does ~10^12 64-bit products/s, ~4 TB/s, ~50 GB/s pinned over PCIe).
+#[test]
+fn floor_measures_the_device() {
+    let Some(b) = gpu("floor_measures_the_device") else { return };
+    let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
+    let f = cuzk::backend::gpu::floor::measure(g).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "gpu0 floor: {:.3e} mul64/s, memory {:.0} GB/s, h2d pinned {:.1} GB/s, pageable {:.1} GB/s",
+        f.mul64_per_s,
+        f.mem_bytes_per_s / 1e9,
+        f.h2d_pinned_bytes_per_s / 1e9,
+        f.h2d_pageable_bytes_per_s / 1e9
+    );
+    assert!(f.mul64_per_s > 1e10, "{f:?}");
+    assert!(f.mem_bytes_per_s > 1e11, "{f:?}");
+    assert!(f.h2d_pinned_bytes_per_s > 1e9 && f.h2d_pageable_bytes_per_s > 1e8, "{f:?}");
+}

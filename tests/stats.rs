@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use cuzk::cli::tables::{ablation_json, compare_json, render_ablation, render_compare};
-use cuzk::engine::compare::{compare, AblationEntry, WALL};
+use cuzk::engine::compare::{compare, delta_text, shape_mismatch, AblationEntry, NoVerdict, WALL};
 use cuzk::engine::stats::{summarize, t_critical_975, verdict, welch, Verdict};
 use cuzk::timeline::record::{HostInfo, PhaseTotals, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
 use cuzk::vocab::Toggles;
@@ -159,6 +159,7 @@ fn record(id: &str, walls: &[f64], phases: &[(&str, &[f64])]) -> RunRecord {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: Vec::new(),
+        counters: Vec::new(),
         version: "test".to_string(),
     }
 }
@@ -222,16 +223,16 @@ fn compare_rows() {
 
 #[test]
 fn phase_missing_from_some_repeats_counts_zero() {
-    // The baseline loads the SRS once (repeat 0); the candidate loads it in every repeat.
+    // The baseline pins a/b/c in repeat 0 only; the candidate in every repeat.
     let walls = [100.0; 5];
-    let base = record("b", &walls, &[("srs_load", &[30.0, 0.0, 0.0, 0.0, 0.0])]);
+    let base = record("b", &walls, &[("pin_abc", &[30.0, 0.0, 0.0, 0.0, 0.0])]);
     let mut base2 = base.clone();
     for r in base2.repeats.iter_mut().skip(1) {
         r.phases.clear();
     }
-    let cand = record("c", &walls, &[("srs_load", &[35.0; 5])]);
+    let cand = record("c", &walls, &[("pin_abc", &[35.0; 5])]);
     let rows = compare(&base2, &cand);
-    assert_eq!(rows[0].phase, "srs_load");
+    assert_eq!(rows[0].phase, "pin_abc");
     assert_eq!(rows[0].base.unwrap().median, 0.0);
     assert_eq!(rows[0].base.unwrap().n, 5);
     assert_eq!(rows[0].delta_pct, None, "no percentage against a zero median");
@@ -239,6 +240,67 @@ fn phase_missing_from_some_repeats_counts_zero() {
     assert_eq!(rows[0].verdict, Some(Verdict::Slower));
     assert_eq!(rows[1].phase, WALL);
     assert_eq!(rows[1].verdict, Some(Verdict::WithinNoise));
+}
+
+#[test]
+fn setup_phases_are_outside_the_comparison() {
+    // Records before `params_gen` existed counted `srs_load` into their first repeat.
+    let walls = [100.0; 3];
+    let base = record("b", &walls, &[("srs_load", &[3000.0, 0.0, 0.0]), ("synthesis", &[50.0; 3])]);
+    let cand = record("c", &walls, &[("params_gen", &[9000.0, 0.0, 0.0]), ("synthesis", &[50.0; 3])]);
+    let names: Vec<String> = compare(&base, &cand).into_iter().map(|r| r.phase).collect();
+    assert_eq!(names, ["synthesis", WALL]);
+}
+
+/// Two single-repeat runs: Δ shows, the verdict does not (n=1), however large the change.
+#[test]
+fn no_verdict_below_three_repeats_a_side() {
+    let base = record("b", &[100.0], &[("synthesis", &[40.0]), ("tail_msm", &[40.0])]);
+    let cand = record("c", &[150.0], &[("synthesis", &[60.0]), ("tail_msm", &[40.0])]);
+    for r in compare(&base, &cand) {
+        assert_eq!(r.verdict, None, "{}", r.phase);
+        assert_eq!(r.no_verdict, Some(NoVerdict::FewRepeats(1)), "{}", r.phase);
+        assert!(r.delta_pct.is_some(), "{}: Δ is still shown", r.phase);
+    }
+    let text = render_compare(&compare(&base, &cand), "b", "c");
+    let syn = text.lines().find(|l| l.starts_with("synthesis")).unwrap();
+    assert!(syn.contains("+50.0%") && syn.ends_with("n=1"), "{syn:?}");
+    let two = record("b2", &[100.0, 101.0], &[("synthesis", &[40.0, 41.0])]);
+    let three = record("c3", &[150.0; 3], &[("synthesis", &[60.0; 3])]);
+    assert_eq!(compare(&two, &three)[0].no_verdict, Some(NoVerdict::FewRepeats(2)));
+}
+
+/// Rows below 1 ms, or below 1% of the wall, get no verdict: `batch_add` 0.0 vs 0.0 ms was "+50% slower".
+#[test]
+fn rows_below_the_floor_get_no_verdict() {
+    let walls = [1000.0; 3];
+    let base = record("b", &walls, &[("batch_add", &[0.02, 0.02, 0.02]), ("prep_msm", &[5.0; 3])]);
+    let cand = record("c", &walls, &[("batch_add", &[0.03, 0.03, 0.03]), ("prep_msm", &[9.0; 3])]);
+    let rows = compare(&base, &cand);
+    for p in ["batch_add", "prep_msm"] {
+        let r = rows.iter().find(|r| r.phase == p).unwrap();
+        assert_eq!((r.verdict, r.no_verdict), (None, Some(NoVerdict::BelowFloor)), "{p}");
+    }
+    assert_eq!(rows.last().unwrap().verdict, Some(Verdict::WithinNoise), "the wall always gets one");
+}
+
+/// Runs of different circuit shapes: medians only, no Δ, no verdict, and one line saying why.
+#[test]
+fn other_shapes_get_numbers_without_verdicts() {
+    let walls = [100.0; 3];
+    let base = record("b", &walls, &[("batch_add", &[0.01; 3])]);
+    let mut cand = record("c", &[900.0; 3], &[("batch_add", &[907.0; 3])]);
+    cand.sample.constraints = 219_498;
+    cand.sample.name = "porep-mini".into();
+    let rows = compare(&base, &cand);
+    for r in &rows {
+        assert_eq!((r.verdict, r.delta_pct, r.no_verdict), (None, None, Some(NoVerdict::OtherShape)));
+        assert!(r.base.is_some() && r.cand.is_some());
+    }
+    let why = shape_mismatch(&base, &cand).expect("shapes differ");
+    assert!(why.contains("porep-mini") && why.contains("no verdicts") && !why.contains('\n'), "{why}");
+    assert_eq!(shape_mismatch(&base, &base), None);
+    assert_eq!(delta_text(9_072_500.0), ">+999%");
 }
 
 #[test]

@@ -340,7 +340,8 @@ fn run_toggle_run_compare_export_quit() {
     tui.press("r");
     tui.wait_for(screen_contains("run #1 started"), START);
     tui.wait_for(run_finished(1), RUN);
-    let line = tui.line_with("run #1 finished").unwrap_or_default();
+    // (the timeline's status line: the log's line may wrap)
+    let line = tui.line_with("run #1 ·").unwrap_or_default();
     assert!(line.contains("verified ✓"), "run #1 is not reported verified: {line:?}\n{}", tui.dump());
 
     // Flip toggle 1 (A1) for the next run, then run #2 with it.
@@ -351,15 +352,45 @@ fn run_toggle_run_compare_export_quit() {
     let started = tui.line_with("run #2 started").unwrap_or_default();
     assert!(started.contains(" a1 "), "run #2 should run with a1 on: {started:?}\n{}", tui.dump());
     tui.wait_for(run_finished(2), RUN);
-    let line = tui.line_with("run #2 finished").unwrap_or_default();
+    let line = tui.line_with("run #2 ·").unwrap_or_default();
     assert!(line.contains("verified ✓"), "run #2 is not reported verified: {line:?}\n{}", tui.dump());
 
-    // Compare: both runs' numbers and their phase rows on screen.
+    // One wall: the log's "wall X s" is the phase table's wall row (ms), setup (params_gen) apart.
+    let line = tui.line_with("run #2 finished").unwrap_or_default();
+    let log_s: f64 = line
+        .split("wall ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no wall in {line:?}\n{}", tui.dump()));
+    tui.press("fG");
+    tui.wait_for(screen_contains("│wall"), KEY);
+    let row = tui.line_with("│wall").unwrap_or_default();
+    let table_ms: f64 = row
+        .trim_start_matches('│')
+        .split_whitespace()
+        .nth(1)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no wall in {row:?}\n{}", tui.dump()));
+    assert!((table_ms - log_s * 1e3).abs() <= 5.0, "log {log_s} s vs table {table_ms} ms\n{}", tui.dump());
+    // Run #1 generated the params: setup, reported apart from its wall.
+    tui.wait_for(screen_contains("(params_gen)"), KEY);
+    tui.press("gff"); // back to the top, focus back on the timeline
+
+    // Compare: both runs' numbers and their phase rows on screen; one repeat a side gives Δ marked n=1 and
+    // no faster/slower verdict.
     tui.press("c");
-    tui.wait_for(screen_contains_all(&["base #1", "cand #2", "synthesis", "ntt_msm_h", "tail_msm"]), KEY);
+    tui.wait_for(
+        screen_contains_all(&["base #1", "cand #2", "synthesis", "ntt_msm_h", "tail_msm", "n=1"]),
+        KEY,
+    );
+    let screen = tui.text();
+    for word in ["slower", "faster", "within noise"] {
+        assert!(!screen.contains(word), "{word} at n=1\n{}", tui.dump());
+    }
 
     // Export the shown run: all four formats land in $CUZK_HOME/exports.
-    tui.press("e");
+    tui.press("E");
     let dir = home.0.join("exports");
     let what = format!("chrome, csv, json and svg exports in {}", dir.display());
     tui.wait_for(Cond::new(what, |_| Ok(exports(&dir).is_some())), KEY);
@@ -388,15 +419,138 @@ fn run_toggle_run_compare_export_quit() {
     tui.press("\x1b");
     tui.wait_for(screen_contains("exported run"), KEY);
 
-    // Resizing: 80×24 keeps the layout (panels and the controls line); smaller shows a notice; back again.
+    // Resizing: 80×24 keeps the layout (panels and the controls line); the phase table scrolls to its wall
+    // row (f focuses it, G goes to the end); smaller shows a notice that says how to quit; back again.
     tui.resize(80, 24);
     tui.wait_for(screen_contains_all(&["Toggles", "Timeline", "Log", "run #2", "q quit"]), KEY);
-    tui.resize(50, 12);
-    tui.wait_for(screen_contains("terminal too small"), KEY);
+    assert!(
+        !tui.text().contains("│wall"),
+        "the wall row fits without scrolling: nothing tested\n{}",
+        tui.dump()
+    );
+    tui.press("fG");
+    tui.wait_for(screen_contains("│wall"), KEY);
+    tui.press("g");
+    tui.resize(60, 16);
+    tui.wait_for(screen_contains_all(&["terminal too small: need 80×24", "q quits"]), KEY);
     tui.resize(COLS, ROWS);
     tui.wait_for(screen_contains_all(&["Toggles", "Timeline", "Log", "q quit"]), KEY);
 
     // Quit: exit code 0 and the terminal handed back (alternate screen left after the last enter).
+    tui.press("q");
+    assert_exited_cleanly(&mut tui);
+}
+
+/// WCAG contrast of two vt100 colors (RGB only; anything else counts as failing).
+fn contrast(a: vt100::Color, b: vt100::Color) -> f64 {
+    let lum = |c: vt100::Color| {
+        let vt100::Color::Rgb(r, g, b) = c else { return None };
+        let lin = |v: u8| {
+            let s = f64::from(v) / 255.0;
+            if s <= 0.03928 {
+                s / 12.92
+            } else {
+                ((s + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        Some(0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b))
+    };
+    match (lum(a), lum(b)) {
+        (Some(x), Some(y)) => (x.max(y) + 0.05) / (x.min(y) + 0.05),
+        _ => 0.0,
+    }
+}
+
+/// The colors of the first cell of the screen row holding `text`.
+fn row_colors(tui: &Console, text: &str) -> Option<(vt100::Color, vt100::Color)> {
+    let screen = tui.screen.screen();
+    let row = tui.text().lines().position(|l| l.contains(text))? as u16;
+    let cell = screen.cell(row, 2)?;
+    Some((cell.fgcolor(), cell.bgcolor()))
+}
+
+/// A record of `sample` stored without proving (the console only reads it).
+fn stored_run(home: &Path, id: &str, sample: &str, constraints: u64) {
+    use cuzk::timeline::record::{PhaseTotals, ProofEntry, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
+    let phases = [("synthesis", 40_000u64), ("tail_msm", 200_000)]
+        .iter()
+        .map(|(p, us)| (p.to_string(), PhaseTotals { count: 2, sum_us: *us, span_us: *us }))
+        .collect();
+    let rec = RunRecord {
+        schema: SCHEMA.into(),
+        id: id.into(),
+        started: format!("2026-01-01T00:00:0{}Z", id.len() % 10),
+        sample: SampleInfo { name: sample.into(), path: String::new(), constraints, circuits: 2, seed: 7 },
+        toggles: Default::default(),
+        backend: "cpu".into(),
+        devices: vec!["cpu".into()],
+        host: Default::default(),
+        events: Vec::new(),
+        repeats: vec![RepeatSummary { wall_us: 300_000, phases }; 3],
+        wall_us: 900_000,
+        peak_rss_bytes: 0,
+        dropped_events: 0,
+        proofs: vec![ProofEntry { hex: "00".into(), verified: Some(true) }; 2],
+        counters: Vec::new(),
+        version: "test".into(),
+    };
+    let store = cuzk::engine::store::RunStore::open(Some(home)).unwrap_or_else(|e| panic!("{e}"));
+    store.save(&rec).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Bare `cuzk --theme light` on porep-mini with a porep-tiny run stored: the Live view does not show the
+/// tiny run under the mini header; a compare of runs of different shapes says so once, without verdicts; the
+/// selected History row keeps WCAG AA contrast in light and dark; the theme and toggles are remembered.
+#[test]
+fn other_samples_are_not_compared_silently_and_settings_persist() {
+    let home = TempDir::new("home-mismatch");
+    let cache = TempDir::new("cache-mismatch");
+    stored_run(&home.0, "20260101-000000-aaaa", "porep-tiny", 9_981);
+    stored_run(&home.0, "20260101-000100-bbbb", "porep-mini", 219_498);
+    let envs = [("CUZK_HOME", home.0.as_path()), ("CUZK_CACHE", cache.0.as_path())];
+    let mut tui = Console::spawn(&["--theme", "light"], &envs);
+    tui.wait_for(screen_contains_all(&["porep-mini", "q quit"]), START);
+    tui.wait_for(background_is(vt100::Color::Rgb(0xff, 0xff, 0xff)), KEY);
+    tui.wait_for(screen_contains("run #2"), KEY);
+    // The mini run (#2) is shown, never the tiny one; its baseline would be a mini run: there is none.
+    tui.wait_for(screen_contains("no baseline"), KEY);
+    // History: mark the tiny run as baseline, compare it with the mini run.
+    tui.press("\t");
+    tui.wait_for(screen_contains("2 of 2 runs"), KEY);
+    let selected = "20260101-000100-bbbb";
+    let (fg, bg) = row_colors(&tui, selected).unwrap_or_else(|| panic!("no row\n{}", tui.dump()));
+    assert!(contrast(fg, bg) >= 4.5, "selected row {fg:?} on {bg:?} (light)\n{}", tui.dump());
+    tui.press("kb");
+    tui.wait_for(screen_contains("baseline: run #1"), KEY);
+    tui.press("j\r");
+    tui.wait_for(screen_contains("different circuit shapes"), KEY);
+    let screen = tui.text();
+    assert_eq!(screen.matches("different circuit shapes").count(), 1, "{}", tui.dump());
+    for word in ["slower", "faster", "within noise"] {
+        assert!(!screen.contains(word), "{word} between shapes\n{}", tui.dump());
+    }
+    // Dark (light → high-contrast → dark): the selected row still reads (it was #1e1e2e on #45475a, 1.8:1).
+    tui.press("\x1b");
+    tui.wait_for(screen_contains("Toggles"), KEY);
+    tui.press("\t");
+    tui.wait_for(screen_contains("2 of 2 runs"), KEY);
+    tui.press("tt");
+    tui.wait_for(background_is(vt100::Color::Rgb(0x1e, 0x1e, 0x2e)), KEY);
+    let (fg, bg) = row_colors(&tui, selected).unwrap_or_else(|| panic!("no row\n{}", tui.dump()));
+    assert!(contrast(fg, bg) >= 4.5, "selected row {fg:?} on {bg:?} (dark)\n{}", tui.dump());
+    // Light again, and A1 on: both remembered by the next session.
+    tui.press("t");
+    tui.wait_for(background_is(vt100::Color::Rgb(0xff, 0xff, 0xff)), KEY);
+    tui.press("\x1b");
+    tui.wait_for(background_is(vt100::Color::Rgb(0xff, 0xff, 0xff)), KEY);
+    tui.press("1");
+    tui.wait_for(screen_contains("A1 on for the next run"), KEY);
+    tui.press("q");
+    assert_exited_cleanly(&mut tui);
+    let mut tui = Console::spawn(&[], &envs);
+    tui.wait_for(screen_contains_all(&["porep-mini", "q quit"]), START);
+    tui.wait_for(background_is(vt100::Color::Rgb(0xff, 0xff, 0xff)), KEY);
+    tui.wait_for(screen_contains("[x] 1 A1"), KEY);
     tui.press("q");
     assert_exited_cleanly(&mut tui);
 }

@@ -1,15 +1,18 @@
 //! Snapshots of every console view (ratatui `TestBackend` + insta) from deterministic, in-code run records,
-//! at 80×24 and 160×48; and every view drawn at tiny and odd sizes without panicking.
+//! at 80×24 and 160×48 (and 200×60); the fixed defects as assertions on the drawn screen (sample mismatch
+//! banner, one wall across views, no verdict at n=1, scrolling to the wall row at 80×24, one minimum size);
+//! the mouse; and every view drawn at tiny and odd sizes without panicking.
 
 use std::collections::BTreeMap;
 
 use cuzk::engine::compare::{compare, AblationEntry};
 use cuzk::timeline::record::{
-    HostInfo, PhaseTotals, ProofEntry, RecordEvent, RepeatSummary, RunRecord, SampleInfo, SCHEMA,
+    CounterSeries, HostInfo, PhaseTotals, ProofEntry, RecordEvent, RepeatSummary, RunRecord, SampleInfo,
+    SCHEMA,
 };
-use cuzk::tui::keys::Key;
+use cuzk::tui::keys::{Key, Mouse};
 use cuzk::tui::state::Msg;
-use cuzk::tui::state::{App, BackendMeta, Level, SampleMeta, View};
+use cuzk::tui::state::{App, BackendMeta, Level, SampleMeta, SetupProgress, View};
 use cuzk::tui::theme::{Theme, ThemeSet};
 use cuzk::tui::view;
 use cuzk::vocab::Toggles;
@@ -22,27 +25,43 @@ type Ev = (&'static str, &'static str, Option<u64>, f64, f64);
 /// A repeat of a porep-tiny-like run on the CPU; `slow` scales tail_msm (a regression when > 1).
 fn repeat_events(slow: f64) -> Vec<Ev> {
     vec![
-        ("srs_load", "srs", None, 0.0, 12.0),
-        ("synthesis", "synthesis c0", Some(0), 12.5, 20.0),
-        ("synthesis", "synthesis c1", Some(1), 12.5, 21.0),
-        ("prep_msm", "prep_msm", None, 34.0, 1.0),
-        ("ntt_msm_h", "cpu", Some(0), 35.0, 160.0),
-        ("ntt_h", "cpu", Some(0), 35.0, 30.0),
-        ("msm_h", "cpu", Some(0), 65.0, 130.0),
-        ("ntt_msm_h", "cpu", Some(1), 195.0, 160.0),
-        ("batch_add", "cpu", Some(0), 355.0, 2.0),
-        ("tail_msm", "cpu", Some(0), 357.0, 200.0 * slow),
-        ("b_g2_msm", "b_g2_msm", None, 355.0, 330.0),
-        ("assemble", "assemble", None, 690.0 + 200.0 * (slow - 1.0), 2.0),
-        ("verify", "verify", None, 692.0 + 200.0 * (slow - 1.0), 6.5),
+        ("synthesis", "synthesis c0", Some(0), 0.5, 20.0),
+        ("synthesis", "synthesis c1", Some(1), 0.5, 21.0),
+        ("prep_msm", "prep_msm", None, 22.0, 1.0),
+        ("ntt_msm_h", "cpu", Some(0), 23.0, 160.0),
+        ("ntt_h", "cpu", Some(0), 23.0, 30.0),
+        ("msm_h", "cpu", Some(0), 53.0, 130.0),
+        ("ntt_msm_h", "cpu", Some(1), 183.0, 160.0),
+        ("ntt_h", "cpu", Some(1), 183.0, 30.0),
+        ("msm_h", "cpu", Some(1), 213.0, 130.0),
+        ("batch_add", "cpu", Some(0), 343.0, 2.0),
+        ("tail_msm", "cpu", Some(0), 345.0, 100.0 * slow),
+        ("tail_msm", "cpu", Some(1), 345.0 + 100.0 * slow, 100.0 * slow),
+        ("b_g2_msm", "b_g2_msm", None, 343.0, 330.0),
+        ("assemble", "assemble", None, 678.0 + 200.0 * (slow - 1.0), 2.0),
+        ("verify", "verify", None, 680.0 + 200.0 * (slow - 1.0), 6.5),
     ]
 }
 
-/// A record with `repeats` repeats; repeat r is stretched by r × 0.5% so repeats have spread.
+/// Params loaded before the first repeat: outside every wall.
+const SETUP_MS: f64 = 12.0;
+
+/// A record with `repeats` repeats after a 12 ms `srs_load`; repeat r is stretched by r × 0.5% so repeats
+/// have spread; host RSS sampled every 5 ms.
 fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord {
-    let mut events = Vec::new();
+    let mut events = vec![RecordEvent {
+        phase: "srs_load".into(),
+        lane: "setup".into(),
+        circuit: None,
+        device: None,
+        batch: None,
+        repeat: 0,
+        start_us: 0,
+        dur_us: (SETUP_MS * 1000.0) as u64,
+        args: BTreeMap::new(),
+    }];
     let mut reps = Vec::new();
-    let mut offset = 0u64;
+    let mut offset = (SETUP_MS * 1000.0) as u64 + 500;
     for r in 0..repeats {
         let stretch = 1.0 + 0.005 * f64::from(r);
         let mut phases: BTreeMap<String, PhaseTotals> = BTreeMap::new();
@@ -58,7 +77,7 @@ fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord {
             let mut args = BTreeMap::new();
             if phase == "tail_msm" {
                 args.insert("window".to_string(), "11".to_string());
-                args.insert("points".to_string(), "9981".to_string());
+                args.insert("tail_l".to_string(), "9981".to_string());
             }
             events.push(RecordEvent {
                 phase: phase.into(),
@@ -75,6 +94,7 @@ fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord {
         reps.push(RepeatSummary { wall_us: end - offset, phases });
         offset = end + 500;
     }
+    let rss = (0..=offset / 5_000).map(|i| (i * 5_000, (300 + (i * 7) % 200) << 20)).collect();
     RunRecord {
         schema: SCHEMA.into(),
         id: id.into(),
@@ -96,6 +116,7 @@ fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: vec![ProofEntry { hex: "00".into(), verified: Some(true) }; 2],
+        counters: vec![CounterSeries { name: "host_rss".into(), capacity: 8 << 30, samples: rss }],
         version: "0.1.0".into(),
     }
 }
@@ -124,6 +145,20 @@ fn draw(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     term
 }
 
+/// The screen as text, one line per row.
+fn text(app: &App, w: u16, h: u16) -> String {
+    let term = draw(app, w, h);
+    let buf = term.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            out.push_str(buf.cell((x, y)).map_or(" ", |c| c.symbol()));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Snapshots `app` at 80×24 and 160×48.
 fn snap(name: &str, app: &App) {
     for (w, h) in [(80, 24), (160, 48)] {
@@ -135,13 +170,17 @@ fn snap(name: &str, app: &App) {
 fn live_msgs(app: &mut App) {
     app.apply(Msg::Started { label: String::new(), toggles: Toggles::default(), repeats: 1 });
     let rec = record("x", Toggles::default(), 1.0, 1);
-    let closed: Vec<RecordEvent> = rec.events.iter().filter(|e| e.start_us < 300_000).cloned().collect();
-    let mut open = rec.events.iter().find(|e| e.phase == "b_g2_msm").cloned().expect("b_g2_msm");
-    open.start_us = 355_000;
-    open.dur_us = 45_000;
+    let closed: Vec<RecordEvent> = rec.events.iter().filter(|e| e.start_us < 190_000).cloned().collect();
+    let mut open = rec.events.iter().find(|e| e.phase == "ntt_msm_h" && e.circuit == Some(1)).cloned();
+    let mut open = open.take().expect("ntt_msm_h c1");
+    open.dur_us = 250_000 - open.start_us;
     open.args.insert("running".into(), "yes".into());
-    app.apply(Msg::Live { restarted: true, closed, open: vec![open], now_us: 400_000, dropped: 0 });
-    app.elapsed_us = 400_000;
+    let counters = vec![CounterSeries {
+        samples: rec.counters[0].samples.iter().copied().filter(|s| s.0 <= 250_000).collect(),
+        ..rec.counters[0].clone()
+    }];
+    app.apply(Msg::Live { restarted: true, closed, open: vec![open], counters, now_us: 250_000, dropped: 0 });
+    app.elapsed_us = 250_000;
 }
 
 #[test]
@@ -149,10 +188,19 @@ fn live_idle() {
     snap("live_idle", &app(Vec::new()));
 }
 
+/// Mid-run, Δ shows only for phases that have finished (synthesis, prep_msm): ntt_msm_h (one instance
+/// closed, one running), tail_msm (not started) and the wall show none.
 #[test]
 fn live_mid_run() {
     let mut a = app(two_runs());
     live_msgs(&mut a);
+    let t = a.phase_table();
+    let row = |p: &str| t.rows.iter().find(|r| r.phase == p).unwrap_or_else(|| panic!("{p} row"));
+    assert!(row("synthesis").delta_pct.is_some() && row("prep_msm").delta_pct.is_some());
+    for p in ["ntt_msm_h", "tail_msm", "wall"] {
+        assert_eq!(row(p).delta_pct, None, "{p} has not finished");
+    }
+    assert!(t.rows.iter().all(|r| r.verdict.is_none()), "no verdicts while running");
     snap("live_mid_run", &a);
 }
 
@@ -160,8 +208,23 @@ fn live_mid_run() {
 fn live_setup_progress() {
     let mut a = app(Vec::new());
     a.apply(Msg::Started { label: String::new(), toggles: Toggles::default(), repeats: 1 });
-    a.apply(Msg::Progress { stage: "g1_l".into(), done: 4_000, total: 10_000 });
+    let p = SetupProgress {
+        stage: "h".into(),
+        index: 2,
+        stages: 7,
+        done: 196_608,
+        total: 262_143,
+        eta_s: Some(8.2),
+    };
+    a.apply(Msg::Progress(p));
     a.elapsed_us = 1_200_000;
+    let screen = text(&a, 160, 48);
+    assert!(
+        screen.contains(
+            "generating params for porep-tiny: stage 2 of 7, h 196 608/262 143, ~8 s left; cached afterwards"
+        ),
+        "{screen}"
+    );
     snap("live_setup_progress", &a);
 }
 
@@ -173,6 +236,22 @@ fn live_finished() {
     a.apply(Msg::Finished { record: Box::new(rec), saved: Ok("runs/x.json".into()) });
     a.apply(Msg::Exported { id: "20260101-000100-bbbb".into(), paths: vec!["/data/exports/x.svg".into()] });
     snap("live_finished", &a);
+}
+
+/// Two single-repeat runs: every row shows Δ marked n=1 and no verdict word.
+#[test]
+fn no_verdict_at_n1() {
+    let mut a = app(vec![record("20260101-000000-aaaa", Toggles::default(), 1.0, 1)]);
+    a.apply(Msg::Started { label: String::new(), toggles: Toggles::default(), repeats: 1 });
+    let rec = record("20260101-000100-bbbb", Toggles::default(), 1.5, 1);
+    a.apply(Msg::Finished { record: Box::new(rec), saved: Ok("runs/x.json".into()) });
+    let screen = text(&a, 160, 48);
+    let tail = screen.lines().find(|l| l.contains("tail_msm ") && l.contains('%')).expect("tail row");
+    assert!(tail.contains("+50.0%") && tail.contains("n=1"), "{tail}");
+    for word in ["slower", "faster", "within noise"] {
+        assert!(!screen.contains(word), "{word} at n=1:\n{screen}");
+    }
+    snap("no_verdict_n1", &a);
 }
 
 #[test]
@@ -190,6 +269,14 @@ fn history() {
     a.handle_key(Key::Up);
     a.handle_key(Key::Char('b'));
     snap("history", &a);
+    a.handle_key(Key::Char('/'));
+    for c in "d4=off".chars() {
+        a.handle_key(Key::Char(c));
+    }
+    a.handle_key(Key::Enter);
+    assert_eq!(a.history_rows(), vec![1]);
+    let screen = text(&a, 80, 24);
+    assert!(screen.contains("1 of 2 runs") && screen.contains("d4=off"), "{screen}");
 }
 
 #[test]
@@ -203,11 +290,110 @@ fn compare_with_a_regression() {
     snap("compare", &a);
 }
 
+/// At 80×24 the compare table does not fit: G (or End, PgDn) scrolls it down to the wall row.
+#[test]
+fn compare_scrolls_to_the_wall_row_at_80x24() {
+    let mut a = app(two_runs());
+    a.handle_key(Key::Char('c'));
+    let wall = |s: &str| s.lines().any(|l| l.starts_with("│wall "));
+    assert!(!wall(&text(&a, 80, 24)), "the wall row fits without scrolling: the test proves nothing");
+    a.handle_key(Key::Char('G'));
+    let screen = text(&a, 80, 24);
+    assert!(wall(&screen), "G does not reach the wall row:\n{screen}");
+    insta::assert_snapshot!("compare_scrolled_80x24", draw(&a, 80, 24).backend());
+    a.handle_key(Key::Char('g'));
+    a.handle_key(Key::PageDown);
+    a.handle_key(Key::PageDown);
+    assert!(wall(&text(&a, 80, 24)), "PgDn reaches the wall row");
+}
+
+/// The Live phase table at 80×24: focus it (f) and scroll (End) to the wall and setup rows.
+#[test]
+fn phase_table_scrolls_to_the_wall_row_at_80x24() {
+    let mut a = app(two_runs());
+    let wall = |s: &str| s.lines().any(|l| l.contains("│wall "));
+    assert!(!wall(&text(&a, 80, 24)));
+    a.handle_key(Key::Char('f'));
+    assert_eq!(a.focus, cuzk::tui::state::Panel::Phases);
+    a.handle_key(Key::End);
+    let screen = text(&a, 80, 24);
+    assert!(wall(&screen) && screen.contains("│srs_load"), "{screen}");
+    // `e` maximizes the focused table: everything fits.
+    a.handle_key(Key::Char('g'));
+    a.handle_key(Key::Char('e'));
+    let screen = text(&a, 80, 24);
+    assert!(wall(&screen) && screen.contains("│synthesis"), "{screen}");
+    insta::assert_snapshot!("phases_maximized_80x24", draw(&a, 80, 24).backend());
+}
+
+/// A porep-mini console with a porep-tiny run stored: the Live view starts empty (never another sample's
+/// run); marking the tiny run as baseline shows one line saying the shapes differ and no verdicts.
+#[test]
+fn sample_mismatch_banner() {
+    let mut tiny = record("20260101-000000-aaaa", Toggles::default(), 1.0, 3);
+    tiny.sample.name = "porep-tiny".into();
+    let mut a = App::new(
+        SampleMeta { name: "porep-mini".into(), path: "samples/porep-mini.toml".into(), circuits: 2 },
+        BackendMeta { name: "cpu".into(), device: "CPU, 2 threads".into(), reason: "requested".into() },
+        Toggles::default(),
+        vec![tiny],
+        ThemeSet { themes: vec![Theme::default_dark()], errors: vec![] },
+    );
+    assert_eq!(a.shown, None, "the mini console does not show the tiny run");
+    let mut mini = record("20260101-000100-bbbb", Toggles::default(), 1.0, 3);
+    mini.sample = SampleInfo { name: "porep-mini".into(), constraints: 219_498, ..mini.sample };
+    a.apply(Msg::Started { label: String::new(), toggles: Toggles::default(), repeats: 3 });
+    a.apply(Msg::Finished { record: Box::new(mini), saved: Ok("x".into()) });
+    assert_eq!(a.phase_table().base_label, None, "no baseline of another sample by default");
+    a.handle_key(Key::Char('c'));
+    assert_eq!(a.view, View::Live, "compare needs a same-sample baseline");
+    a.handle_key(Key::F(2));
+    a.handle_key(Key::Up);
+    a.handle_key(Key::Char('b'));
+    a.handle_key(Key::Down);
+    a.handle_key(Key::Enter);
+    assert_eq!(a.view, View::Compare);
+    let screen = text(&a, 120, 40);
+    assert_eq!(screen.matches("different circuit shapes").count(), 1, "{screen}");
+    for word in ["slower", "faster", "within noise", "%"] {
+        let rows = screen.lines().filter(|l| l.contains("│tail_msm") || l.contains("│wall"));
+        assert!(rows.clone().all(|l| !l.contains(word)), "{word}:\n{screen}");
+    }
+    snap("compare_other_shape", &a);
+    a.handle_key(Key::Esc);
+    let screen = text(&a, 120, 40);
+    assert!(screen.contains("≠ different circuit shapes"), "{screen}");
+}
+
+/// One meaning of wall: the log line, the Live status line, the phase table's wall row and the History
+/// column all say the median proving wall of the repeats, setup apart.
+#[test]
+fn one_wall_across_views() {
+    let mut a = app(Vec::new());
+    a.apply(Msg::Started { label: String::new(), toggles: Toggles::default(), repeats: 3 });
+    let rec = record("20260101-000000-aaaa", Toggles::default(), 1.0, 3);
+    let median = rec.wall_median_us();
+    assert_eq!(median, rec.repeats[1].wall_us, "three repeats: the middle one");
+    a.apply(Msg::Finished { record: Box::new(rec), saved: Ok("x".into()) });
+    let secs = format!("{:.2} s", median as f64 / 1e6);
+    let log = a.log.iter().find(|l| l.text.starts_with("run #1 finished")).expect("log line");
+    assert!(log.text.contains(&format!("wall {secs} (median of 3)")), "{}", log.text);
+    let screen = text(&a, 160, 48);
+    let ms = format!("{:.1}", median as f64 / 1e3);
+    let wall_row = screen.lines().find(|l| l.contains("│wall ")).expect("wall row");
+    assert!(wall_row.contains(&ms), "{wall_row} vs {ms}");
+    assert!(screen.contains(&format!("wall {secs} (median of 3)")), "status line:\n{screen}");
+    a.handle_key(Key::F(2));
+    let screen = text(&a, 160, 48);
+    let hist = screen.lines().find(|l| l.contains("20260101-000000-aaaa")).expect("history row");
+    assert!(hist.contains(&format!("{:.2}", median as f64 / 1e6)), "{hist}");
+}
+
 #[test]
 fn ablation() {
     let mut a = app(Vec::new());
     let base = record("20260101-000000-aaaa", Toggles::default(), 1.0, 3);
-    let entries = ["a1", "a2", "a4", "b1", "d4", "pipeline"]
+    let entries: Vec<AblationEntry> = ["a1", "a2", "a4", "d4", "pipeline"]
         .iter()
         .enumerate()
         .map(|(i, id)| {
@@ -215,6 +401,14 @@ fn ablation() {
             AblationEntry { toggle: id.to_string(), record_id: r.id.clone(), rows: compare(&base, &r) }
         })
         .collect();
+    a.apply(Msg::AblationProgress {
+        baseline: base.id.clone(),
+        entries: entries[..2].to_vec(),
+        done: (7, 18),
+    });
+    assert_eq!(a.view, View::Live, "progress does not steal the view");
+    a.handle_key(Key::F(4));
+    assert!(text(&a, 120, 40).contains("running 7/18"), "the matrix updates while it runs");
     a.apply(Msg::AblationDone { baseline: base.id.clone(), entries });
     assert_eq!(a.view, View::Ablation);
     snap("ablation", &a);
@@ -225,25 +419,106 @@ fn help() {
     let mut a = app(Vec::new());
     a.handle_key(Key::Char('?'));
     snap("help", &a);
+    // Wrapped, never cut mid-word: every word on screen is a whole word of the help texts.
+    let words: std::collections::BTreeSet<&str> =
+        cuzk::tui::keys::HELP.iter().flat_map(|(_, what)| what.split(' ')).collect();
+    let screen = text(&a, 80, 24);
+    for line in screen.lines().skip(3).take(18) {
+        let body: String = line.chars().skip(16).collect();
+        for w in body.trim_end_matches(['│', ' ']).split_whitespace() {
+            assert!(words.contains(w) || w.starts_with('↑') || w.contains('–'), "{w:?} is cut: {line}");
+        }
+    }
 }
 
+/// The block cursor: → steps to the first block of the selected lane, the details panel shows it, Enter
+/// opens the popup, z zooms to it.
 #[test]
-fn details_popup() {
+fn cursor_and_details() {
     let mut a = app(vec![record("20260101-000000-aaaa", Toggles::default(), 1.0, 1)]);
     for _ in 0..4 {
         a.handle_key(Key::Down);
     }
+    assert_eq!(a.selected_lane().as_deref(), Some("cpu"));
+    a.handle_key(Key::Right);
+    let e = a.cursor_event().expect("a block under the cursor").clone();
+    assert_eq!((e.phase.as_str(), e.circuit), ("ntt_msm_h", Some(0)));
+    a.handle_key(Key::Right);
+    assert_eq!(a.cursor_event().map(|e| e.circuit), Some(Some(1)), "next block");
+    a.handle_key(Key::Up);
+    assert_eq!(a.selected_lane().as_deref(), Some("prep_msm"));
+    assert_eq!(a.cursor_event().map(|e| e.phase.as_str()), Some("prep_msm"), "nearest block above");
+    a.handle_key(Key::Down);
+    a.handle_key(Key::Char('z'));
+    let (_, total) = a.timeline_events();
+    let (t0, t1) = a.viewport.window(total);
+    let c = a.cursor_event().expect("cursor kept");
+    assert!(t0 <= c.start_us && c.start_us + c.dur_us <= t1 && a.viewport.zoom > 2.0, "({t0}, {t1})");
+    snap("cursor_details", &a);
     a.handle_key(Key::Enter);
-    let d = a.details.as_ref().expect("details");
-    assert_eq!(d.lane, "cpu");
+    assert_eq!(a.details.as_ref().map(|d| d.phase.as_str()), Some("ntt_msm_h"));
     snap("details", &a);
 }
 
+/// 200×60: the log and the phase table get the room the timeline does not need.
+#[test]
+fn wide_layout() {
+    let mut a = app(two_runs());
+    for i in 0..30 {
+        a.push_log(Level::Info, format!("line {i}"));
+    }
+    let term = draw(&a, 200, 60);
+    insta::assert_snapshot!("live_200x60", term.backend());
+    let screen = text(&a, 200, 60);
+    assert!(screen.contains("line 0") && screen.contains("line 29"), "the log shows all 30 lines");
+}
+
+/// Mouse: a click on a tab switches views, on a History row selects it, on a timeline block puts the cursor
+/// there; the wheel over the timeline zooms; a drag pans.
+#[test]
+fn mouse() {
+    let mut a = app(two_runs());
+    draw(&a, 120, 40);
+    let d = a.drawn.get();
+    let (x0, _) = d.tabs[1];
+    a.handle_mouse(Mouse::Down(x0 + 1, d.tab_y));
+    assert_eq!(a.view, View::History);
+    draw(&a, 120, 40);
+    let d = a.drawn.get();
+    a.handle_mouse(Mouse::Down(10, d.history_y));
+    assert_eq!(a.history_sel, 0);
+    a.handle_key(Key::Esc);
+    draw(&a, 120, 40);
+    let d = a.drawn.get();
+    let lanes = a.timeline_lanes();
+    let cpu = lanes.iter().position(|l| l == "cpu").expect("cpu lane");
+    let y = d.lanes.y + (cpu - d.first_lane) as u16;
+    a.handle_mouse(Mouse::Down(d.bars_x + 5, y));
+    assert_eq!(a.selected_lane().as_deref(), Some("cpu"));
+    assert!(a.cursor_event().is_some_and(|e| e.phase == "ntt_msm_h"), "the block under the pointer");
+    a.handle_mouse(Mouse::Up);
+    a.handle_mouse(Mouse::WheelUp(d.bars_x + 20, y));
+    assert_eq!(a.viewport.zoom, 2.0);
+    draw(&a, 120, 40);
+    let pan = a.viewport.pan_us;
+    a.handle_mouse(Mouse::Down(d.bars_x + 30, y));
+    a.handle_mouse(Mouse::Drag(d.bars_x + 20, y));
+    a.handle_mouse(Mouse::Up);
+    assert!(a.viewport.pan_us > pan, "dragging left moves later: {} → {}", pan, a.viewport.pan_us);
+    a.handle_mouse(Mouse::WheelDown(10, d.panels[cuzk::tui::state::Panel::Log.idx()].y + 1));
+}
+
+/// One minimum size: below 80×24 the notice (with how to quit) replaces the layout; at 80×24 it is drawn.
 #[test]
 fn too_small() {
     let a = app(two_runs());
-    let term = draw(&a, 50, 12);
-    insta::assert_snapshot!("too_small_50x12", term.backend());
+    for (w, h) in [(79, 24), (80, 23), (60, 16), (50, 12)] {
+        let screen = text(&a, w, h);
+        assert!(screen.contains("need 80×24") && screen.contains("q quits"), "{w}×{h}:\n{screen}");
+    }
+    let screen = text(&a, 80, 24);
+    assert!(!screen.contains("too small") && screen.contains("q quit"), "{screen}");
+    insta::assert_snapshot!("too_small_60x16", draw(&a, 60, 16).backend());
 }
 
 #[test]
@@ -254,6 +529,8 @@ fn every_view_draws_at_any_size() {
     for view in View::ALL {
         a.view = view;
         for (w, h) in [(1, 1), (10, 5), (59, 15), (60, 16), (79, 23), (80, 24), (200, 60), (300, 3)] {
+            draw(&a, w, h);
+            a.maximized = !a.maximized;
             draw(&a, w, h);
         }
     }

@@ -87,7 +87,8 @@ fn repeat_prompt_asks_n() {
     assert_eq!(a.repeats, 15);
     assert_eq!(
         a.handle_key(Key::Char('a')),
-        Some(Command::Ablate { toggles: Toggles::default(), repeats: 15 })
+        Some(Command::Ablate { toggles: Toggles::default(), repeats: 15 }),
+        "an ablation runs as many rounds as the last R"
     );
     a.handle_key(Key::Char('R'));
     assert_eq!(a.handle_key(Key::Enter), None, "empty prompt");
@@ -121,11 +122,11 @@ fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
 fn finished_runs_log_wall_time_and_verify_result() {
     let mut a = app("cpu");
     finish(&mut a, "r1");
-    assert!(a.log.iter().any(|l| l.text == "run #1 finished in 1.50 s · verified ✓"), "{:?}", a.log);
+    assert!(a.log.iter().any(|l| l.text == "run #1 finished: wall 1.50 s · verified ✓"), "{:?}", a.log);
     assert!(last_log(&a).contains("3 timeline events dropped"));
     a.apply(Msg::Started { label: String::new(), toggles: a.toggles, repeats: 1 });
     a.apply(Msg::Finished { record: Box::new(record("r2", Some(false))), saved: Err("disk full".into()) });
-    assert!(a.log.iter().any(|l| l.text.starts_with("run #2 finished in 1.50 s · verify FAILED")));
+    assert!(a.log.iter().any(|l| l.text.starts_with("run #2 finished: wall 1.50 s · verify FAILED")));
     assert!(last_log(&a).contains("not saved: disk full"));
     a.apply(Msg::Started { label: String::new(), toggles: a.toggles, repeats: 1 });
     a.apply(Msg::Failed("boom".into()));
@@ -139,8 +140,8 @@ fn compare_baseline_export_and_views() {
     let mut a = app("cpu");
     a.handle_key(Key::Char('c'));
     assert_eq!(a.view, View::Live);
-    assert!(last_log(&a).contains("compare needs two runs"));
-    assert_eq!(a.handle_key(Key::Char('e')), None);
+    assert!(last_log(&a).contains("compare needs a baseline"));
+    assert_eq!(a.handle_key(Key::Char('E')), None);
     finish(&mut a, "r1");
     finish(&mut a, "r2");
     finish(&mut a, "r3");
@@ -156,7 +157,7 @@ fn compare_baseline_export_and_views() {
     a.handle_key(Key::Char('b'));
     assert_eq!(a.baseline.as_deref(), Some("r1"));
     a.handle_key(Key::Down);
-    match a.handle_key(Key::Char('e')) {
+    match a.handle_key(Key::Char('E')) {
         Some(Command::Export(r)) => assert_eq!(r.id, "r2"),
         other => panic!("{other:?}"),
     }
@@ -172,7 +173,7 @@ fn compare_baseline_export_and_views() {
     assert_eq!(a.view, View::Help);
     a.handle_key(Key::Esc);
     assert_eq!(a.view, View::Live);
-    match a.handle_key(Key::Char('e')) {
+    match a.handle_key(Key::Char('E')) {
         Some(Command::Export(r)) => assert_eq!(r.id, "r3", "Live exports the run shown"),
         other => panic!("{other:?}"),
     }
@@ -207,4 +208,75 @@ fn details_popup_opens_and_closes() {
     assert_eq!(a.handle_key(Key::Char('r')), None, "popup swallows keys");
     a.handle_key(Key::Esc);
     assert!(a.details.is_none());
+}
+
+/// Without an R, an ablation runs three interleaved rounds: fewer would give no verdicts at all.
+#[test]
+fn ablation_defaults_to_three_rounds_and_streams_its_matrix() {
+    let mut a = app("cpu");
+    assert_eq!(
+        a.handle_key(Key::Char('a')),
+        Some(Command::Ablate { toggles: Toggles::default(), repeats: 3 })
+    );
+    a.apply(Msg::Started {
+        label: "ablate round 1/3 · 1/6: baseline".into(),
+        toggles: a.toggles,
+        repeats: 1,
+    });
+    a.apply(Msg::StepDone { label: "ablate round 1/3 · 1/6: baseline".into(), wall_us: 1_234_000 });
+    assert!(a.live.is_none() && a.running(), "between measurements the ablation is still running");
+    assert_eq!(last_log(&a), "ablate round 1/3 · 1/6: baseline: wall 1.23 s");
+    a.apply(Msg::AblationProgress { baseline: "b".into(), entries: Vec::new(), done: (1, 18) });
+    assert_eq!(a.ablation.as_ref().and_then(|x| x.progress), Some((1, 18)));
+    assert_eq!(a.runs.len(), 0, "measurements are not runs of their own");
+}
+
+/// `d` asks before deleting; only `y` sends the command; the deletion keeps marks and indices right.
+#[test]
+fn delete_asks_first_and_keeps_indices() {
+    let mut a = app("cpu");
+    finish(&mut a, "r1");
+    finish(&mut a, "r2");
+    finish(&mut a, "r3");
+    a.handle_key(Key::F(2));
+    a.handle_key(Key::Up);
+    a.handle_key(Key::Char('b'));
+    a.handle_key(Key::Char('d'));
+    assert_eq!(a.handle_key(Key::Char('n')), None, "anything but y keeps the run");
+    assert!(last_log(&a).contains("kept"));
+    a.handle_key(Key::Char('d'));
+    assert_eq!(a.handle_key(Key::Char('y')), Some(Command::Delete("r2".into())));
+    a.apply(Msg::Deleted { id: "r2".into(), result: Ok(()) });
+    assert_eq!(a.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r1", "r3"]);
+    assert_eq!((a.baseline.clone(), a.shown), (None, Some(1)), "the baseline went with it; r3 still shown");
+    a.apply(Msg::Deleted { id: "r3".into(), result: Err("permission denied".into()) });
+    assert!(last_log(&a).contains("not deleted: permission denied"));
+}
+
+/// `/` filters the History by sample, toggle or backend, live as it is typed; Esc clears it.
+#[test]
+fn filter_history_and_lanes() {
+    let mut a = app("cpu");
+    finish(&mut a, "r1");
+    a.toggles.set(Toggle::A1, true);
+    a.apply(Msg::Started { label: String::new(), toggles: a.toggles, repeats: 1 });
+    let mut r = record("r2", Some(true));
+    r.toggles = a.toggles;
+    a.apply(Msg::Finished { record: Box::new(r), saved: Ok("x".into()) });
+    a.handle_key(Key::F(2));
+    a.handle_key(Key::Char('/'));
+    for c in "a1=on".chars() {
+        a.handle_key(Key::Char(c));
+    }
+    assert_eq!(a.history_rows(), vec![1]);
+    a.handle_key(Key::Enter);
+    assert_eq!(a.history_filter, "a1=on");
+    a.handle_key(Key::Esc);
+    assert_eq!(a.history_rows(), vec![0, 1]);
+    a.handle_key(Key::Esc);
+    assert_eq!(a.view, View::Live);
+    a.handle_key(Key::Char('/'));
+    a.handle_key(Key::Char('z'));
+    assert_eq!(a.lane_filter, "z");
+    assert!(a.timeline_lanes().is_empty());
 }

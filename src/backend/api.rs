@@ -159,6 +159,27 @@ pub struct CallOpts {
     pub srs_resident: bool,
 }
 
+/// One device's memory as its driver reports it (all processes), bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceMemory {
+    /// Device index.
+    pub device: u64,
+    /// In use.
+    pub used: u64,
+    /// In all.
+    pub total: u64,
+}
+
+/// Memory a backend holds that the process's resident set does not show: page-locked host bytes and each
+/// device's memory in use. What the run's memory sampler reads; a CPU backend has none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// Host bytes page-locked for transfers now (`None`: the backend pins nothing).
+    pub pinned_bytes: Option<u64>,
+    /// Each device's memory.
+    pub devices: Vec<DeviceMemory>,
+}
+
 /// Field and curve work the prover's phases delegate. A backend is one or more compute lanes; the prover
 /// splits circuits contiguously across them.
 pub trait Backend: Send + Sync {
@@ -226,4 +247,10 @@ pub trait Backend: Send + Sync {
 
     /// The window this backend's MSM picks for `n` points (used for D4's shared window).
     fn window_for(&self, n: usize) -> usize;
+
+    /// Pinned host bytes and device memory now, for the memory lanes (the CPU backend has none). Called every
+    /// few milliseconds from a sampler thread, so it must be cheap and never block on a lane's work.
+    fn memory(&self) -> MemoryUse {
+        MemoryUse::default()
+    }
 }

@@ -18,16 +18,24 @@ pub struct AblateArgs {
     pub engine: EngineOpts,
 }
 
-/// `cuzk ablate`: baseline, then each toggle flipped alone, each repeated; a matrix of per-phase deltas.
+/// `cuzk ablate`: baseline and each toggle flipped alone, measured in interleaved rounds (one repeat of every
+/// configuration per round, order shuffled per round); a matrix of per-phase deltas.
 pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
     let (sample, base_toggles, selected) = args.job.resolve()?;
     let session = Session::open(&args.engine)?;
     let spec = session.spec(&sample, base_toggles, selected.backend.as_ref(), args.repeat);
     // Refused runs (memory, budget) fail before the first line is printed.
     session.engine.plan(&spec)?;
-    let flipped: Vec<&str> = Toggle::ablated().map(Toggle::id).collect();
+    let has_device = selected.backend.has_device();
+    let flipped: Vec<&str> = Toggle::ablated_on(has_device).map(Toggle::id).collect();
+    let skipped: Vec<&str> =
+        Toggle::ablated().filter(|t| t.not_applicable(has_device).is_some()).map(Toggle::id).collect();
+    let skipped = match skipped.is_empty() {
+        true => String::new(),
+        false => format!(" ({} not flipped: no effect on {})", skipped.join(", "), selected.backend.name()),
+    };
     eprintln!(
-        "ablate {}: baseline ({}) then {} flipped alone, {} repeats each",
+        "ablate {}: baseline ({}) and {} flipped alone{skipped}; {} interleaved rounds",
         sample.name,
         base_toggles.compact(),
         flipped.join(", "),
@@ -35,15 +43,20 @@ pub fn ablate(args: AblateArgs) -> Result<(), CliError> {
     );
     let mut save_error = None;
     let ablation = session.with_ctl(&sample.name, |ctl| {
-        session.engine.ablate(&spec, ctl, Some(&session.store), &mut |ev| {
-            if let AblateEvent::Finished(step, r, saved) = ev {
+        session.engine.ablate(&spec, ctl, Some(&session.store), &mut |ev| match ev {
+            AblateEvent::Measured(step, r) => {
                 warn_params(r);
-                match saved {
-                    Some(Err(e)) if save_error.is_none() => save_error = Some(e.to_string()),
-                    _ => {}
-                }
-                eprintln!("{}: run {}", step.label(), r.record.id);
+                let wall = r.record.wall_median_us() as f64 / 1e3;
+                eprintln!("{}: wall {wall:.1} ms", step.label());
             }
+            AblateEvent::Finished(step, rec, saved) => {
+                if let Some(Err(e)) = saved {
+                    save_error.get_or_insert_with(|| e.to_string());
+                }
+                let what = step.flipped.map_or("baseline".to_string(), |t| t.id().to_string());
+                eprintln!("{what}: run {} ({} repeats)", rec.id, rec.repeats.len());
+            }
+            AblateEvent::Started(_) | AblateEvent::Progress(_) => {}
         })
     })?;
     if let Some(e) = save_error {

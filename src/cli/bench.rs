@@ -211,13 +211,43 @@ fn memory_estimate(args: &BenchArgs, on_gpu: bool) -> Option<budget::Estimate> {
             let fp = mul_chain_footprint(n.saturating_sub(2).max(1));
             vec![("params".into(), fp.params_bytes()), ("setup work".into(), fp.setup_extra_bytes())]
         }
-        BenchOp::Synth => return None,
+        // Synth checks its own estimate; floor holds a fixed few hundred MB.
+        BenchOp::Synth | BenchOp::Floor => return None,
     };
     Some(budget::Estimate {
         what: format!("bench {:?} 2^{}", args.op, args.log_size).to_lowercase(),
         parts,
         knob,
     })
+}
+
+/// `cuzk bench floor`: measures the machine's floors, caches them (the console reads them), prints them.
+fn bench_floor(json: bool) -> Result<(), CliError> {
+    use crate::engine::floor::{measure, si};
+    let f = measure(&mut |line| eprintln!("floor: {line}"));
+    let path = f.save().map_err(|e| CliError::Msg(format!("floor cache: {e}")))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&f).map_err(|e| CliError::Msg(e.to_string()))?);
+    } else {
+        println!("host {} (measured {})", f.host, f.measured);
+        println!("  cpu   {}mul64/s   memory {}B/s", si(f.cpu.mul64_per_s), si(f.cpu.mem_bytes_per_s));
+        for g in &f.gpus {
+            println!(
+                "  gpu{}  {}mul64/s   memory {}B/s   h2d pinned {}B/s   pageable {}B/s   ({})",
+                g.device,
+                si(g.mul64_per_s),
+                si(g.mem_bytes_per_s),
+                si(g.h2d_pinned_bytes_per_s),
+                si(g.h2d_pageable_bytes_per_s),
+                g.name
+            );
+        }
+        if let Some(why) = &f.gpu_skipped {
+            println!("  gpu   skipped: {why}");
+        }
+    }
+    eprintln!("cached in {}", path.display());
+    Ok(())
 }
 
 /// Runs a benchmark and prints it.
@@ -263,6 +293,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 (time(reps, || backend.batch_add_g1(Bases::host(&points), &bitmap)), None)
             }
             BenchOp::Synth => return bench_synth(&args),
+            BenchOp::Floor => return bench_floor(args.json),
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));
                 let shape = ShapeCounter::count(&c).map_err(|e| CliError::Msg(e.to_string()))?;

@@ -27,12 +27,14 @@ pub enum BenchOp {
     Setup,
     /// Synthesis throughput of a sample's circuit, one thread, for A1 off/on × A2 off/on.
     Synth,
+    /// This machine's floors (peak 64-bit multiply rate, memory and host-to-device bandwidth), measured once
+    /// and cached for the console's "% of floor".
+    Floor,
 }
 
-/// The median of timings in ms.
-pub(super) fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// The median of timings in ms (the one statistic every table reports).
+pub(super) fn median(v: Vec<f64>) -> f64 {
+    crate::util::median::median(&v).unwrap_or(0.0)
 }
 
 /// Times `f` `reps` times (at least once), in ms.

@@ -130,7 +130,7 @@ impl Session {
 
     /// Runs `f` with a run control whose setup progress draws one line on stderr.
     pub fn with_ctl<T>(&self, label: &str, f: impl FnOnce(&RunCtl) -> T) -> T {
-        let progress = LineProgress::new(format!("setup {label}:"));
+        let progress = LineProgress::new(format!("generating params for {label}:"));
         let report = |stage: &str, done: usize, total: usize| progress.update(stage, done, total);
         let ctl = RunCtl {
             cancel: self.cancel.clone(),

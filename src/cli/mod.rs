@@ -57,6 +57,9 @@ pub struct Cli {
     /// prints `cuzk info` of it).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The console's theme when bare `cuzk` opens it (the same as `cuzk tui --theme`).
+    #[arg(long)]
+    pub theme: Option<String>,
 }
 
 /// The subcommands.
@@ -105,13 +108,13 @@ pub enum Command {
         #[command(flatten)]
         engine: job::EngineOpts,
     },
-    /// Baseline, then each ablation toggle (a1 a2 a4 b1 d4 pipeline) flipped alone, each repeated:
-    /// per-phase deltas.
+    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline; b1 only on a GPU) flipped alone, in
+    /// interleaved rounds (--repeat of them): per-phase deltas.
     Ablate {
         /// What to prove.
         #[command(flatten)]
         job: job::JobArgs,
-        /// Repeats per configuration, 1..=1000.
+        /// Rounds: repeats per configuration, 1..=1000 (verdicts need 3 or more).
         #[arg(long, default_value = "3", value_parser = job::repeat_arg)]
         repeat: usize,
         /// JSON: one entry per toggle keyed by its id.
@@ -228,7 +231,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         None if crate::tui::stdout_is_terminal() => crate::tui::run(crate::tui::TuiOptions {
             sample: DEFAULT_SAMPLE.into(),
             backend: BackendKind::Auto,
-            theme: None,
+            theme: cli.theme,
         })
         .map_err(CliError::Msg)?,
         None => {
@@ -240,6 +243,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             print!("{}", info::render(&info::shape_info_checked(&sample)?));
         }
         Some(Command::Tui { sample, backend, theme }) => {
+            let theme = theme.or(cli.theme);
             crate::tui::run(crate::tui::TuiOptions { sample, backend, theme }).map_err(CliError::Msg)?
         }
         Some(Command::Info { sample, json }) => {

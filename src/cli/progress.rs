@@ -1,47 +1,81 @@
-//! A one-line progress display on stderr for long steps (params setup), redrawn at most every 100 ms on a
-//! terminal; elsewhere (logs, CI) one line per finished stage.
+//! A progress display on stderr for params generation: on a terminal one line redrawn at most every 100 ms
+//! (`stage 3 of 7, h 196 608/262 143, ~8 s left`); elsewhere (pipes, logs, CI) a line when each stage starts,
+//! from the very first, and one when it ends with its time, so a long first stage never looks like a hang.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Redraws `label stage done/total (pct)` in place on stderr.
+use crate::engine::setup_eta::{SetupProgress, SetupTracker};
+
+/// What the display remembers between updates.
+struct State {
+    tracker: SetupTracker,
+    last_draw: Option<Instant>,
+    stage: Option<(String, Instant)>,
+}
+
+/// Reports a params generation on stderr.
 pub struct LineProgress {
     label: String,
-    last: Mutex<Option<Instant>>,
+    state: Mutex<State>,
     tty: bool,
 }
 
+/// `stage 3 of 7, h 196 608/262 143, ~8 s left`.
+fn describe(p: &SetupProgress) -> String {
+    let eta = p.eta_s.map_or(String::new(), |s| format!(", ~{s:.0} s left"));
+    format!("stage {} of {}, {} {}/{}{eta}", p.index, p.stages, p.stage, group(p.done), group(p.total))
+}
+
+/// Thousands separated by spaces (`262 143`).
+fn group(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
 impl LineProgress {
-    /// A progress line prefixed with `label`.
+    /// A progress display prefixed with `label` (e.g. `generating params for porep-mini:`).
     pub fn new(label: impl Into<String>) -> Self {
-        LineProgress { label: label.into(), last: Mutex::new(None), tty: std::io::stderr().is_terminal() }
+        let state = State { tracker: SetupTracker::new(), last_draw: None, stage: None };
+        LineProgress { label: label.into(), state: Mutex::new(state), tty: std::io::stderr().is_terminal() }
     }
 
-    /// Reports one update; throttled except for the final one of a stage.
+    /// Reports one update; on a terminal throttled except for a stage's last one.
     pub fn update(&self, stage: &str, done: usize, total: usize) {
-        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
+        let p = st.tracker.update(stage, done, total, now);
         if !self.tty {
+            if st.stage.as_ref().is_none_or(|(s, _)| s != stage) {
+                st.stage = Some((stage.to_string(), now));
+                eprintln!("{} {}", self.label, describe(&p));
+            }
             if done >= total {
-                *last = Some(now);
-                eprintln!("{} {stage} {total} done", self.label);
+                let secs = st.stage.as_ref().map_or(0.0, |(_, t)| now.duration_since(*t).as_secs_f64());
+                eprintln!("{} stage {} of {}, {} done in {secs:.1} s", self.label, p.index, p.stages, stage);
             }
             return;
         }
-        if done < total && last.is_some_and(|t| now - t < Duration::from_millis(100)) {
+        if done < total && st.last_draw.is_some_and(|t| now - t < Duration::from_millis(100)) {
             return;
         }
-        *last = Some(now);
-        let pct = if total == 0 { 100.0 } else { 100.0 * done as f64 / total as f64 };
+        st.last_draw = Some(now);
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{} {stage:<8} {done:>10}/{total:<10} {pct:5.1}%", self.label);
+        let _ = write!(err, "\r\x1b[2K{} {}", self.label, describe(&p));
         let _ = err.flush();
     }
 
     /// Ends the line (if anything was drawn).
     pub fn finish(&self) {
-        if self.tty && self.last.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+        if self.tty && self.state.lock().unwrap_or_else(|p| p.into_inner()).last_draw.is_some() {
             eprintln!();
         }
     }

@@ -7,19 +7,21 @@ use super::outputs;
 use super::progress::LineProgress;
 use super::CliError;
 use crate::engine::sample::{self, Overrides};
+use crate::engine::stats::summarize;
 use crate::engine::{Engine, ParamsOrigin};
 use crate::groth16::proof::{read_inputs, read_proofs};
 use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
 use crate::groth16::VerifyingKey;
+use crate::timeline::record::PhaseTotals;
 use crate::timeline::record::RunRecord;
-use crate::vocab::{is_sub_phase, phase_order};
+use crate::vocab::{is_setup_phase, is_sub_phase, phase_order};
 
 /// `cuzk setup`: prints the params file path as its last line.
 pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
     let (sample, _) = sample::load(sample_path, &Overrides { seed, ..Overrides::default() })?;
     let cancel = crate::vocab::CancelToken::new();
     super::interrupt::install(cancel.clone());
-    let progress = LineProgress::new(format!("setup {}:", sample.name));
+    let progress = LineProgress::new(format!("generating params for {}:", sample.name));
     let r = Engine::new().load_params(
         &sample,
         &|stage, done, total| progress.update(stage, done, total),
@@ -167,44 +169,46 @@ fn summary_json(rec: &RunRecord, path: &Path) -> serde_json::Value {
         "toggles": rec.toggles,
         "repeats": rec.repeats.len(),
         "wall_ms": rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect::<Vec<_>>(),
+        "wall_median_ms": rec.wall_median_us() as f64 / 1e3,
+        "setup_ms": rec.setup_us() as f64 / 1e3,
         "phases": phases,
         "verified": rec.all_verified(),
         "dropped_events": rec.dropped_events,
     })
 }
 
-/// Per phase over repeats: (name, instances per repeat, median, min, max of the summed ms).
+/// Per phase over repeats (setup phases apart): (name, instances per repeat, median, min, max of the summed
+/// ms), the same statistic `compare` reports.
 pub fn phase_medians(rec: &RunRecord) -> Vec<(String, u64, f64, f64, f64)> {
-    let mut names: Vec<&String> = rec.repeats.iter().flat_map(|r| r.phases.keys()).collect();
+    let mut names: Vec<&String> =
+        rec.repeats.iter().flat_map(|r| r.phases.keys()).filter(|n| !is_setup_phase(n)).collect();
     names.sort_by_key(|n| phase_order(n));
     names.dedup();
     names
         .into_iter()
-        .map(|name| {
-            let mut v: Vec<f64> = rec
-                .repeats
-                .iter()
-                .map(|r| r.phases.get(name).map_or(0.0, |t| t.sum_us as f64 / 1e3))
-                .collect();
-            v.sort_by(f64::total_cmp);
-            let count = rec.repeats.last().and_then(|r| r.phases.get(name)).map_or(0, |t| t.count);
-            (name.clone(), count, v[v.len() / 2], v[0], v[v.len() - 1])
+        .filter_map(|name| {
+            let per = |f: &dyn Fn(&PhaseTotals) -> f64| -> Vec<f64> {
+                rec.repeats.iter().map(|r| r.phases.get(name).map_or(0.0, f)).collect()
+            };
+            let s = summarize(&per(&|t| t.sum_us as f64 / 1e3))?;
+            let count = summarize(&per(&|t| t.count as f64)).map_or(0, |c| c.median.round() as u64);
+            Some((name.clone(), count, s.median, s.min, s.max))
         })
         .collect()
 }
 
-/// The per-phase table: phase, count, total ms (median over repeats, with min–max when repeated), share
-/// of wall.
+/// The per-phase table: phase, count, median ms over repeats (with min–max when repeated), share of the
+/// proving wall; then the wall (median of the repeats' walls) and the setup phases, which lie outside it.
 pub fn phase_table(rec: &RunRecord) -> String {
-    let mut walls: Vec<f64> = rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect();
-    walls.sort_by(f64::total_cmp);
-    let wall = walls.get(walls.len() / 2).copied().unwrap_or(0.0).max(1e-3);
+    let walls: Vec<f64> = rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect();
+    let w = summarize(&walls);
+    let wall = w.map_or(0.0, |s| s.median).max(1e-3);
     let many = rec.repeats.len() > 1;
     let mut s = format!(
         "{:<12} {:>6} {:>12} {:>8}{}\n",
         "phase",
         "count",
-        "total ms",
+        "median ms",
         "of wall",
         if many { "   min–max ms" } else { "" }
     );
@@ -213,9 +217,14 @@ pub fn phase_table(rec: &RunRecord) -> String {
         let range = if many { format!("   {min:.1}–{max:.1}") } else { String::new() };
         s.push_str(&format!("{label:<12} {count:>6} {med:>12.1} {:>7.1}%{range}\n", 100.0 * med / wall));
     }
-    let range =
-        if many { format!("   {:.1}–{:.1}", walls[0], walls[walls.len() - 1]) } else { String::new() };
+    let range = match w {
+        Some(w) if many => format!("   {:.1}–{:.1}", w.min, w.max),
+        _ => String::new(),
+    };
     s.push_str(&format!("{:<12} {:>6} {:>12.1} {:>7.1}%{range}\n", "wall", "", wall, 100.0));
+    for (name, us) in rec.setup_phases() {
+        s.push_str(&format!("{name:<12} {:>6} {:>12.1} {:>8}\n", "", us as f64 / 1e3, "setup"));
+    }
     s
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::job::create_dir;
 use super::tables::{compare_json, render_compare};
 use super::CliError;
-use crate::engine::compare::compare;
+use crate::engine::compare::{compare, shape_mismatch};
 use crate::engine::store::RunStore;
 use crate::timeline::export::{self, Format};
 use crate::timeline::record::RunRecord;
@@ -18,7 +18,19 @@ fn resolve(store: &RunStore, spec: &str) -> Result<RunRecord, CliError> {
     store.resolve(spec).map_err(|e| CliError::Msg(e.to_string()))
 }
 
-/// `cuzk runs`: every stored run, oldest first.
+/// `yes`, `off` or `NO`: whether a run's proofs verified.
+fn verified_word(r: &RunRecord) -> &'static str {
+    if r.all_verified() {
+        "yes"
+    } else if r.proofs.iter().all(|p| p.verified.is_none()) {
+        "off"
+    } else {
+        "NO"
+    }
+}
+
+/// `cuzk runs`: every stored run, oldest first. Wall is the median proving wall (setup apart); toggles are
+/// the ones that differ from the defaults, never cut.
 pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
     let st = store(data_dir)?;
     let (runs, warnings) = st.try_list().map_err(|e| CliError::Msg(e.to_string()))?;
@@ -31,7 +43,8 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
             .map(|r| {
                 serde_json::json!({
                     "id": r.id, "started": r.started, "sample": r.sample.name, "backend": r.backend,
-                    "toggles": r.toggles, "repeats": r.repeats.len(), "wall_ms": r.wall_us as f64 / 1e3,
+                    "toggles": r.toggles, "repeats": r.repeats.len(),
+                    "wall_ms": r.wall_median_us() as f64 / 1e3, "setup_ms": r.setup_us() as f64 / 1e3,
                     "verified": r.all_verified(),
                 })
             })
@@ -39,27 +52,22 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
         println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
         return Ok(());
     }
+    let sample_w = runs.iter().map(|r| r.sample.name.chars().count()).max().unwrap_or(0).max(6);
     println!(
-        "{:<28} {:<16} {:<4} {:<30} {:>3} {:>10} {:<3}",
-        "id", "sample", "be", "toggles", "rep", "wall ms", "ok"
+        "{:<28} {:<sample_w$} {:<4} {:>3} {:>12} {:>10} {:<3} toggles (changed from defaults)",
+        "id", "sample", "be", "rep", "wall med ms", "setup ms", "ok"
     );
     for r in &runs {
-        let toggles: String = r.toggles.compact().chars().take(30).collect();
         println!(
-            "{:<28} {:<16} {:<4} {:<30} {:>3} {:>10.1} {:<3}",
+            "{:<28} {:<sample_w$} {:<4} {:>3} {:>12.1} {:>10.1} {:<3} {}",
             r.id,
-            r.sample.name.chars().take(16).collect::<String>(),
+            r.sample.name,
             r.backend,
-            toggles,
             r.repeats.len(),
-            r.wall_us as f64 / 1e3,
-            if r.all_verified() {
-                "yes"
-            } else if r.proofs.iter().all(|p| p.verified.is_none()) {
-                "off"
-            } else {
-                "NO"
-            }
+            r.wall_median_us() as f64 / 1e3,
+            r.setup_us() as f64 / 1e3,
+            verified_word(r),
+            r.toggles.changed()
         );
     }
     if runs.is_empty() {
@@ -68,17 +76,35 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `cuzk compare A B`.
+/// One line of a record's setup (params generation and loading, outside the wall), or `None` when it had none.
+pub fn setup_line(rec: &RunRecord) -> Option<String> {
+    let parts: Vec<String> =
+        rec.setup_phases().iter().map(|(p, us)| format!("{p} {:.1} ms", *us as f64 / 1e3)).collect();
+    (!parts.is_empty()).then(|| format!("setup (outside the wall): {}", parts.join(", ")))
+}
+
+/// `cuzk compare A B`: per-phase rows; runs of different circuit shapes get one line saying so and numbers
+/// without verdicts.
 pub fn compare_cmd(data_dir: Option<&Path>, a: &str, b: &str, json: bool) -> Result<(), CliError> {
     let st = store(data_dir)?;
     let (ra, rb) = (resolve(&st, a)?, resolve(&st, b)?);
     let rows = compare(&ra, &rb);
+    let mismatch = shape_mismatch(&ra, &rb);
     if json {
-        let v = serde_json::json!({"base": ra.id, "candidate": rb.id, "phases": compare_json(&rows)});
+        let v = serde_json::json!({
+            "base": ra.id, "candidate": rb.id, "shape_mismatch": mismatch, "phases": compare_json(&rows),
+        });
         println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
     } else {
-        println!("sample {}; base toggles: {}", ra.sample.name, ra.toggles.compact());
-        println!("sample {}; cand toggles: {}", rb.sample.name, rb.toggles.compact());
+        if let Some(m) = &mismatch {
+            println!("note: {m}");
+        }
+        for (side, r) in [("base", &ra), ("cand", &rb)] {
+            println!("{side}: sample {} on {}; toggles: {}", r.sample.name, r.backend, r.toggles.changed());
+            if let Some(l) = setup_line(r) {
+                println!("      {l}");
+            }
+        }
         print!("{}", render_compare(&rows, &ra.id, &rb.id));
     }
     Ok(())

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::engine::compare::{AblationEntry, PhaseRow, WALL};
+use crate::engine::compare::{delta_text, AblationEntry, PhaseRow, WALL};
 use crate::engine::stats::Summary;
 use crate::vocab::phase_order;
 
@@ -16,18 +16,19 @@ fn ms(x: f64) -> String {
     format!("{x:.1}")
 }
 
-/// A signed percentage with one decimal (`+12.3%`, `-8.1%`).
+/// A signed percentage with one decimal (`+12.3%`, `-8.1%`, `>+999%`).
 fn pct(d: f64) -> String {
-    format!("{d:+.1}%")
+    delta_text(d)
 }
 
-/// Words for the verdict column, including the one-sided cases.
+/// Words for the verdict column, including the one-sided cases and why a row has no verdict.
 fn verdict_text(row: &PhaseRow) -> String {
-    match (row.verdict, &row.base, &row.cand) {
-        (Some(v), _, _) => v.to_string(),
-        (None, Some(_), None) => "base only".to_string(),
-        (None, None, Some(_)) => "cand only".to_string(),
-        (None, _, _) => "no data".to_string(),
+    match (row.verdict, row.no_verdict, &row.base, &row.cand) {
+        (Some(v), _, _, _) => v.to_string(),
+        (None, Some(why), _, _) => why.mark(),
+        (None, None, Some(_), None) => "base only".to_string(),
+        (None, None, None, Some(_)) => "cand only".to_string(),
+        (None, None, _, _) => "no data".to_string(),
     }
 }
 
@@ -69,16 +70,25 @@ fn layout(table: &[Vec<String>], left_last: bool) -> Vec<String> {
 }
 
 /// Renders the comparison as an aligned text table (ms, one decimal) that fits 100 columns for
-/// ordinary values: phase, base median and min–max, candidate median and min–max, Δ%, ratio, verdict.
+/// ordinary values: phase, base median and min–max, candidate median and min–max, Δ%, ratio, verdict (or why
+/// there is none: `n=1` too few repeats, `<floor` too short to judge, `shape` other circuit shapes).
 pub fn render_compare(rows: &[PhaseRow], base_label: &str, cand_label: &str) -> String {
     let dash = || "-".to_string();
     let median = |s: &Option<Summary>| s.as_ref().map_or_else(dash, |s| ms(s.median));
     let range =
         |s: &Option<Summary>| s.as_ref().map_or_else(dash, |s| format!("{}-{}", ms(s.min), ms(s.max)));
-    let mut table =
-        vec![["phase", "base ms", "base min-max", "cand ms", "cand min-max", "delta", "ratio", "verdict"]
-            .map(String::from)
-            .to_vec()];
+    let mut table = vec![[
+        "phase",
+        "base median",
+        "base min-max",
+        "cand median",
+        "cand min-max",
+        "delta",
+        "ratio",
+        "verdict",
+    ]
+    .map(String::from)
+    .to_vec()];
     for r in rows {
         table.push(vec![
             r.phase.clone(),
@@ -96,6 +106,7 @@ pub fn render_compare(rows: &[PhaseRow], base_label: &str, cand_label: &str) -> 
     let mut out = vec![
         fit(format!("base: {base_label} ({nb} repeats)")),
         fit(format!("cand: {cand_label} ({nc} repeats)")),
+        "times in ms: median and min-max over repeats; setup (params) is outside the wall".to_string(),
     ];
     out.extend(layout(&table, true));
     out.join("\n") + "\n"
@@ -112,7 +123,9 @@ fn summary_json(s: &Option<Summary>) -> Value {
 /// Shape: an array, one object per row in table order:
 /// `{ "phase": str, "base": {"median_ms", "min_ms", "max_ms", "n"} | null, "cand": {...} | null,
 ///    "delta_pct": number | null, "ratio": number | null,
-///    "verdict": "faster" | "slower" | "within_noise" | null }` (`null` where the row's field is `None`).
+///    "verdict": "faster" | "slower" | "within_noise" | null,
+///    "no_verdict": "n=<count>" | "below_floor" | "other_shape" | null }` (`null` where the row's field is
+///    `None`).
 pub fn compare_json(rows: &[PhaseRow]) -> Value {
     Value::Array(
         rows.iter()
@@ -124,6 +137,7 @@ pub fn compare_json(rows: &[PhaseRow]) -> Value {
                     "delta_pct": r.delta_pct,
                     "ratio": r.ratio,
                     "verdict": r.verdict,
+                    "no_verdict": r.no_verdict.map(|w| w.json()),
                 })
             })
             .collect(),
@@ -136,7 +150,8 @@ fn ablation_cell(row: Option<&PhaseRow>) -> String {
     match (row.verdict, row.delta_pct) {
         (Some(v), Some(d)) => format!("{}{}", pct(d), v.mark()),
         (Some(v), None) => format!("n/a{}", v.mark()),
-        (None, _) => match (&row.base, &row.cand) {
+        (None, Some(d)) => format!("{} ", pct(d)),
+        (None, None) => match (&row.base, &row.cand) {
             (Some(_), None) => "gone".to_string(),
             (None, Some(_)) => "new".to_string(),
             _ => "-".to_string(),
@@ -147,8 +162,9 @@ fn ablation_cell(row: Option<&PhaseRow>) -> String {
 /// Renders the ablation matrix: rows = phases in pipeline order then wall, columns = toggles, cells = Δ% of
 /// the median against the baseline with a verdict mark. ASCII only, fits 100 columns for 6 toggles.
 ///
-/// Cells: `+12.3%s` slower, `-8.1%f` faster, `+0.4%~` within noise; `n/a` + mark when the baseline median
-/// is 0; `new` / `gone` when the phase ran on one side only; `-` when that column has no such row.
+/// Cells: `+12.3%s` slower, `-8.1%f` faster, `+0.4%~` within noise, `+3.1% ` without a mark when the row gets
+/// no verdict (fewer than 3 repeats a side, or below the floor); `n/a` + mark when the baseline median is 0;
+/// `new` / `gone` when the phase ran on one side only; `-` when that column has no such row.
 pub fn render_ablation(baseline_id: &str, entries: &[AblationEntry]) -> String {
     let mut names: Vec<String> = entries
         .iter()
@@ -170,6 +186,7 @@ pub fn render_ablation(baseline_id: &str, entries: &[AblationEntry]) -> String {
     let mut out = vec![
         fit(format!("ablation against baseline {baseline_id}: median change per phase")),
         "marks: s = slower, f = faster, ~ = within noise (positive delta = slower)".to_string(),
+        "no mark: no verdict (fewer than 3 repeats a side, or below the floor)".to_string(),
     ];
     out.extend(layout(&table, false));
     out.extend(entries.iter().map(|e| fit(format!("  {}: {}", e.toggle, e.record_id))));
@@ -178,13 +195,18 @@ pub fn render_ablation(baseline_id: &str, entries: &[AblationEntry]) -> String {
 
 /// The ablation as JSON keyed by toggle:
 /// `{ "<toggle>": { "record": id, "phases": { "<phase>": { "delta_pct": number | null,
-///    "verdict": "faster" | "slower" | "within_noise" | null } } } }` (wall included as `"wall"`).
+///    "verdict": "faster" | "slower" | "within_noise" | null, "no_verdict": … | null } } } }` (wall
+///    included as `"wall"`).
 pub fn ablation_json(entries: &[AblationEntry]) -> Value {
     let mut top = Map::new();
     for e in entries {
         let mut ph = Map::new();
         for r in &e.rows {
-            ph.insert(r.phase.clone(), json!({ "delta_pct": r.delta_pct, "verdict": r.verdict }));
+            let no_verdict = r.no_verdict.map(|w| w.json());
+            ph.insert(
+                r.phase.clone(),
+                json!({ "delta_pct": r.delta_pct, "verdict": r.verdict, "no_verdict": no_verdict }),
+            );
         }
         top.insert(e.toggle.clone(), json!({ "record": e.record_id, "phases": ph }));
     }

@@ -40,7 +40,7 @@ pub fn available_bytes() -> u64 {
     }
 }
 
-/// Resident set of this process now, in bytes (0 where unknown).
+/// Resident set of this process now, in bytes (0 where unknown): the memory sampler's host counter.
 pub fn rss_bytes() -> u64 {
     proc_kb(&read("/proc/self/status"), "VmRSS:")
 }

@@ -6,11 +6,14 @@ pub mod ablate;
 pub mod budget;
 pub mod compare;
 pub mod events;
+pub mod floor;
 pub mod host;
 mod job;
 mod params;
 mod run;
 pub mod sample;
+mod sampler;
+pub mod setup_eta;
 pub mod stats;
 pub mod store;
 

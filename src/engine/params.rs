@@ -1,6 +1,7 @@
 //! Params for a sample: from the engine's memo, else the on-disk cache, else a seeded setup. The memo belongs
 //! to an [`Engine`](super::Engine) value, so two engines in one process keep their own.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -71,10 +72,10 @@ impl ParamsMemo {
         known.is_some_and(|(_, digest)| lock(&self.params).contains_key(&params_key(digest, sample.seed)))
     }
 
-    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around disk work. A
-    /// cache entry is used only if its counts fit `fp` (the circuit's footprint) and its vk is the seed's;
-    /// otherwise it is rebuilt with a warning naming the file. Setup and the wait for another process's build
-    /// stop on the probe's cancel.
+    /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around reading the
+    /// cache and `params_gen` around a generation. A cache entry is used only if its counts fit `fp` (the
+    /// circuit's footprint) and its vk is the seed's; otherwise it is rebuilt with a warning naming the file.
+    /// Setup and the wait for another process's build stop on the probe's cancel.
     pub(super) fn load(
         &self,
         sample: &Sample,
@@ -125,15 +126,20 @@ impl ParamsMemo {
         };
         let cancel = probe.cancel_token().clone();
         let expect = Expect { check: &check, cancel: &cancel, progress };
-        let (params, path, outcome) = {
-            let _span = probe.open(Site::new(Phase::SrsLoad));
-            cache.load_or_build_checked(&key, &expect, || {
-                setup::generate_with(&circuit(), shape, seed, progress, &cancel).map_err(|e| match e {
-                    setup::SetupStop::Cancelled => crate::groth16::Error::Cancelled,
-                    setup::SetupStop::Synthesis(e) => synthesis(e),
-                })
-            })?
-        };
+        // `srs_load` covers looking at the cache and reading it; when the entry must be built it ends there and
+        // `params_gen` covers generating and storing, so loading never counts a generation's time.
+        let load = Cell::new(Some(probe.open(Site::new(Phase::SrsLoad))));
+        let gen = Cell::new(None);
+        let built = cache.load_or_build_checked(&key, &expect, || {
+            drop(load.take());
+            gen.set(Some(probe.open(Site::new(Phase::ParamsGen).arg("constraints", shape.rows()))));
+            setup::generate_with(&circuit(), shape, seed, progress, &cancel).map_err(|e| match e {
+                setup::SetupStop::Cancelled => crate::groth16::Error::Cancelled,
+                setup::SetupStop::Synthesis(e) => synthesis(e),
+            })
+        });
+        drop((load.take(), gen.take()));
+        let (params, path, outcome) = built?;
         let params = Arc::new(params);
         lock(&self.params).insert(key, (params.clone(), path.clone()));
         Ok((params, ParamsInfo { path, origin: ParamsOrigin::Local, outcome: Some(outcome), shape, digest }))

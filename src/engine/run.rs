@@ -1,6 +1,7 @@
 //! A run: one sample × toggles × repeats under one timeline capture, turned into a `cuzk.run/1` record.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -8,7 +9,7 @@ use super::budget::{Footprint, Plan};
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
 use super::params::{ParamsInfo, ParamsMemo};
-use super::{events, EngineError};
+use super::{events, sampler, EngineError};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::groth16::prover::ProveError;
@@ -89,7 +90,8 @@ pub(super) fn run(
         Capture::begin(CaptureOpts { capacity: 0, timing_log: ctl.timing_log, feed: ctl.feed.clone() });
     let probe = Probe::new(capture.sink(), ctl.cancel.clone());
     let origin = capture.origin();
-    let result = (|| {
+    let (sink, stop) = (capture.counter_sink(), AtomicBool::new(false));
+    let body = || {
         let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe)?;
         let mut windows = Vec::new();
         let mut last = JobOutput::default();
@@ -111,8 +113,17 @@ pub(super) fn run(
             windows.push((start, start + t0.elapsed().as_micros() as u64));
         }
         Ok::<_, EngineError>((params, info, windows, last))
-    })();
+    };
+    // The memory sampler runs beside the whole run and stops with it.
+    let result = std::thread::scope(|s| {
+        let sampler = s.spawn(|| sampler::run(&sink, spec.backend, &stop));
+        let r = body();
+        stop.store(true, Ordering::Relaxed);
+        let _ = sampler.join();
+        r
+    });
     let wall_us = origin.elapsed().as_micros() as u64;
+    let counters = capture.counters();
     let (events, dropped) = capture.finish();
     let (params, params_info, windows, last) = result?;
     let s = spec.sample;
@@ -152,6 +163,7 @@ pub(super) fn run(
                 verified: last.verified.as_ref().map(|v| v[i]),
             })
             .collect(),
+        counters,
         version: env!("CARGO_PKG_VERSION").into(),
     };
     Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect() })
@@ -169,8 +181,8 @@ fn name_params(e: EngineError, path: &std::path::Path) -> EngineError {
     }
 }
 
-/// Which repeat an event belongs to: the window holding its start (events before the first repeat, such
-/// as srs_load, count to repeat 0).
+/// Which repeat an event belongs to: the window holding its start (events before the first repeat, the
+/// setup phases, are marked repeat 0 but summed into no repeat).
 fn repeat_of(start_us: u64, windows: &[(u64, u64)]) -> u32 {
     windows.iter().rposition(|w| start_us >= w.0).unwrap_or(0) as u32
 }
@@ -197,7 +209,10 @@ fn summarize(events: &[Captured], windows: &[(u64, u64)]) -> Vec<RepeatSummary> 
         .iter()
         .enumerate()
         .map(|(r, &(ws, we))| {
-            let mine = events.iter().filter(|e| repeat_of(e.start_us, windows) == r as u32);
+            // Setup phases lie before the proving wall: they belong to the run, never to a repeat.
+            let mine = events
+                .iter()
+                .filter(|e| !e.site.phase.is_setup() && repeat_of(e.start_us, windows) == r as u32);
             let mut phases: BTreeMap<String, PhaseTotals> = BTreeMap::new();
             let mut spans: BTreeMap<&str, Vec<(u64, u64)>> = BTreeMap::new();
             for e in mine {

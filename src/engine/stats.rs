@@ -42,7 +42,7 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
-    let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+    let median = crate::util::median::median(&sorted)?;
     let mean = sorted.iter().sum::<f64>() / n as f64;
     Some(Summary {
         n,

@@ -209,6 +209,21 @@ impl RunStore {
     }
 }
 
+impl RunStore {
+    /// Removes the record of run `id` (an exact id: a typo never deletes another run).
+    pub fn delete(&self, id: &str) -> Result<(), StoreError> {
+        let ok = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !ok {
+            return Err(StoreError::NotFound(id.into()));
+        }
+        let path = self.runs_dir().join(format!("{id}.json"));
+        std::fs::remove_file(&path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => StoreError::NotFound(id.into()),
+            _ => StoreError::Io { path: path.display().to_string(), action: "cannot delete", source },
+        })
+    }
+}
+
 /// Reads and checks one record file.
 pub fn load(path: &Path) -> Result<RunRecord, StoreError> {
     let p = path.display().to_string();

@@ -152,8 +152,8 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
 }
 
-/// All multiples kᵢ·base, one table for the whole list, reporting progress and checking `cancel` per chunk
-/// (a chunk takes milliseconds, so a cancel is heard within one).
+/// All multiples kᵢ·base, one table for the whole list, reporting progress at the start and per chunk and
+/// checking `cancel` per chunk (a chunk takes milliseconds, so a cancel is heard within one).
 fn multiples<A: MsmAffine>(
     base: A::Proj,
     scalars: &[Scalar],
@@ -163,6 +163,7 @@ fn multiples<A: MsmAffine>(
 ) -> Result<Vec<A>, Cancelled> {
     let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
     let mut out = Vec::with_capacity(scalars.len());
+    progress(stage, 0, scalars.len()); // the stage has begun: a display can say so before its first chunk
     for chunk in scalars.chunks(CHUNK) {
         if cancel.is_cancelled() {
             return Err(Cancelled);

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use super::record::CounterSeries;
 use crate::vocab::{PhaseEvent, PhaseSink, Site};
 
 /// Events in flight between the prover and the collector: a run emits a few per circuit and phase, so this
@@ -41,6 +42,35 @@ pub struct OpenSpan {
 struct Live {
     closed: Mutex<Vec<Captured>>,
     open: Mutex<Vec<(u64, OpenSpan)>>,
+    counters: Mutex<Vec<CounterSeries>>,
+}
+
+/// Where a memory sampler writes a run's counters: time-stamped from the capture's start, kept as change
+/// points (a sample equal to the previous one is dropped unless forced, so a flat stretch costs nothing).
+#[derive(Clone)]
+pub struct CounterSink {
+    origin: Instant,
+    live: Arc<Live>,
+}
+
+impl CounterSink {
+    /// Records `value` of counter `name` (bounded by `capacity` bytes, 0 when unknown) now; `force` keeps it
+    /// even when unchanged (the last sample of a run, so the series reaches its end).
+    pub fn record(&self, name: &str, capacity: u64, value: u64, force: bool) {
+        let t = self.origin.elapsed().as_micros() as u64;
+        let mut all = lock(&self.live.counters);
+        let series = match all.iter().position(|c| c.name == name) {
+            Some(i) => &mut all[i],
+            None => {
+                all.push(CounterSeries { name: name.to_string(), capacity, samples: Vec::new() });
+                let last = all.len() - 1;
+                &mut all[last]
+            }
+        };
+        if force || series.samples.last().is_none_or(|s| s.1 != value) {
+            series.samples.push((t, value));
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -139,6 +169,16 @@ impl Capture {
         self.inner.clone()
     }
 
+    /// Where a memory sampler writes this run's counters.
+    pub fn counter_sink(&self) -> CounterSink {
+        CounterSink { origin: self.inner.origin, live: self.inner.live.clone() }
+    }
+
+    /// The counters sampled so far (every series, every sample).
+    pub fn counters(&self) -> Vec<CounterSeries> {
+        lock(&self.inner.live.counters).clone()
+    }
+
     /// When the capture started (event times count from here).
     pub fn origin(&self) -> Instant {
         self.inner.origin
@@ -185,6 +225,8 @@ pub struct LivePoll {
     pub closed: Vec<Captured>,
     /// Spans open now, oldest first.
     pub open: Vec<OpenSpan>,
+    /// Counter samples taken since the previous poll (series that gained none are left out).
+    pub counters: Vec<CounterSeries>,
     /// Microseconds since the capture's start.
     pub now_us: u64,
     /// Events dropped so far.
@@ -196,12 +238,13 @@ pub struct LiveTap {
     feed: LiveFeed,
     origin: Option<Instant>,
     seen: usize,
+    counters_seen: Vec<usize>,
 }
 
 impl LiveTap {
     /// A tap over `feed` that has seen nothing yet.
     pub fn new(feed: LiveFeed) -> LiveTap {
-        LiveTap { feed, origin: None, seen: 0 }
+        LiveTap { feed, origin: None, seen: 0, counters_seen: Vec::new() }
     }
 
     /// Events closed since the last poll and the spans open now; `None` when no capture is attached.
@@ -215,6 +258,7 @@ impl LiveTap {
         if restarted {
             self.origin = Some(origin);
             self.seen = 0;
+            self.counters_seen.clear();
         }
         let closed = {
             let all = lock(&live.closed);
@@ -223,8 +267,21 @@ impl LiveTap {
             new
         };
         let open = lock(&live.open).iter().map(|(_, o)| o.clone()).collect();
+        let counters = {
+            let all = lock(&live.counters);
+            self.counters_seen.resize(all.len(), 0);
+            let mut new = Vec::new();
+            for (c, seen) in all.iter().zip(self.counters_seen.iter_mut()) {
+                if c.samples.len() > *seen {
+                    let samples = c.samples[*seen..].to_vec();
+                    new.push(CounterSeries { name: c.name.clone(), capacity: c.capacity, samples });
+                    *seen = c.samples.len();
+                }
+            }
+            new
+        };
         let now_us = origin.elapsed().as_micros() as u64;
-        Some(LivePoll { restarted, closed, open, now_us, dropped })
+        Some(LivePoll { restarted, closed, open, counters, now_us, dropped })
     }
 }
 

@@ -5,4 +5,6 @@ mod capture;
 pub mod export;
 pub mod record;
 
-pub use capture::{Capture, CaptureOpts, Captured, LiveFeed, LivePoll, LiveTap, OpenSpan, CHANNEL_CAPACITY};
+pub use capture::{
+    Capture, CaptureOpts, Captured, CounterSink, LiveFeed, LivePoll, LiveTap, OpenSpan, CHANNEL_CAPACITY,
+};

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::vocab::{Phase, Site, Toggles};
+use crate::util::median::median;
+use crate::vocab::{is_setup_phase, Phase, Site, Toggles};
 
 /// The schema tag every record carries; readers reject others.
 pub const SCHEMA: &str = "cuzk.run/1";
@@ -91,6 +92,33 @@ pub struct ProofEntry {
     pub verified: Option<bool>,
 }
 
+/// One memory counter sampled while a run proceeds (host RSS, pinned host bytes, a device's memory in use):
+/// a step function of time, kept as the samples where its value changed (plus the first and last).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterSeries {
+    /// The counter's name ([`crate::vocab::Counter`]'s: `host_rss`, `host_pinned`, `gpu0_mem`, …).
+    pub name: String,
+    /// What bounds it (the device's memory, the host's), bytes; 0 where unknown.
+    #[serde(default)]
+    pub capacity: u64,
+    /// (µs from the run's start, bytes), in time order.
+    pub samples: Vec<(u64, u64)>,
+}
+
+impl CounterSeries {
+    /// The largest value sampled within `[start, end]` µs (the value holding at `start` included).
+    pub fn peak_in(&self, start: u64, end: u64) -> Option<u64> {
+        let before = self.samples.iter().take_while(|s| s.0 <= start).last().map(|s| s.1);
+        let during = self.samples.iter().filter(|s| s.0 > start && s.0 <= end).map(|s| s.1).max();
+        before.into_iter().chain(during).max()
+    }
+
+    /// The largest value sampled.
+    pub fn peak(&self) -> u64 {
+        self.samples.iter().map(|s| s.1).max().unwrap_or(0)
+    }
+}
+
 /// A run: one sample × toggles × repeats.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -114,7 +142,8 @@ pub struct RunRecord {
     pub events: Vec<RecordEvent>,
     /// Per-repeat totals (the statistics of compare and ablate use these).
     pub repeats: Vec<RepeatSummary>,
-    /// Wall time of the whole run in µs.
+    /// Elapsed time of the whole run in µs, setup (params generation and loading) included. The run's *wall*
+    /// is not this but the median of its repeats' walls ([`RunRecord::wall_median_us`]).
     pub wall_us: u64,
     /// Peak resident memory of the process in bytes (0 where unknown).
     pub peak_rss_bytes: u64,
@@ -122,6 +151,9 @@ pub struct RunRecord {
     pub dropped_events: u64,
     /// Proofs of the last repeat with their verification flags.
     pub proofs: Vec<ProofEntry>,
+    /// Memory counters sampled during the run (absent in records before they existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterSeries>,
     /// cuzk version.
     pub version: String,
 }
@@ -139,6 +171,61 @@ impl RunRecord {
         lanes
     }
 
+    /// The proving wall: the median of the repeats' wall times in µs (setup excluded), or the whole run's
+    /// elapsed time for a record without repeats. Every table, log line and export reports this one.
+    pub fn wall_median_us(&self) -> u64 {
+        let walls: Vec<f64> = self.repeats.iter().map(|r| r.wall_us as f64).collect();
+        median(&walls).map_or(self.wall_us, |m| m.round() as u64)
+    }
+
+    /// Time spent before the proving wall (params generation and loading), µs.
+    pub fn setup_us(&self) -> u64 {
+        self.events.iter().filter(|e| is_setup_phase(&e.phase)).map(|e| e.dur_us).sum()
+    }
+
+    /// Per setup phase in pipeline order: its name and summed time in µs.
+    pub fn setup_phases(&self) -> Vec<(String, u64)> {
+        let mut out: Vec<(String, u64)> = Vec::new();
+        for e in self.events.iter().filter(|e| is_setup_phase(&e.phase)) {
+            match out.iter_mut().find(|(n, _)| *n == e.phase) {
+                Some((_, us)) => *us += e.dur_us,
+                None => out.push((e.phase.clone(), e.dur_us)),
+            }
+        }
+        out.sort_by_key(|(n, _)| crate::vocab::phase_order(n));
+        out
+    }
+
+    /// Whether `other` proved the same circuit shape (constraints per circuit and circuits per repeat), the
+    /// condition for comparing their times.
+    pub fn same_shape(&self, other: &RunRecord) -> bool {
+        (self.sample.constraints, self.sample.circuits) == (other.sample.constraints, other.sample.circuits)
+    }
+
+    /// Appends `next` (a later run of the same configuration) as further repeats: its events move after this
+    /// record's end and are renumbered, its repeats follow this record's, its setup (none after the first run
+    /// of a process) is dropped. How an interleaved ablation builds one record per configuration.
+    pub fn append(&mut self, next: RunRecord) {
+        let (offset, first) = (self.wall_us, self.repeats.len() as u32);
+        self.events.extend(next.events.into_iter().filter(|e| !is_setup_phase(&e.phase)).map(|mut e| {
+            e.start_us += offset;
+            e.repeat += first;
+            e
+        }));
+        self.repeats.extend(next.repeats);
+        for c in next.counters {
+            let moved = c.samples.iter().map(|&(t, v)| (t + offset, v));
+            match self.counters.iter_mut().find(|s| s.name == c.name) {
+                Some(s) => s.samples.extend(moved),
+                None => self.counters.push(CounterSeries { samples: moved.collect(), ..c }),
+            }
+        }
+        self.wall_us += next.wall_us;
+        self.peak_rss_bytes = self.peak_rss_bytes.max(next.peak_rss_bytes);
+        self.dropped_events += next.dropped_events;
+        self.proofs = next.proofs;
+    }
+
     /// Whether every proof verified (false when any failed or verification was off).
     pub fn all_verified(&self) -> bool {
         !self.proofs.is_empty() && self.proofs.iter().all(|p| p.verified == Some(true))
@@ -149,7 +236,7 @@ impl RunRecord {
 pub fn lane_order(lane: &str) -> (u8, u64, String) {
     let num = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0);
     let group = match lane {
-        "srs" => 0,
+        "setup" | "srs" => 0,
         l if l.starts_with("synthesis") => 1,
         "pin_abc" => 2,
         "prep_msm" => 3,

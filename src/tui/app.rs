@@ -11,18 +11,27 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
 use super::keys;
+use super::prefs::PrefsFile;
 use super::state::Msg;
 use super::state::{App, Command, Level};
 use super::view;
 use super::worker::Worker;
 
-/// Redraw period while something changes (~16 frames per second).
-const TICK: Duration = Duration::from_millis(60);
+/// Redraw period while something changes (~12 frames per second).
+const TICK: Duration = Duration::from_millis(80);
 
 /// Time of day (UTC) for log lines.
 pub fn clock() -> String {
     let secs = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     format!("{:02}:{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60, secs % 60)
+}
+
+/// Writes the theme and toggles to the prefs file when they changed (a failure is one log line).
+fn remember(app: &mut App, prefs: &mut PrefsFile) {
+    let theme = app.theme().name.clone();
+    if let Err(e) = prefs.update(&theme, &app.sample.name, app.toggles) {
+        app.push_log(Level::Warn, format!("settings not saved: {e}"));
+    }
 }
 
 /// Runs until the user quits or the terminal goes away.
@@ -31,6 +40,7 @@ pub async fn run_loop<B: Backend>(
     app: &mut App,
     worker: &Worker,
     mut rx: UnboundedReceiver<Msg>,
+    prefs: &mut PrefsFile,
 ) -> std::io::Result<()>
 where
     B::Error: Into<std::io::Error>,
@@ -55,6 +65,15 @@ where
                             Some(cmd) => worker.send(cmd),
                             None => {}
                         }
+                        remember(app, prefs);
+                        draw_now = true;
+                    }
+                }
+                Some(Ok(Event::Mouse(m))) => {
+                    if let Some(m) = keys::from_mouse(m) {
+                        app.clock = clock();
+                        app.handle_mouse(m);
+                        remember(app, prefs);
                         draw_now = true;
                     }
                 }

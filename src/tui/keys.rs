@@ -1,7 +1,9 @@
 //! The console's key vocabulary: crossterm key events reduced to what the state machine reacts to, so the
 //! state can be driven (and tested) without a terminal.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 
 /// A key press the console understands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +32,42 @@ pub enum Key {
     Right,
     /// A function key F1..F12.
     F(u8),
+    /// Page up.
+    PageUp,
+    /// Page down.
+    PageDown,
+    /// Home.
+    Home,
+    /// End.
+    End,
+}
+
+/// What a mouse did, in terminal cells (the view maps the cell to what is drawn there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mouse {
+    /// The left button went down at (column, row).
+    Down(u16, u16),
+    /// The mouse moved with the left button down, now at (column, row).
+    Drag(u16, u16),
+    /// The left button went up.
+    Up,
+    /// The wheel turned up (away from the user) at (column, row).
+    WheelUp(u16, u16),
+    /// The wheel turned down at (column, row).
+    WheelDown(u16, u16),
+}
+
+/// Converts a crossterm mouse event; `None` for moves without a button and other buttons.
+pub fn from_mouse(ev: MouseEvent) -> Option<Mouse> {
+    let (x, y) = (ev.column, ev.row);
+    Some(match ev.kind {
+        MouseEventKind::Down(MouseButton::Left) => Mouse::Down(x, y),
+        MouseEventKind::Drag(MouseButton::Left) => Mouse::Drag(x, y),
+        MouseEventKind::Up(MouseButton::Left) => Mouse::Up,
+        MouseEventKind::ScrollUp => Mouse::WheelUp(x, y),
+        MouseEventKind::ScrollDown => Mouse::WheelDown(x, y),
+        _ => return None,
+    })
 }
 
 /// Converts a crossterm key event; `None` for releases, repeats of modifiers and keys we do not use.
@@ -53,36 +91,49 @@ pub fn from_event(ev: KeyEvent) -> Option<Key> {
         KeyCode::Left => Key::Left,
         KeyCode::Right => Key::Right,
         KeyCode::F(n) => Key::F(n),
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
+        KeyCode::Home => Key::Home,
+        KeyCode::End => Key::End,
         _ => return None,
     })
 }
 
 /// Every key binding as (keys, what it does), for the help view and the README.
-pub const HELP: [(&str, &str); 24] = [
+pub const HELP: [(&str, &str); 33] = [
     ("r", "run a proof with the toggles shown"),
     ("R", "run N repeats (asks N)"),
-    ("a", "ablate: baseline, then each toggle flipped alone"),
-    ("1-8", "flip a toggle (Live view)"),
-    ("b", "mark the selected / last run as baseline"),
-    ("c", "compare baseline (or previous run) with the candidate / last run"),
-    ("e", "export the selected run: chrome, csv, json, svg"),
-    ("t", "next theme"),
-    ("+ -", "zoom the timeline in / out"),
-    ("0", "fit the whole run"),
-    ("← → h l", "pan the timeline"),
-    ("↑ ↓ j k", "select a lane (Live) or a run (History)"),
-    ("Enter", "details of the phase at the centre of the lane (Live); compare (History)"),
-    ("Tab S-Tab", "next / previous view"),
+    ("a", "ablate: baseline and each toggle flipped alone, interleaved rounds (R repeats, else 3)"),
+    ("1-8", "flip a toggle for the next run (Live view; n/a ones are dimmed and not flipped)"),
+    ("b", "mark the selected / shown run as baseline"),
+    ("c", "compare baseline (or the previous run of the same sample) with the selected / last run"),
+    ("E", "export the selected run: chrome, csv, json, svg"),
+    ("d", "delete the selected run (History; asks y/n)"),
+    ("/", "filter runs (History: sample, toggle, backend) or lanes (Live); Esc clears"),
+    ("t", "next theme (remembered, like the toggles)"),
+    ("f", "focus the next panel (Live: timeline, phases, log); a click focuses too"),
+    ("e", "maximize the focused panel / restore"),
+    ("↑ ↓ j k", "timeline: lane above / below; tables and log: scroll; History: select"),
+    ("PgUp PgDn", "scroll a page"),
+    ("g G Home End", "top / bottom"),
+    ("← →", "timeline: previous / next block on the lane"),
+    ("h l", "pan the timeline (or drag it with the mouse)"),
+    ("+ - 0", "zoom in / out / fit (or the mouse wheel over the timeline)"),
+    ("z", "zoom to the block under the cursor"),
+    ("Enter", "details of the block under the cursor (Live); compare (History)"),
+    ("Tab S-Tab", "next / previous view (or click a tab)"),
     ("F1", "Live view"),
     ("F2", "History view"),
     ("F3", "Compare view"),
     ("F4", "Ablation view"),
     ("F5 ?", "this help"),
-    ("Esc", "close popup / prompt, back to Live"),
-    ("x", "cancel the run in progress"),
+    ("Esc", "close popup / prompt / maximized panel, back to Live"),
+    ("x", "cancel the run in progress (after its current phase)"),
     ("q", "quit (cancels a run in progress)"),
     ("Ctrl-C", "quit"),
-    ("", "n/a toggles are dimmed: they do not apply to this backend"),
+    ("", "verdicts need 3 repeats a side: with fewer, Δ shows marked n=1 or n=2"),
+    ("", "rows under 1 ms or 1% of the wall get no verdict (<floor); other shapes none (shape)"),
+    ("", "wall = the proving wall (median of repeats); setup (params_gen, srs_load) is outside it"),
 ];
 
 #[cfg(test)]

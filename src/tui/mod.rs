@@ -4,6 +4,7 @@
 
 mod app;
 pub mod keys;
+pub mod prefs;
 pub mod state;
 pub mod theme;
 pub mod view;
@@ -15,12 +16,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 use std::time::Duration;
 
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::{cursor, execute, terminal};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
 use crate::backend::select::select;
 use crate::circuits::Sample;
+use crate::engine::floor::Floors;
 use crate::engine::store::RunStore;
 use crate::vocab::BackendKind;
 use state::{App, BackendMeta, Level, SampleMeta};
@@ -78,7 +81,11 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
             Some(e),
         ),
     };
-    let toggles = Sample::load(&opts.sample).map(|s| s.toggles).unwrap_or_default();
+    let (mut prefs, prefs_warning) = prefs::PrefsFile::load(store.root());
+    let toggles = match prefs.prefs().toggles.get(&sample_meta.name) {
+        Some(t) => *t,
+        None => Sample::load(&opts.sample).map(|s| s.toggles).unwrap_or_default(),
+    };
     let backend = BackendMeta {
         name: selected.backend.name().into(),
         device: selected.backend.device(),
@@ -86,8 +93,14 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
     };
     let mut app = App::new(sample_meta, backend, toggles, runs, themes);
     app.clock = app::clock();
-    if let Some(name) = &opts.theme {
-        app.set_theme(name);
+    match (&opts.theme, &prefs.prefs().theme) {
+        (Some(name), _) => app.set_theme(name),
+        (None, Some(name)) if themes_has(&app, name) => app.set_theme(name),
+        _ => {}
+    }
+    app.floors = Floors::load_cached();
+    if let Some(w) = prefs_warning {
+        app.push_log(Level::Warn, w);
     }
     for w in warnings {
         app.push_log(Level::Warn, w);
@@ -100,6 +113,10 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
     }
     let n = app.runs.len();
     app.push_log(Level::Info, format!("{n} runs in {} · r run · ? help", store.runs_dir().display()));
+    match app.floors.as_ref().map(|f| f.measured.clone()) {
+        Some(at) => app.push_log(Level::Info, format!("machine floors measured {at} (cuzk bench floor)")),
+        None => app.push_log(Level::Info, "no machine floors yet: `cuzk bench floor` measures them once"),
+    }
 
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let worker =
@@ -109,7 +126,7 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
     let mut terminal = enter().map_err(|e| format!("terminal: {e}"))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build();
     let result = match rt {
-        Ok(rt) => rt.block_on(app::run_loop(&mut terminal, &mut app, &worker, rx)),
+        Ok(rt) => rt.block_on(app::run_loop(&mut terminal, &mut app, &worker, rx, &mut prefs)),
         Err(e) => Err(e),
     };
     if app.running() {
@@ -122,6 +139,11 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
         eprintln!("cuzk: the run did not stop within {} s; exiting anyway", SHUTDOWN_WAIT.as_secs());
     }
     result.map_err(|e| format!("terminal: {e}"))
+}
+
+/// Whether a theme of this name is available (a remembered one may have been removed since).
+fn themes_has(app: &App, name: &str) -> bool {
+    app.themes.index_of(name).is_some()
 }
 
 /// Set while the console owns the terminal (raw mode, alternate screen).
@@ -140,7 +162,7 @@ fn enter() -> std::io::Result<Terminal<CrosstermBackend<std::io::Stdout>>> {
     terminal::enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout();
-    if let Err(e) = execute!(out, terminal::EnterAlternateScreen, cursor::Hide) {
+    if let Err(e) = execute!(out, terminal::EnterAlternateScreen, EnableMouseCapture, cursor::Hide) {
         leave();
         return Err(e);
     }
@@ -150,7 +172,8 @@ fn enter() -> std::io::Result<Terminal<CrosstermBackend<std::io::Stdout>>> {
 /// Gives the terminal back: leaves the alternate screen, shows the cursor, ends raw mode (idempotent).
 fn leave() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
-        let _ = execute!(std::io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
+        let _ =
+            execute!(std::io::stdout(), DisableMouseCapture, terminal::LeaveAlternateScreen, cursor::Show);
         let _ = terminal::disable_raw_mode();
     }
 }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::str::FromStr;
 
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -75,12 +75,72 @@ impl Theme {
         self.phases.get(phase).copied().unwrap_or(self.other_phase)
     }
 
+    /// Selected rows (History, the timeline's selected lane): the text color on the selection color.
+    pub fn selected(&self) -> Style {
+        Style::new().fg(self.fg).bg(self.selection)
+    }
+
+    /// The active view tab: the background color on the accent color.
+    pub fn tab_active(&self) -> Style {
+        Style::new().fg(self.bg).bg(self.accent).add_modifier(Modifier::BOLD)
+    }
+
+    /// Text drawn on a block of `color` (a phase name in its bar): whichever of the text and background
+    /// colors stands out more against it.
+    pub fn on_block(&self, color: Color) -> Style {
+        let ink = if contrast(self.fg, color) >= contrast(self.bg, color) { self.fg } else { self.bg };
+        Style::new().fg(ink).bg(color)
+    }
+
+    /// Every (what, text, background) pair the console draws text with: the pairs the contrast test checks.
+    pub fn text_pairs(&self) -> Vec<(String, Color, Color)> {
+        let mut v = vec![
+            ("fg/bg".to_string(), self.fg, self.bg),
+            ("dim/bg".into(), self.dim, self.bg),
+            ("accent/bg".into(), self.accent, self.bg),
+            ("good/bg".into(), self.good, self.bg),
+            ("bad/bg".into(), self.bad, self.bg),
+            ("warn/bg".into(), self.warn, self.bg),
+        ];
+        let sel = self.selected();
+        v.push(("selected row".into(), sel.fg.unwrap_or(self.fg), sel.bg.unwrap_or(self.selection)));
+        let tab = self.tab_active();
+        v.push(("active tab".into(), tab.fg.unwrap_or(self.bg), tab.bg.unwrap_or(self.accent)));
+        for p in Phase::ALL {
+            let c = self.phase(p.name());
+            let s = self.on_block(c);
+            v.push((format!("label on {}", p.name()), s.fg.unwrap_or(self.fg), c));
+        }
+        v
+    }
+
     /// The default theme (`themes/dark.toml`), also the base that fills keys a user theme leaves out.
     pub fn default_dark() -> Theme {
         let (label, src) = BUILTIN[0];
         // The embedded file is tested to parse; the ANSI fallback only guards against a broken build.
         parse_theme(label, "dark", src, &ansi_fallback()).unwrap_or_else(|_| ansi_fallback())
     }
+}
+
+/// WCAG 2 relative luminance of a color: exact for `#rrggbb`; named and indexed colors (which the terminal
+/// decides) count as mid grey, so they never pass a check by accident.
+pub fn luminance(c: Color) -> f64 {
+    let Color::Rgb(r, g, b) = c else { return 0.2 };
+    let lin = |v: u8| {
+        let s = f64::from(v) / 255.0;
+        if s <= 0.03928 {
+            s / 12.92
+        } else {
+            ((s + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+/// WCAG 2 contrast ratio of two colors (1 to 21; AA asks 4.5 for text).
+pub fn contrast(a: Color, b: Color) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
 /// A plain 16-color theme, used only if the embedded default could not be parsed.
@@ -367,26 +427,6 @@ mod tests {
         parse_theme(label, "x", src, &Theme::default_dark())
     }
 
-    /// WCAG 2 relative luminance of an sRGB color.
-    fn luminance(c: Color) -> f64 {
-        let Color::Rgb(r, g, b) = c else { panic!("{c:?} is not an RGB color") };
-        let lin = |v: u8| {
-            let s = f64::from(v) / 255.0;
-            if s <= 0.03928 {
-                s / 12.92
-            } else {
-                ((s + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
-    }
-
-    /// WCAG 2 contrast ratio (1 to 21).
-    fn contrast(a: Color, b: Color) -> f64 {
-        let (la, lb) = (luminance(a), luminance(b));
-        (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
-    }
-
     fn builtins() -> Vec<(&'static str, Theme)> {
         BUILTIN
             .iter()
@@ -447,6 +487,27 @@ mod tests {
             let r = contrast(theme.fg, theme.selection);
             assert!(r >= 4.5, "{label}: fg/selection contrast {r:.2}");
         }
+    }
+
+    /// WCAG AA for every text/background pair the console draws, in every theme file of `themes/` (the
+    /// built-ins and any added there): selected rows were #1e1e2e on #45475a (1.8:1) and white on #ddf4ff
+    /// (1.14:1).
+    #[test]
+    fn every_theme_file_keeps_text_at_wcag_aa() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("themes");
+        let set = ThemeSet::load_dirs(&[&dir]);
+        assert!(set.errors.is_empty(), "{:?}", set.errors);
+        assert!(set.themes.len() >= 3);
+        let mut bad = Vec::new();
+        for t in &set.themes {
+            for (what, fg, bg) in t.text_pairs() {
+                let r = contrast(fg, bg);
+                if r < 4.5 {
+                    bad.push(format!("{}: {what} {fg:?} on {bg:?} is {r:.2}:1", t.name));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "below 4.5:1:\n{}", bad.join("\n"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use super::state::{Command, Level, Msg};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::engine::ablate::{AblateEvent, Ablation};
+use crate::engine::setup_eta::SetupTracker;
 use crate::engine::store::RunStore;
 use crate::engine::{default_mem_budget, events, Engine, EngineError, RunCtl, RunResult, RunSpec};
 use crate::timeline::export::{self, Format};
@@ -106,6 +107,11 @@ fn worker_loop(cx: Ctx) {
                 cx.export(&rec);
                 Outcome::Done
             }
+            Command::Delete(id) => {
+                let result = cx.cfg.store.delete(&id).map_err(|e| e.to_string());
+                cx.send(Msg::Deleted { id, result });
+                Outcome::Done
+            }
             Command::Cancel => Outcome::Done,
             Command::Quit => Outcome::Quit,
         };
@@ -120,6 +126,7 @@ fn worker_loop(cx: Ctx) {
 struct Reporter {
     out: UnboundedSender<Msg>,
     throttle: Mutex<(String, Option<Instant>)>,
+    eta: Mutex<SetupTracker>,
 }
 
 impl Reporter {
@@ -132,23 +139,28 @@ impl Reporter {
         let now = Instant::now();
         let fresh =
             t.0 != stage || done >= total || t.1.is_none_or(|at| now - at >= Duration::from_millis(50));
+        let p = self.eta.lock().unwrap_or_else(|p| p.into_inner()).update(stage, done, total, now);
         if fresh {
             *t = (stage.to_string(), Some(now));
-            self.send(Msg::Progress { stage: stage.to_string(), done, total });
+            self.send(Msg::Progress(p));
         }
     }
 
-    /// A finished run: saved to the store, then announced.
-    fn finished(&self, r: &RunResult, saved: Option<&Result<PathBuf, crate::engine::store::StoreError>>) {
+    /// The params cache's warning of a run (an entry rebuilt), if any.
+    fn warn_params(&self, r: &RunResult) {
         if let Some(w) = r.params_info.outcome.as_ref().and_then(|o| o.warning()) {
             self.send(Msg::Log(Level::Warn, w.to_string()));
         }
+    }
+
+    /// A finished record, saved to the store (or not), announced.
+    fn saved(&self, rec: &RunRecord, saved: Option<&Result<PathBuf, crate::engine::store::StoreError>>) {
         let saved = match saved {
             Some(Ok(p)) => Ok(p.clone()),
             Some(Err(e)) => Err(e.to_string()),
             None => Err("not saved".into()),
         };
-        self.send(Msg::Finished { record: Box::new(r.record.clone()), saved });
+        self.send(Msg::Finished { record: Box::new(rec.clone()), saved });
     }
 }
 
@@ -180,7 +192,11 @@ impl Ctx {
             repeats: repeats.max(1),
             mem_budget: default_mem_budget(),
         };
-        let rep = Reporter { out: self.out.clone(), throttle: Mutex::new((String::new(), None)) };
+        let rep = Reporter {
+            out: self.out.clone(),
+            throttle: Mutex::new((String::new(), None)),
+            eta: Mutex::new(SetupTracker::new()),
+        };
         let feed = LiveFeed::new();
         let progress = |stage: &str, done: usize, total: usize| rep.progress(stage, done, total);
         let ctl = RunCtl {
@@ -252,7 +268,14 @@ impl Ctx {
         let Some(p) = tap.poll() else { return };
         let closed = p.closed.iter().map(events::live_event).collect();
         let open = p.open.iter().map(|o| events::open_event(o, p.now_us)).collect();
-        self.send(Msg::Live { restarted: p.restarted, closed, open, now_us: p.now_us, dropped: p.dropped });
+        self.send(Msg::Live {
+            restarted: p.restarted,
+            closed,
+            open,
+            counters: p.counters,
+            now_us: p.now_us,
+            dropped: p.dropped,
+        });
     }
 
     /// Every export format of `rec` into `<data dir>/exports/`.
@@ -290,17 +313,25 @@ fn engine_job(
         Job::Run => {
             rep.send(Msg::Started { label: String::new(), toggles: spec.toggles, repeats: spec.repeats });
             let r = engine.run(spec, ctl)?;
-            rep.finished(&r, Some(&store.save(&r.record)));
+            rep.warn_params(&r);
+            rep.saved(&r.record, Some(&store.save(&r.record)));
             Ok(None)
         }
         Job::Ablate => {
             let a = engine.ablate(spec, ctl, Some(store), &mut |ev| match ev {
-                AblateEvent::Started(step) => rep.send(Msg::Started {
-                    label: step.label(),
-                    toggles: step.toggles,
-                    repeats: spec.repeats,
+                AblateEvent::Started(step) => {
+                    rep.send(Msg::Started { label: step.label(), toggles: step.toggles, repeats: 1 })
+                }
+                AblateEvent::Measured(step, r) => {
+                    rep.warn_params(r);
+                    rep.send(Msg::StepDone { label: step.label(), wall_us: r.record.wall_median_us() })
+                }
+                AblateEvent::Progress(a) => rep.send(Msg::AblationProgress {
+                    baseline: a.baseline.id.clone(),
+                    entries: a.entries.clone(),
+                    done: a.done,
                 }),
-                AblateEvent::Finished(_, r, saved) => rep.finished(r, saved),
+                AblateEvent::Finished(_, rec, saved) => rep.saved(rec, saved),
             })?;
             Ok(Some(a))
         }

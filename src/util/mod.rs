@@ -1,8 +1,9 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
-//! the removal of temp files that killed processes left.
+//! the removal of temp files that killed processes left, the median.
 
 pub mod atomic;
 pub mod dirs;
+pub mod median;
 pub mod stale;
 
 pub use atomic::{publish_dir, write_atomic, write_atomic_new, write_atomic_with};

@@ -14,8 +14,10 @@ pub enum LaneKind {
     Compute,
     /// A row named after the phase itself.
     Own,
-    /// A shared row with this name (params loading and upload share `srs`).
+    /// A shared row with this name (device copies of the SRS share `srs`).
     Named(&'static str),
+    /// The `setup` row: work before a run's proving wall (params generation and loading), never inside it.
+    Setup,
 }
 
 /// What the table knows about one phase.
@@ -62,8 +64,11 @@ macro_rules! phases {
 }
 
 phases! {
+    ParamsGen = "params_gen",
+        parent None, lane LaneKind::Setup, color "#637939",
+        help "Generate a sample's params from its seed (first use on a machine; cached afterwards).";
     SrsLoad = "srs_load",
-        parent None, lane LaneKind::Named("srs"), color "#8c6d31",
+        parent None, lane LaneKind::Setup, color "#8c6d31",
         help "Read and validate the params file (once per process per params).";
     SrsUpload = "srs_upload",
         parent None, lane LaneKind::Named("srs"), color "#bd9e39",
@@ -119,6 +124,12 @@ impl Phase {
         self.info().parent.is_some()
     }
 
+    /// Whether it runs before the proving wall (params generation and loading): tables list it as setup,
+    /// never as a share of the wall.
+    pub const fn is_setup(self) -> bool {
+        matches!(self.info().lane, LaneKind::Setup)
+    }
+
     /// Position in pipeline order.
     pub fn order(self) -> usize {
         self as usize
@@ -136,8 +147,17 @@ impl Phase {
             LaneKind::Compute => device.map_or_else(|| "cpu".to_string(), |d| format!("gpu{d}")),
             LaneKind::Own => self.name().to_string(),
             LaneKind::Named(n) => n.to_string(),
+            LaneKind::Setup => SETUP_LANE.to_string(),
         }
     }
+}
+
+/// The timeline row of the setup phases.
+pub const SETUP_LANE: &str = "setup";
+
+/// Whether `name` is a known setup phase (outside the proving wall).
+pub fn is_setup_phase(name: &str) -> bool {
+    Phase::from_name(name).is_some_and(Phase::is_setup)
 }
 
 /// Sort key of a phase name in pipeline order; names from other versions sort after, alphabetically.
@@ -195,6 +215,8 @@ mod tests {
         assert_eq!(Phase::MsmH.lane(None, Some(1)), "gpu1");
         assert_eq!(Phase::TailMsm.lane(None, None), "cpu");
         assert_eq!(Phase::SrsUpload.lane(None, Some(0)), "srs");
+        assert_eq!(Phase::ParamsGen.lane(None, None), "setup");
+        assert!(Phase::SrsLoad.is_setup() && Phase::ParamsGen.is_setup() && !Phase::SrsUpload.is_setup());
         assert_eq!(Phase::PinAbc.lane(None, Some(0)), "pin_abc");
         assert!(phase_order("ntt_h") < phase_order("batch_add"));
         assert!(phase_order("verify") < phase_order("zzz_unknown"));

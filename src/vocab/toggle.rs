@@ -102,6 +102,12 @@ impl Toggle {
         Toggle::ALL.iter().copied().filter(|t| t.info().ablate)
     }
 
+    /// The toggles `ablate` flips on a backend with (or without) a device: flipping one that does not apply
+    /// there would only measure noise.
+    pub fn ablated_on(has_device: bool) -> impl Iterator<Item = Toggle> {
+        Toggle::ablated().filter(move |t| t.not_applicable(has_device).is_none())
+    }
+
     /// Why it does nothing on a backend with (or without) a device (`None`: it applies there).
     pub fn not_applicable(self, has_device: bool) -> Option<&'static str> {
         match self.info().applies {
@@ -221,6 +227,25 @@ impl Toggles {
         parts.push(format!("{BATCH}={}", self.batch));
         parts.join(" ")
     }
+
+    /// What differs from the defaults, e.g. `a1=on verify=off batch=2`, or `defaults`: the part of a run's
+    /// settings a list of runs must show in full.
+    pub fn changed(&self) -> String {
+        let d = Toggles::default();
+        let mut parts: Vec<String> = Toggle::ALL
+            .iter()
+            .filter(|t| self.on(**t) != d.on(**t))
+            .map(|t| format!("{}={}", t.id(), if self.on(*t) { "on" } else { "off" }))
+            .collect();
+        if self.batch != d.batch {
+            parts.push(format!("{BATCH}={}", self.batch));
+        }
+        if parts.is_empty() {
+            "defaults".to_string()
+        } else {
+            parts.join(" ")
+        }
+    }
 }
 
 /// Records and sample files keep the historical shape: one `id: bool` entry per toggle plus `batch`.
@@ -325,5 +350,16 @@ mod tests {
         assert_eq!(t.apply_set("nope=on"), Err(ToggleError::Unknown("nope".into())));
         assert!(matches!(t.apply_set("a1=maybe"), Err(ToggleError::BadValue { .. })));
         assert!(matches!(t.apply_set("batch=0"), Err(ToggleError::BadValue { .. })));
+    }
+
+    #[test]
+    fn changed_lists_every_difference_from_the_defaults() {
+        assert_eq!(Toggles::default().changed(), "defaults");
+        let mut t = Toggles::default();
+        t.apply_set("a1=on,verify=off,batch=2").unwrap_or_default();
+        assert_eq!(t.changed(), "a1=on verify=off batch=2");
+        let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
+        assert!(!cpu.contains(&Toggle::B1) && cpu.contains(&Toggle::A1));
+        assert!(Toggle::ablated_on(true).any(|t| t == Toggle::B1));
     }
 }

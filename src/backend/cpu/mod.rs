@@ -16,6 +16,7 @@ pub mod curve;
 pub mod digits;
 pub mod field;
 pub mod fixed_base;
+pub mod floor;
 pub mod fr;
 pub mod msm;
 pub mod ntt;

@@ -3,6 +3,7 @@
 //! host, which the prover runs beside the lanes. Lane phases are timed with CUDA events on the lane's stream.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -13,7 +14,9 @@ use super::error::{GResult, GpuError};
 use super::resident::{matches, upload};
 use super::timing::{ClockSlot, GpuTimer};
 use super::{batch_add, limbs, msm, ntt};
-use crate::backend::api::{BResult, Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
+use crate::backend::api::{
+    BResult, Backend, BackendError, Bases, BasesId, CallId, CallOpts, DeviceMemory, MemoryUse, Query, SrsRef,
+};
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::resident::{ResidentKey, ResidentSet};
 use crate::vocab::{Phase, Probe, Site, Span};
@@ -81,7 +84,10 @@ fn bases_view<'a>(
 /// Page-locks host memory for the duration of an upload (B1); unregisters on drop. A buffer the driver
 /// will not register (e.g. it shares a page with one registered already) is uploaded pageable instead: B1
 /// changes speed, never whether a proof succeeds.
-struct Pinned(Vec<*mut std::ffi::c_void>);
+struct Pinned(Vec<(*mut std::ffi::c_void, u64)>);
+
+/// Host bytes this process has page-locked through [`Pinned`] right now (the memory lanes' `host_pinned`).
+static PINNED_BYTES: AtomicU64 = AtomicU64::new(0);
 
 impl Pinned {
     fn new(gpu: &Gpu, bufs: &[&[Scalar]]) -> GResult<Pinned> {
@@ -92,9 +98,11 @@ impl Pinned {
             let p = b.as_ptr() as *mut std::ffi::c_void;
             // SAFETY: `b` is a live host allocation of `size_of_val(b)` bytes that outlives the registration
             // (the guard is dropped, after a stream synchronize, before the vectors); flags 0 = page-lock only.
-            let r = unsafe { sys::cuMemHostRegister_v2(p, std::mem::size_of_val(*b), 0) };
+            let bytes = std::mem::size_of_val(*b);
+            let r = unsafe { sys::cuMemHostRegister_v2(p, bytes, 0) };
             if r == sys::CUresult::CUDA_SUCCESS {
-                done.0.push(p);
+                PINNED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+                done.0.push((p, bytes as u64));
             } else {
                 tracing::warn!("pin_abc: cuMemHostRegister: {r:?}; uploading this buffer pageable");
             }
@@ -105,9 +113,10 @@ impl Pinned {
 
 impl Drop for Pinned {
     fn drop(&mut self) {
-        for &p in &self.0 {
+        for &(p, bytes) in &self.0 {
             // SAFETY: `p` was registered by `Pinned::new` and is unregistered exactly once.
             let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(p) };
+            PINNED_BYTES.fetch_sub(bytes, Ordering::Relaxed);
         }
     }
 }
@@ -435,5 +444,19 @@ impl Backend for GpuBackend {
 
     fn window_for(&self, n: usize) -> usize {
         msm::window_for(n)
+    }
+
+    /// Pinned bytes from B1's registrations; each device's memory from `cuMemGetInfo` (a driver query
+    /// that does not wait for the stream).
+    fn memory(&self) -> MemoryUse {
+        let devices = self
+            .lanes
+            .iter()
+            .filter_map(|l| {
+                let (free, total) = l.gpu.ctx.mem_get_info().ok()?;
+                Some(DeviceMemory { device: l.ordinal(), used: (total - free) as u64, total: total as u64 })
+            })
+            .collect();
+        MemoryUse { pinned_bytes: Some(PINNED_BYTES.load(Ordering::Relaxed)), devices }
     }
 }

@@ -26,11 +26,13 @@ pub enum Module {
     Msm,
     /// `cuda/batch_add.cu`: bitmap batch additions in G1 and G2.
     BatchAdd,
+    /// `cuda/floor.cu`: the machine-floor microbenchmarks of `cuzk bench floor`.
+    Floor,
 }
 
 impl Module {
     /// Every module, for the compile-everything check.
-    pub const ALL: [Module; 3] = [Module::Ntt, Module::Msm, Module::BatchAdd];
+    pub const ALL: [Module; 4] = [Module::Ntt, Module::Msm, Module::BatchAdd, Module::Floor];
 
     /// The module's file in `cuda/`.
     pub fn file(self) -> &'static str {
@@ -38,6 +40,7 @@ impl Module {
             Module::Ntt => "ntt.cu",
             Module::Msm => "msm.cu",
             Module::BatchAdd => "batch_add.cu",
+            Module::Floor => "floor.cu",
         }
     }
 }

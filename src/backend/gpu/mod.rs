@@ -8,6 +8,7 @@
 //! - [`ntt`], [`msm`], [`batch_add`]: the kernels' Rust wrappers (one enqueue per op on `Gpu::stream`).
 //! - [`backend`]: [`backend::GpuBackend`], the `Backend` implementation with one lane per device.
 //! - [`timing`]: CUDA events mapped to host instants for the timeline.
+//! - [`floor`]: the device's peak multiply rate and bandwidths for `cuzk bench floor`.
 
 pub mod backend;
 pub mod batch_add;
@@ -15,6 +16,7 @@ pub mod compile;
 pub mod device;
 pub mod discover;
 pub mod error;
+pub mod floor;
 pub mod msm;
 pub mod ntt;
 mod resident;

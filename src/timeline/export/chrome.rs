@@ -1,6 +1,8 @@
 //! Chrome trace event JSON in the object form: `X` events per phase instance, `M` events naming the process
-//! and one thread per lane (plus `<lane> (2)`, … for work that overlaps without nesting), run facts in
-//! `otherData`. Opens in Perfetto, chrome://tracing and Firefox Profiler.
+//! and one thread per lane (plus `<lane> (2)`, … for work that overlaps without nesting), `C` counter events
+//! for the memory counters (`host_rss`, `host_pinned`, `gpu<d>_mem`, in `args.bytes`), run facts in
+//! `otherData` (`wall_us` is the proving wall, the median of the repeats', as every table reports it). Opens
+//! in Perfetto, chrome://tracing and Firefox Profiler.
 
 use serde_json::{json, Map, Value};
 
@@ -51,6 +53,15 @@ pub(super) fn render(record: &RunRecord) -> String {
         lines.push(complete(e, tid).to_string());
     }
 
+    // Memory counters: one `C` event per sample, a counter track per series (Perfetto draws each as a graph).
+    for c in &record.counters {
+        for &(ts, bytes) in &c.samples {
+            let ev = json!({ "ph": "C", "name": c.name, "cat": "memory", "ts": ts, "pid": PID, "tid": 0,
+                "args": { "bytes": bytes } });
+            lines.push(ev.to_string());
+        }
+    }
+
     let other = json!({
         "schema": record.schema,
         "run_id": record.id,
@@ -63,7 +74,9 @@ pub(super) fn render(record: &RunRecord) -> String {
         "backend": record.backend,
         "devices": record.devices.join("; "),
         "host_cpu": record.host.cpu,
-        "wall_us": record.wall_us.to_string(),
+        "wall_us": record.wall_median_us().to_string(),
+        "setup_us": record.setup_us().to_string(),
+        "run_elapsed_us": record.wall_us.to_string(),
         "dropped_events": record.dropped_events.to_string(),
         "version": record.version,
     });

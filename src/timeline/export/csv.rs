@@ -1,5 +1,6 @@
-//! CSV: one row per event, fields quoted per RFC 4180 only when they need it. Lines end in LF, which every
-//! RFC 4180 reader accepts and line tools (grep, awk) prefer.
+//! CSV: one row per event, then one per memory counter sample (lane `mem`, the counter in the phase column,
+//! `dur_us` 0, `bytes=N` in args), fields quoted per RFC 4180 only when they need it. Lines end in LF, which
+//! every RFC 4180 reader accepts and line tools (grep, awk) prefer.
 
 use super::args_compact;
 use crate::timeline::record::RunRecord;
@@ -29,8 +30,34 @@ pub(super) fn render(record: &RunRecord) -> String {
         out.push_str(&row.join(","));
         out.push('\n');
     }
+    // Counter samples: lane `mem`, the counter as the phase, the sample time as start, no duration.
+    for c in &record.counters {
+        let device = crate::vocab::Counter::from_name(&c.name).and_then(|k| match k {
+            crate::vocab::Counter::DeviceMem(d) => Some(d),
+            _ => None,
+        });
+        for &(t, bytes) in &c.samples {
+            let row = [
+                field(&record.id),
+                String::new(),
+                String::new(),
+                COUNTER_LANE.to_string(),
+                field(&c.name),
+                String::new(),
+                opt(device),
+                t.to_string(),
+                "0".to_string(),
+                format!("bytes={bytes}"),
+            ];
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+    }
     out
 }
+
+/// The lane column of counter rows.
+pub const COUNTER_LANE: &str = "mem";
 
 /// A cell: quoted, with quotes doubled, when it holds a comma, quote or line break (or edge spaces, which
 /// some readers would trim); as is otherwise.

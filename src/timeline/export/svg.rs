@@ -53,12 +53,17 @@ pub(super) fn render(record: &RunRecord) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(s, r##"<rect class="bg" width="100%" height="100%" fill="#ffffff"/>"##);
+    let setup = match record.setup_us() {
+        0 => String::new(),
+        us => format!(" · setup {}", fmt_us(us)),
+    };
     let title = format!(
-        "cuzk · {} · {} · {} · wall {}",
+        "cuzk · {} · {} · {} · wall {}{}{setup}",
         record.sample.name,
         record.id,
         record.backend,
-        fmt_us(record.wall_us)
+        fmt_us(record.wall_median_us()),
+        if record.repeats.len() > 1 { " (median)" } else { "" },
     );
     let _ =
         writeln!(s, r#"<text class="title" x="12" y="{TITLE_Y}" font-weight="bold">{}</text>"#, esc(&title));

@@ -1,12 +1,16 @@
 //! Keys → state changes and commands (the help view lists the same keys).
 
-use super::timeline::{event_at_centre, lanes_of};
-use super::{App, Command, Level, View};
+use super::nav::Move;
+use super::timeline::event_at_centre;
+use super::{App, Command, Level, Panel, Prompt, View};
 use crate::tui::keys::Key;
 use crate::vocab::Toggle;
 
 /// Largest repeat count the prompt accepts.
 pub const MAX_REPEATS: usize = 1000;
+
+/// Longest filter the prompt accepts.
+const MAX_FILTER: usize = 60;
 
 impl App {
     /// Handles one key press; returns what the app loop must send to the worker (or `Quit`).
@@ -33,11 +37,11 @@ impl App {
                 self.quit = true;
                 return Some(Command::Quit);
             }
-            Key::Char('?') | Key::F(5) => self.view = View::Help,
-            Key::F(n @ 1..=4) => self.view = View::ALL[usize::from(n - 1)],
-            Key::Tab => self.view = cycle(self.view, 1),
-            Key::BackTab => self.view = cycle(self.view, -1),
-            Key::Esc => self.view = View::Live,
+            Key::Char('?') | Key::F(5) => self.set_view(View::Help),
+            Key::F(n @ 1..=4) => self.set_view(View::ALL[usize::from(n - 1)]),
+            Key::Tab => self.set_view(cycle(self.view, 1)),
+            Key::BackTab => self.set_view(cycle(self.view, -1)),
+            Key::Esc => self.escape(),
             Key::Char('t') => {
                 self.theme = (self.theme + 1) % self.themes.themes.len().max(1);
                 let name = self.theme().name.clone();
@@ -45,13 +49,12 @@ impl App {
             }
             Key::Char('r') => return self.start(Command::Run { toggles: self.toggles, repeats: 1 }),
             Key::Char('R') => {
-                if self.busy() {
-                    return None;
+                if !self.busy() {
+                    self.prompt = Some(Prompt::Repeats(String::new()));
                 }
-                self.prompt = Some(String::new());
             }
             Key::Char('a') => {
-                let cmd = Command::Ablate { toggles: self.toggles, repeats: self.repeats.max(1) };
+                let cmd = Command::Ablate { toggles: self.toggles, repeats: self.ablate_repeats() };
                 return self.start(cmd);
             }
             Key::Char('x') => {
@@ -60,7 +63,15 @@ impl App {
                     return Some(Command::Cancel);
                 }
             }
-            Key::Char('e') => return self.export(),
+            Key::Char('E') => return self.export(),
+            Key::Char('e') => self.maximized = !self.maximized,
+            Key::Char('f') if self.view == View::Live => self.focus_next(),
+            Key::Char('/') if matches!(self.view, View::Live | View::History) => {
+                let current =
+                    if self.view == View::History { &self.history_filter } else { &self.lane_filter };
+                self.prompt = Some(Prompt::Filter(current.clone()));
+            }
+            Key::Char('d') if self.view == View::History => self.ask_delete(),
             Key::Char('b') => self.mark_baseline(),
             Key::Char('c') => {
                 if self.view == View::History {
@@ -73,10 +84,34 @@ impl App {
             _ => match self.view {
                 View::Live => self.live_key(key),
                 View::History => self.history_key(key),
-                _ => {}
+                _ => {
+                    if let Some(m) = Move::of(key, self.drawn.get().page) {
+                        self.scroll(self.focused(), m);
+                    }
+                }
             },
         }
         None
+    }
+
+    fn set_view(&mut self, v: View) {
+        self.view = v;
+        self.maximized = false;
+    }
+
+    /// Esc: restore a maximized panel, else clear the filter of this view, else back to Live.
+    fn escape(&mut self) {
+        if self.maximized {
+            self.maximized = false;
+        } else if self.view == View::History && !self.history_filter.is_empty() {
+            self.history_filter.clear();
+        } else if self.view == View::Live && !self.lane_filter.is_empty() {
+            self.lane_filter.clear();
+        } else if self.view == View::Live {
+            self.cursor = None;
+        } else {
+            self.view = View::Live;
+        }
     }
 
     /// Whether a new job must wait; logs why.
@@ -92,34 +127,76 @@ impl App {
         if self.busy() {
             return None;
         }
-        self.view = View::Live;
+        self.set_view(View::Live);
         Some(cmd)
     }
 
     fn prompt_key(&mut self, key: Key) -> Option<Command> {
-        let buf = self.prompt.as_mut()?;
-        match key {
-            Key::Char(c) if c.is_ascii_digit() && buf.len() < 4 => buf.push(c),
-            Key::Backspace => {
-                buf.pop();
+        let prompt = self.prompt.take()?;
+        match (prompt, key) {
+            (_, Key::Esc) => {}
+            (Prompt::Repeats(mut buf), Key::Char(c)) if c.is_ascii_digit() && buf.len() < 4 => {
+                buf.push(c);
+                self.prompt = Some(Prompt::Repeats(buf));
             }
-            Key::Esc => self.prompt = None,
-            Key::Enter => {
-                let text = self.prompt.take().unwrap_or_default();
-                match text.parse::<usize>() {
-                    Ok(n) if (1..=MAX_REPEATS).contains(&n) => {
-                        self.repeats = n;
-                        return self.start(super::Command::Run { toggles: self.toggles, repeats: n });
-                    }
-                    _ => self.push_log(Level::Error, format!("repeats: `{text}` is not 1..{MAX_REPEATS}")),
+            (Prompt::Repeats(text), Key::Enter) => match text.parse::<usize>() {
+                Ok(n) if (1..=MAX_REPEATS).contains(&n) => {
+                    self.repeats = n;
+                    self.repeats_set = true;
+                    return self.start(Command::Run { toggles: self.toggles, repeats: n });
                 }
+                _ => self.push_log(Level::Error, format!("repeats: `{text}` is not 1..{MAX_REPEATS}")),
+            },
+            (Prompt::Filter(mut buf), Key::Char(c)) if buf.chars().count() < MAX_FILTER => {
+                buf.push(c);
+                self.prompt = Some(Prompt::Filter(buf));
+                self.apply_filter();
             }
-            _ => {}
+            (Prompt::Filter(_), Key::Enter) => {}
+            (Prompt::Repeats(mut buf), Key::Backspace) => {
+                buf.pop();
+                self.prompt = Some(Prompt::Repeats(buf));
+            }
+            (Prompt::Filter(mut buf), Key::Backspace) => {
+                buf.pop();
+                self.prompt = Some(Prompt::Filter(buf));
+                self.apply_filter();
+            }
+            (Prompt::Delete(id), Key::Char('y' | 'Y')) => {
+                self.push_log(Level::Info, format!("deleting run {id}"));
+                return Some(Command::Delete(id));
+            }
+            (Prompt::Delete(_), _) => self.push_log(Level::Info, "delete: kept"),
+            (p, _) => self.prompt = Some(p),
         }
         None
     }
 
-    /// The run `b`/`e` act on: the History cursor in History, else the run shown.
+    /// Applies the filter prompt's text to this view's filter as it is typed, keeping a History selection.
+    fn apply_filter(&mut self) {
+        let Some(Prompt::Filter(text)) = &self.prompt else { return };
+        if self.view == View::History {
+            self.history_filter = text.clone();
+            let rows = self.history_rows();
+            if !rows.contains(&self.history_sel) {
+                if let Some(&last) = rows.last() {
+                    self.history_sel = last;
+                }
+            }
+        } else {
+            self.lane_filter = text.clone();
+            self.viewport.select_lane(self.timeline_lanes().len(), 0);
+        }
+    }
+
+    fn ask_delete(&mut self) {
+        match self.runs.get(self.history_sel).filter(|_| self.history_rows().contains(&self.history_sel)) {
+            Some(r) => self.prompt = Some(Prompt::Delete(r.id.clone())),
+            None => self.push_log(Level::Warn, "no run selected"),
+        }
+    }
+
+    /// The run `b`/`E` act on: the History cursor in History, else the run shown.
     fn selected_run(&self) -> Option<usize> {
         match self.view {
             View::History => (self.history_sel < self.runs.len()).then_some(self.history_sel),
@@ -152,43 +229,60 @@ impl App {
         match self.compare_pair() {
             Some((b, c)) => {
                 self.push_log(Level::Info, format!("compare: run #{} (base) vs run #{}", b + 1, c + 1));
-                self.view = View::Compare;
+                self.scroll.compare = 0;
+                self.set_view(View::Compare);
             }
-            None => self.push_log(Level::Warn, "compare needs two runs"),
+            None => self.push_log(
+                Level::Warn,
+                "compare needs a baseline: an earlier run of the same sample and backend, or b on any run",
+            ),
         }
     }
 
     fn live_key(&mut self, key: Key) {
-        let (events, total) = self.timeline_events();
-        let lanes = lanes_of(events.iter().copied());
+        let (_, total) = self.timeline_events();
         match key {
             Key::Char(c @ '1'..='8') => self.flip(usize::from(c as u8 - b'1')),
             Key::Char('+') | Key::Char('=') => self.viewport.zoom_in(total),
             Key::Char('-') => self.viewport.zoom_out(total),
             Key::Char('0') => self.viewport.fit(),
-            Key::Left | Key::Char('h') => self.viewport.pan(total, -1),
-            Key::Right | Key::Char('l') => self.viewport.pan(total, 1),
-            Key::Up | Key::Char('k') => self.viewport.select_lane(lanes.len(), -1),
-            Key::Down | Key::Char('j') => self.viewport.select_lane(lanes.len(), 1),
+            Key::Char('z') => self.zoom_to_cursor(),
+            Key::Char('h') => self.viewport.pan(total, -1),
+            Key::Char('l') => self.viewport.pan(total, 1),
             Key::Enter => {
-                let lane = lanes.get(self.viewport.lane.min(lanes.len().saturating_sub(1)));
-                let hit = lane.and_then(|l| event_at_centre(&events, l, self.viewport.window(total)));
-                self.details = hit.cloned();
+                self.details = match self.cursor_event() {
+                    Some(e) => Some(e.clone()),
+                    None => {
+                        let (events, _) = self.timeline_events();
+                        let lane = self.selected_lane();
+                        let w = self.viewport.window(total);
+                        lane.and_then(|l| event_at_centre(&events, &l, w)).cloned()
+                    }
+                };
             }
-            _ => {}
+            _ if self.focus == Panel::Timeline => match key {
+                Key::Left => self.step_block(-1),
+                Key::Right => self.step_block(1),
+                Key::Up | Key::Char('k') => self.step_lane(-1),
+                Key::Down | Key::Char('j') => self.step_lane(1),
+                Key::Home | Key::Char('g') => self.step_lane(-(self.viewport.lane as i32)),
+                Key::End | Key::Char('G') => self.step_lane(i32::MAX / 2),
+                _ => {}
+            },
+            _ => {
+                if let Some(m) = Move::of(key, self.drawn.get().page) {
+                    self.scroll(self.focus, m);
+                }
+            }
         }
     }
 
     fn history_key(&mut self, key: Key) {
-        let last = self.runs.len().saturating_sub(1);
-        match key {
-            Key::Up | Key::Char('k') => self.history_sel = self.history_sel.min(last).saturating_sub(1),
-            Key::Down | Key::Char('j') => self.history_sel = (self.history_sel + 1).min(last),
-            Key::Enter => {
-                self.candidate = self.runs.get(self.history_sel).map(|r| r.id.clone());
-                self.open_compare();
-            }
-            _ => {}
+        if key == Key::Enter {
+            self.candidate = self.runs.get(self.history_sel).map(|r| r.id.clone());
+            self.open_compare();
+        } else if let Some(m) = Move::of(key, self.drawn.get().page) {
+            self.scroll(Panel::History, m);
         }
     }
 

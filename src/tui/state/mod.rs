@@ -1,21 +1,28 @@
-//! The console's model: runs, the run in progress, selection, viewport, toggles, log and view. Pure data
-//! plus transitions (keys → commands, worker messages → state), so it is tested without a terminal.
+//! The console's model: runs, the run in progress, selection, viewport, toggles, focus and scrolling, log and
+//! view. Pure data plus transitions (keys and mouse → commands, worker messages → state), so it is tested
+//! without a terminal.
 
+mod apply;
+pub mod cursor;
 mod input;
+mod mouse;
+mod msg;
+pub mod nav;
+pub mod runs;
 pub mod timeline;
 
-use std::collections::BTreeMap;
-
+pub use msg::Msg;
+pub use nav::{Drawn, Panel, Scrolls};
+pub use runs::PhaseTable;
 pub use timeline::Viewport;
 
-use crate::engine::compare::{compare, AblationEntry, PhaseRow};
-use crate::timeline::record::{PhaseTotals, RecordEvent, RepeatSummary, RunRecord};
+pub use crate::engine::setup_eta::SetupProgress;
+
+use crate::engine::compare::AblationEntry;
+use crate::engine::floor::Floors;
+use crate::timeline::record::{CounterSeries, RecordEvent, RunRecord};
 use crate::tui::theme::{Theme, ThemeSet};
 use crate::vocab::Toggles;
-
-pub use msg::Msg;
-
-mod msg;
 
 /// What the console proves: shown in the header.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -117,7 +124,7 @@ pub struct LogLine {
 pub struct LiveRun {
     /// Its number (position it will take in the history, 1-based).
     pub number: usize,
-    /// What it is (`ablate 2/7: a1 on`), empty for a plain run.
+    /// What it is (`ablate 2/6: a1 on`), empty for a plain run.
     pub label: String,
     /// Its toggles.
     pub toggles: Toggles,
@@ -127,12 +134,14 @@ pub struct LiveRun {
     pub closed: Vec<RecordEvent>,
     /// Phases running now, drawn up to `now_us`.
     pub open: Vec<RecordEvent>,
+    /// Memory counters sampled so far.
+    pub counters: Vec<CounterSeries>,
     /// Run time of the latest update, µs.
     pub now_us: u64,
     /// Events the capture dropped so far.
     pub dropped: u64,
-    /// The long step in progress (params setup, kernel build): stage, done, total.
-    pub progress: Option<(String, usize, usize)>,
+    /// The long step in progress (params setup).
+    pub progress: Option<SetupProgress>,
 }
 
 /// An ablation to show: the baseline and one column per flipped toggle.
@@ -140,8 +149,21 @@ pub struct LiveRun {
 pub struct Ablation {
     /// Baseline run id.
     pub baseline: String,
-    /// One entry per toggle flipped alone.
+    /// One entry per toggle flipped alone (measured so far while it runs).
     pub entries: Vec<AblationEntry>,
+    /// Measurements done and planned while it runs; `None` once finished.
+    pub progress: Option<(usize, usize)>,
+}
+
+/// A one-line prompt in the controls line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prompt {
+    /// `R`: the repeat count typed so far.
+    Repeats(String),
+    /// `/`: the filter typed so far (History: runs; Live: lanes).
+    Filter(String),
+    /// `d`: delete this run id? (y/n).
+    Delete(String),
 }
 
 /// What the key handler asks the app loop to do.
@@ -154,20 +176,25 @@ pub enum Command {
         /// Repeats.
         repeats: usize,
     },
-    /// Baseline with these toggles, then each ablation toggle flipped alone.
+    /// Baseline with these toggles and each ablation toggle flipped alone, in interleaved rounds.
     Ablate {
         /// Baseline toggles.
         toggles: Toggles,
-        /// Repeats per configuration.
+        /// Rounds (repeats per configuration).
         repeats: usize,
     },
     /// Write every export format of this run.
     Export(Box<RunRecord>),
+    /// Delete this run from the store.
+    Delete(String),
     /// Stop the run in progress after its current phase.
     Cancel,
     /// Leave the console (cancelling a run in progress).
     Quit,
 }
+
+/// An ablation's rounds when `R` was never given: verdicts need three repeats a side.
+pub const ABLATE_REPEATS: usize = 3;
 
 /// Everything the console shows.
 pub struct App {
@@ -177,13 +204,15 @@ pub struct App {
     pub backend: BackendMeta,
     /// Toggles for the next run.
     pub toggles: Toggles,
-    /// Repeats of the last `R` (also used by `a`).
+    /// Repeats of the last `R`.
     pub repeats: usize,
+    /// Whether `R` was given in this session (else `a` runs [`ABLATE_REPEATS`] rounds).
+    pub repeats_set: bool,
     /// Stored runs, oldest first, plus the ones finished in this session.
     pub runs: Vec<RunRecord>,
     /// Index into `runs` of the run the Live view shows when idle.
     pub shown: Option<usize>,
-    /// Cursor of the History view.
+    /// Cursor of the History view (an index into `runs`).
     pub history_sel: usize,
     /// Baseline run id (`b`).
     pub baseline: Option<String>,
@@ -197,12 +226,28 @@ pub struct App {
     pub elapsed_us: u64,
     /// Current screen.
     pub view: View,
+    /// The panel keys scroll (and `e` maximizes).
+    pub focus: Panel,
+    /// Whether the focused panel fills the view (`e`).
+    pub maximized: bool,
+    /// Scroll positions of the tables and the log.
+    pub scroll: Scrolls,
+    /// What the last frame drew where (written by the views, read by scrolling and clicks).
+    pub drawn: std::cell::Cell<Drawn>,
+    /// Start (µs) of the block under the timeline cursor on the selected lane.
+    pub cursor: Option<u64>,
     /// Details popup of a phase instance (Enter).
     pub details: Option<RecordEvent>,
-    /// The repeat-count prompt (`R`): digits typed so far.
-    pub prompt: Option<String>,
+    /// The prompt being typed, if any.
+    pub prompt: Option<Prompt>,
+    /// History filter (words that must all match a run's sample, backend, toggles or id).
+    pub history_filter: String,
+    /// Lane filter of the Live timeline (words that must all match a lane name).
+    pub lane_filter: String,
     /// Timeline zoom/pan/lane.
     pub viewport: Viewport,
+    /// A drag of the timeline in progress: start column, pan then, µs per column.
+    pub drag: Option<(u16, u64, f64)>,
     /// Log pane, oldest first.
     pub log: Vec<LogLine>,
     /// Time of day for new log lines (set by the app loop; fixed in tests).
@@ -211,8 +256,10 @@ pub struct App {
     pub themes: ThemeSet,
     /// Index of the theme in use.
     pub theme: usize,
-    /// Latest ablation.
+    /// Latest ablation (in progress or finished).
     pub ablation: Option<Ablation>,
+    /// This machine's measured floors (`cuzk bench floor`), if cached.
+    pub floors: Option<Floors>,
     /// Set when the user asked to quit.
     pub quit: bool,
 }
@@ -221,7 +268,8 @@ pub struct App {
 const LOG_CAP: usize = 2000;
 
 impl App {
-    /// A console over `runs` (oldest first) with the given themes; theme errors go to the log.
+    /// A console over `runs` (oldest first) with the given themes; theme errors go to the log. The Live view
+    /// starts on the last run of this sample and backend (never another sample's run).
     pub fn new(
         sample: SampleMeta,
         backend: BackendMeta,
@@ -234,14 +282,14 @@ impl App {
             themes.themes.push(Theme::default_dark());
         }
         let errors = std::mem::take(&mut themes.errors);
-        let shown = runs.len().checked_sub(1);
         let mut app = App {
             sample,
             backend,
             toggles,
             repeats: 1,
-            history_sel: shown.unwrap_or(0),
-            shown,
+            repeats_set: false,
+            history_sel: runs.len().saturating_sub(1),
+            shown: None,
             runs,
             baseline: None,
             candidate: None,
@@ -249,16 +297,26 @@ impl App {
             state: RunState::Idle,
             elapsed_us: 0,
             view: View::Live,
+            focus: Panel::Timeline,
+            maximized: false,
+            scroll: Scrolls::default(),
+            drawn: std::cell::Cell::new(Drawn::default()),
+            cursor: None,
             details: None,
             prompt: None,
+            history_filter: String::new(),
+            lane_filter: String::new(),
             viewport: Viewport::default(),
+            drag: None,
             log: Vec::new(),
             clock: "00:00:00".into(),
             themes,
             theme: 0,
             ablation: None,
+            floors: None,
             quit: false,
         };
+        app.shown = app.latest_of_sample(app.runs.len());
         for e in errors {
             app.push_log(Level::Warn, format!("theme: {e}"));
         }
@@ -310,18 +368,13 @@ impl App {
         self.runs.iter().rev().find(|r| r.sample.name == self.sample.name).map(|r| r.sample.constraints)
     }
 
-    /// Baseline and candidate of the Compare view: the candidate (or the last run) against the baseline
-    /// (or the run before the candidate).
-    pub fn compare_pair(&self) -> Option<(usize, usize)> {
-        let cand = match &self.candidate {
-            Some(id) => self.run_index(id)?,
-            None => self.runs.len().checked_sub(1)?,
-        };
-        let base = match self.baseline.as_deref().and_then(|id| self.run_index(id)) {
-            Some(b) if b != cand => b,
-            _ => cand.checked_sub(1)?,
-        };
-        Some((base, cand))
+    /// Rounds an `a` runs: the last `R`, else [`ABLATE_REPEATS`].
+    pub fn ablate_repeats(&self) -> usize {
+        if self.repeats_set {
+            self.repeats.max(1)
+        } else {
+            ABLATE_REPEATS
+        }
     }
 
     /// The events the Live timeline draws and the run time they cover (µs).
@@ -340,156 +393,44 @@ impl App {
         }
     }
 
-    /// The Live phase table: the run shown (or in progress) against the baseline (or the run before it),
-    /// with its label and the baseline's number; verdicts are left out while a run is in progress.
-    pub fn phase_rows(&self) -> (Vec<PhaseRow>, String, Option<usize>) {
-        let (cur, label, cur_idx) = match (&self.live, self.shown) {
-            (Some(l), _) => (partial_record(l), format!("#{}", l.number), self.runs.len()),
-            (None, Some(i)) => match self.runs.get(i) {
-                Some(r) => (r.clone(), format!("#{}", i + 1), i),
-                None => return (Vec::new(), String::new(), None),
-            },
-            (None, None) => return (Vec::new(), String::new(), None),
-        };
-        let base_idx = match self.baseline.as_deref().and_then(|id| self.run_index(id)) {
-            Some(b) if b != cur_idx => Some(b),
-            _ => cur_idx.checked_sub(1),
-        };
-        let empty;
-        let base = match base_idx.and_then(|b| self.runs.get(b)) {
-            Some(b) => b,
-            None => {
-                empty = RunRecord { repeats: Vec::new(), events: Vec::new(), ..cur.clone() };
-                &empty
-            }
-        };
-        let mut rows = compare(base, &cur);
-        if self.live.is_some() {
-            for r in &mut rows {
-                r.verdict = None;
-            }
-        }
-        (rows, label, base_idx.map(|b| b + 1))
-    }
-
-    /// Applies a worker message.
-    pub fn apply(&mut self, msg: Msg) {
-        match msg {
-            Msg::Started { label, toggles, repeats } => {
-                let number = self.runs.len() + 1;
-                let what = if label.is_empty() { String::new() } else { format!(" ({label})") };
-                self.push_log(
-                    Level::Info,
-                    format!("run #{number} started{what}: {} ×{repeats}", toggles.compact()),
-                );
-                self.live = Some(LiveRun { number, label, toggles, repeats, ..LiveRun::default() });
-                self.state = RunState::Running;
-                self.elapsed_us = 0;
-                self.viewport.fit();
-                self.details = None;
-            }
-            Msg::Progress { stage, done, total } => {
-                if let Some(l) = &mut self.live {
-                    l.progress = Some((stage, done, total));
-                }
-            }
-            Msg::Live { restarted, closed, open, now_us, dropped } => {
-                if let Some(l) = &mut self.live {
-                    if restarted {
-                        l.closed.clear();
-                    }
-                    l.closed.extend(closed);
-                    l.open = open;
-                    l.now_us = now_us;
-                    l.dropped = dropped;
-                }
-            }
-            Msg::Finished { record, saved } => self.finished(*record, saved),
-            Msg::Failed(e) => {
-                let n = self.live.take().map_or(self.runs.len() + 1, |l| l.number);
-                self.push_log(Level::Error, format!("run #{n} failed: {e}"));
-                self.state = RunState::Failed;
-            }
-            Msg::Cancelled => {
-                let n = self.live.take().map_or(self.runs.len() + 1, |l| l.number);
-                self.push_log(Level::Warn, format!("run #{n} cancelled"));
-                self.state = RunState::Idle;
-            }
-            Msg::Idle => {
-                if self.state == RunState::Running {
-                    self.state = RunState::Idle;
-                }
-                self.live = None;
-            }
-            Msg::AblationDone { baseline, entries } => {
-                self.push_log(
-                    Level::Good,
-                    format!("ablation done: baseline {baseline}, {} toggles", entries.len()),
-                );
-                self.ablation = Some(Ablation { baseline, entries });
-                self.view = View::Ablation;
-            }
-            Msg::Exported { id, paths } => {
-                let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-                self.push_log(Level::Good, format!("exported run {id}: {}", list.join(", ")));
-            }
-            Msg::Log(level, text) => self.push_log(level, text),
+    /// The memory counters the Live timeline draws (of the run in progress, else the run shown).
+    pub fn timeline_counters(&self) -> &[CounterSeries] {
+        match (&self.live, self.shown_run()) {
+            (Some(l), _) => &l.counters,
+            (None, Some(r)) => &r.counters,
+            (None, None) => &[],
         }
     }
 
-    fn finished(&mut self, record: RunRecord, saved: Result<std::path::PathBuf, String>) {
-        let number = self.live.take().map_or(self.runs.len() + 1, |l| l.number);
-        let secs = record.wall_us as f64 / 1e6;
-        let total = record.proofs.len();
-        let ok = record.proofs.iter().filter(|p| p.verified == Some(true)).count();
-        let (verify, level) = if record.proofs.iter().all(|p| p.verified.is_none()) {
-            ("verify off".to_string(), Level::Info)
-        } else if ok == total && total > 0 {
-            ("verified ✓".to_string(), Level::Good)
-        } else {
-            (format!("verify FAILED ✗ ({} of {total})", total - ok), Level::Error)
-        };
-        self.push_log(level, format!("run #{number} finished in {secs:.2} s · {verify}"));
-        if record.dropped_events > 0 {
-            self.push_log(
-                Level::Warn,
-                format!("run #{number}: {} timeline events dropped", record.dropped_events),
-            );
-        }
-        if let Err(e) = saved {
-            self.push_log(Level::Error, format!("run #{number} not saved: {e}"));
-        }
-        self.runs.push(record);
-        self.shown = Some(self.runs.len() - 1);
-        self.history_sel = self.runs.len() - 1;
-        self.state = RunState::Idle;
+    /// Lane names of the Live timeline in display order, after the lane filter.
+    pub fn timeline_lanes(&self) -> Vec<String> {
+        let (events, _) = self.timeline_events();
+        let words: Vec<String> = self.lane_filter.split_whitespace().map(str::to_lowercase).collect();
+        timeline::lanes_of(events.iter().copied())
+            .into_iter()
+            .filter(|l| words.iter().all(|w| l.to_lowercase().contains(w)))
+            .collect()
     }
 }
 
-/// A record of the events a run in progress has closed so far (one repeat), so the phase table can compare
-/// it with the baseline while it runs.
-fn partial_record(l: &LiveRun) -> RunRecord {
-    let mut phases: BTreeMap<String, PhaseTotals> = BTreeMap::new();
-    for e in &l.closed {
-        let t = phases.entry(e.phase.clone()).or_default();
-        t.count += 1;
-        t.sum_us += e.dur_us;
-    }
-    RunRecord {
-        schema: crate::timeline::record::SCHEMA.into(),
-        id: format!("live-{}", l.number),
-        started: String::new(),
-        sample: Default::default(),
-        toggles: l.toggles,
-        backend: String::new(),
-        devices: Vec::new(),
-        host: Default::default(),
-        events: Vec::new(),
-        repeats: vec![RepeatSummary { wall_us: l.now_us, phases }],
-        wall_us: l.now_us,
-        peak_rss_bytes: 0,
-        dropped_events: l.dropped,
-        proofs: Vec::new(),
-        version: String::new(),
-    }
+/// Seconds with two decimals (`1.85 s`), the log's unit for walls.
+pub fn secs2(us: u64) -> String {
+    format!("{:.2} s", us as f64 / 1e6)
+}
+
+/// A run's wall as the log and status lines say it: the median proving wall (with the repeat count when
+/// repeated), then the setup outside it, e.g. `wall 1.85 s (median of 3) · setup 31.20 s (params_gen)`.
+pub fn wall_text(r: &RunRecord) -> String {
+    let n = r.repeats.len();
+    let median = if n > 1 { format!(" (median of {n})") } else { String::new() };
+    let setup = r.setup_phases();
+    let setup = match r.setup_us() {
+        us if us >= 10_000 => {
+            let names: Vec<&str> =
+                setup.iter().filter(|(_, t)| *t >= 10_000).map(|(p, _)| p.as_str()).collect();
+            format!(" · setup {} ({})", secs2(us), names.join(", "))
+        }
+        _ => String::new(),
+    };
+    format!("wall {}{median}{setup}", secs2(r.wall_median_us()))
 }

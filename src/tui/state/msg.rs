@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::Level;
+use super::{Level, SetupProgress};
 use crate::engine::compare::AblationEntry;
-use crate::timeline::record::{RecordEvent, RunRecord};
+use crate::timeline::record::{CounterSeries, RecordEvent, RunRecord};
 use crate::vocab::Toggles;
 
 /// What the worker tells the console.
@@ -19,15 +19,8 @@ pub enum Msg {
         /// Its repeats.
         repeats: usize,
     },
-    /// A long step moved (params setup, kernel build): stage, done, total.
-    Progress {
-        /// Stage name as the engine reports it.
-        stage: String,
-        /// Units done.
-        done: usize,
-        /// Units in the stage.
-        total: usize,
-    },
+    /// A long step moved (params setup): where it stands.
+    Progress(SetupProgress),
     /// Events of the run in progress.
     Live {
         /// A new capture began: drop what was streamed before.
@@ -36,6 +29,8 @@ pub enum Msg {
         closed: Vec<RecordEvent>,
         /// Phases open now (duration up to `now_us`).
         open: Vec<RecordEvent>,
+        /// Memory counter samples taken since the last message.
+        counters: Vec<CounterSeries>,
         /// Run time now, µs.
         now_us: u64,
         /// Events dropped so far.
@@ -54,6 +49,23 @@ pub enum Msg {
     Cancelled,
     /// The worker has nothing running (after an aborted ablation).
     Idle,
+    /// One measurement of an ablation finished (not a run of its own: the configuration's merged record
+    /// arrives as `Finished` at the end).
+    StepDone {
+        /// The step (`ablate round 1/3 · 2/6: a1 on`).
+        label: String,
+        /// Its proving wall, µs.
+        wall_us: u64,
+    },
+    /// The ablation matrix so far, after each measurement.
+    AblationProgress {
+        /// Baseline run id.
+        baseline: String,
+        /// One column per flipped toggle measured so far.
+        entries: Vec<AblationEntry>,
+        /// Measurements done and planned.
+        done: (usize, usize),
+    },
     /// `a` finished: the matrix.
     AblationDone {
         /// Baseline run id.
@@ -67,6 +79,13 @@ pub enum Msg {
         id: String,
         /// Files written.
         paths: Vec<PathBuf>,
+    },
+    /// `d` finished: the run's record file was removed (or why not).
+    Deleted {
+        /// Run id.
+        id: String,
+        /// Done, or the store's error.
+        result: Result<(), String>,
     },
     /// Anything else worth a log line.
     Log(Level, String),

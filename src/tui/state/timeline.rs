@@ -64,11 +64,42 @@ impl Viewport {
         self.pan_us = self.window(total_us).0;
     }
 
-    /// Moves the lane selection by `delta` within `lanes` lanes.
+    /// Moves the lane selection by `delta` lanes within `lanes` lanes (0 only clamps it).
     pub fn select_lane(&mut self, lanes: usize, delta: i32) {
         let last = lanes.saturating_sub(1);
         let cur = self.lane.min(last);
-        self.lane = if delta < 0 { cur.saturating_sub(1) } else { (cur + 1).min(last) };
+        let step = delta.unsigned_abs() as usize;
+        self.lane = if delta < 0 { cur.saturating_sub(step) } else { (cur + step).min(last) };
+    }
+
+    /// Zooms and pans so `[start, end)` fills most of the window (an eighth of margin either side).
+    pub fn show(&mut self, start: u64, end: u64, total_us: u64) {
+        let len = end.saturating_sub(start).max(1) as f64;
+        self.zoom = (total_us.max(1) as f64 / (len * 1.25)).clamp(1.0, MAX_ZOOM);
+        let (t0, t1) = self.window(total_us);
+        let span = t1 - t0;
+        self.pan_us = start.saturating_sub(span.saturating_sub(end - start) / 2);
+        self.pan_us = self.window(total_us).0;
+    }
+
+    /// Pans (without zooming) so `[start, end)` begins inside the window, if it does not already.
+    pub fn reveal(&mut self, start: u64, end: u64, total_us: u64) {
+        let (t0, t1) = self.window(total_us);
+        if start >= t0 && start < t1 && end > t0 {
+            return;
+        }
+        self.pan_us = start.saturating_sub((t1 - t0) / 8);
+        self.pan_us = self.window(total_us).0;
+    }
+
+    /// Zooms in (`dir` > 0) or out around time `at_us`, keeping it under the same column.
+    pub fn zoom_at(&mut self, total_us: u64, at_us: u64, dir: i32) {
+        let (t0, t1) = self.window(total_us);
+        let frac = (at_us.saturating_sub(t0)) as f64 / (t1 - t0).max(1) as f64;
+        self.zoom = if dir > 0 { (self.zoom * 2.0).min(MAX_ZOOM) } else { (self.zoom / 2.0).max(1.0) };
+        let (n0, n1) = self.window(total_us);
+        self.pan_us = at_us.saturating_sub(((n1 - n0) as f64 * frac) as u64);
+        self.pan_us = self.window(total_us).0;
     }
 }
 
@@ -151,5 +182,22 @@ mod tests {
         assert_eq!(v.lane, 2);
         v.select_lane(2, -1);
         assert_eq!(v.lane, 0);
+        v.lane = 7;
+        v.select_lane(3, 0);
+        assert_eq!(v.lane, 2, "0 clamps");
+    }
+
+    #[test]
+    fn show_and_zoom_at_keep_the_target_in_view() {
+        let mut v = Viewport::default();
+        v.show(400, 500, 1000);
+        let (a, b) = v.window(1000);
+        assert!(a <= 400 && b >= 500 && b - a <= 200, "({a}, {b})");
+        v.fit();
+        v.zoom_at(1000, 900, 1);
+        let (a, b) = v.window(1000);
+        assert_eq!((a, b), (450, 950), "900 stays under the same column (90% of the width)");
+        v.reveal(10, 20, 1000);
+        assert!(v.window(1000).0 <= 10);
     }
 }

@@ -1,4 +1,5 @@
-//! The Ablation view: the toggle × phase matrix of median changes against the baseline, with verdicts.
+//! The Ablation view: the toggle × phase matrix of median changes against the baseline, with verdicts (or
+//! none below three rounds), updated after every measurement while the ablation runs.
 
 use std::collections::BTreeSet;
 
@@ -8,34 +9,38 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{fit, panel};
-use crate::engine::compare::{PhaseRow, WALL};
+use super::table::scrolled;
+use super::{fit, focus_panel, panel};
+use crate::engine::compare::{delta_text, PhaseRow, WALL};
 use crate::engine::stats::Verdict;
-use crate::tui::state::App;
+use crate::tui::state::{App, Drawn, Panel};
 use crate::vocab::phase_order;
 
 /// Width of one matrix column.
-const CELL_W: usize = 9;
+const CELL_W: usize = 10;
 
 /// Draws the Ablation view into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let t = app.theme();
     let Some(ab) = &app.ablation else {
         let p = Paragraph::new(Span::styled(
-            "no ablation yet: a runs the baseline, then each toggle flipped alone (repeats from R)",
+            "no ablation yet: a runs the baseline and each toggle flipped alone, in interleaved rounds (R sets them, default 3)",
             Style::new().fg(t.dim),
         ))
+        .wrap(ratatui::widgets::Wrap { trim: true })
         .block(panel(t, " Ablation "));
         frame.render_widget(p, area);
         return;
     };
-    let block = panel(
-        t,
-        fit(
-            &format!(" Ablation · baseline {} · Δ median, f faster s slower ~ noise ", ab.baseline),
-            usize::from(area.width.saturating_sub(4)),
-        ),
+    let state = match ab.progress {
+        Some((done, all)) => format!("running {done}/{all} · "),
+        None => String::new(),
+    };
+    let title = format!(
+        " Ablation · {state}baseline {} · Δ median, f faster s slower ~ noise, no mark: no verdict ",
+        ab.baseline
     );
+    let block = focus_panel(t, fit(&title, usize::from(area.width.saturating_sub(6))), true);
     let mut names: Vec<String> = ab
         .entries
         .iter()
@@ -54,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Style::new().fg(t.accent).add_modifier(Modifier::BOLD),
         ));
     }
-    let mut lines = vec![Line::from(head)];
+    let mut lines: Vec<Line<'static>> = Vec::new();
     for name in &names {
         let mut spans = vec![Span::styled(format!("{:<11}", fit(name, 10)), Style::new().fg(t.phase(name)))];
         for e in &ab.entries {
@@ -68,17 +73,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         }
         lines.push(Line::from(spans));
     }
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let s = scrolled(frame, area, block, vec![Line::from(head)], lines, app.scroll.ablation, t);
+    d.panels[Panel::Ablation.idx()] = area;
+    d.max[Panel::Ablation.idx()] = s.max;
+    d.page = s.page;
 }
 
-/// A matrix cell: `+12.3%s`, `-8.1%f`, `+0.4%~`, `new`, `gone` or `-`, and its verdict for the color.
+/// A matrix cell: `+12.3%s`, `-8.1%f`, `+0.4%~`, `+3.0%` (no verdict), `new`, `gone` or `-`, and its
+/// verdict for the color.
 fn cell(row: Option<&PhaseRow>) -> (String, Option<Verdict>) {
     let Some(row) = row else { return ("-".into(), None) };
-    let mark = |v: Verdict| v.mark();
     match (row.verdict, row.delta_pct) {
-        (Some(v), Some(d)) => (format!("{d:+.1}%{}", mark(v)), Some(v)),
-        (Some(v), None) => (format!("n/a{}", mark(v)), Some(v)),
-        (None, _) => match (&row.base, &row.cand) {
+        (Some(v), Some(d)) => (format!("{}{}", delta_text(d), v.mark()), Some(v)),
+        (Some(v), None) => (format!("n/a{}", v.mark()), Some(v)),
+        (None, Some(d)) => (format!("{} ", delta_text(d)), None),
+        (None, None) => match (&row.base, &row.cand) {
             (Some(_), None) => ("gone".into(), None),
             (None, Some(_)) => ("new".into(), None),
             _ => ("-".into(), None),

@@ -1,14 +1,16 @@
-//! The History view: every run in the store with its key figures; baseline and candidate marks.
+//! The History view: every run in the store (after the `/` filter) with its key figures: the median proving
+//! wall, setup apart, and the toggles that differ from the defaults; baseline and candidate marks.
 
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{fit, panel};
+use super::live::head_style;
+use super::{fit, focus_panel};
 use crate::timeline::record::RunRecord;
-use crate::tui::state::App;
+use crate::tui::state::{App, Drawn, Panel};
 
 /// `yes`, `off` or `NO`: whether the run's proofs verified.
 pub fn verified_word(r: &RunRecord) -> &'static str {
@@ -22,40 +24,60 @@ pub fn verified_word(r: &RunRecord) -> &'static str {
 }
 
 /// Draws the History view into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let t = app.theme();
-    let block = panel(t, format!(" History · {} runs ", app.runs.len()));
+    let rows_idx = app.history_rows();
+    let filter =
+        if app.history_filter.is_empty() { String::new() } else { format!(" · /{} ", app.history_filter) };
+    let title = format!(" History · {} of {} runs{filter} ", rows_idx.len(), app.runs.len());
+    let block = focus_panel(t, title, true);
     let inner = block.inner(area);
     let w = usize::from(inner.width);
     let rows = usize::from(inner.height.saturating_sub(1));
-    // Fixed columns and their separators take 57 cells; toggles get the rest.
-    let tog_w = w.saturating_sub(57).max(4);
+    // The id column shows when there is room (the # addresses a run in the console); the toggles that differ
+    // from the defaults get what the fixed columns leave, cut with an ellipsis only when they must be.
+    let wide = w >= 110;
+    let fixed = if wide { 76 } else { 55 };
+    let tog_w = w.saturating_sub(fixed).max(8);
+    let id = |s: &str| if wide { format!("{:<20} ", fit(s, 20)) } else { String::new() };
     let head = format!(
-        "{:>3} {:<20} {:<12} {:<tog_w$} {:>9} {:<3} {:<4}",
-        "#", "id", "sample", "toggles", "wall s", "ok", "mark"
+        "{:>3} {}{:<12} {:<4} {:>3} {:>9} {:>8} {:<3} {:<4} {:<tog_w$}",
+        "#",
+        id("id"),
+        "sample",
+        "be",
+        "rep",
+        "wall s",
+        "setup s",
+        "ok",
+        "mark",
+        "toggles (changed)"
     );
-    let mut lines =
-        vec![Line::from(Span::styled(fit(&head, w), Style::new().fg(t.dim).add_modifier(Modifier::BOLD)))];
-    let sel = app.history_sel.min(app.runs.len().saturating_sub(1));
-    let first = if app.runs.len() <= rows { 0 } else { sel.saturating_sub(rows.saturating_sub(1)) };
-    for (i, r) in app.runs.iter().enumerate().skip(first).take(rows) {
+    let mut lines = vec![Line::from(Span::styled(fit(&head, w), head_style(t)))];
+    let at = rows_idx.iter().position(|&i| i >= app.history_sel).unwrap_or(rows_idx.len().saturating_sub(1));
+    let first = if rows_idx.len() <= rows { 0 } else { at.saturating_sub(rows.saturating_sub(1)) };
+    for &i in rows_idx.iter().skip(first).take(rows) {
+        let r = &app.runs[i];
         let mark = match (app.baseline.as_deref() == Some(&r.id), app.candidate.as_deref() == Some(&r.id)) {
             (true, _) => "base",
             (_, true) => "cand",
             _ => "",
         };
         let text = format!(
-            "{:>3} {:<20} {:<12} {:<tog_w$} {:>9.2} {:<3} {:<4}",
+            "{:>3} {}{:<12} {:<4} {:>3} {:>9.2} {:>8.2} {:<3} {:<4} {}",
             i + 1,
-            fit(&r.id, 20),
+            id(&r.id),
             fit(&r.sample.name, 12),
-            fit(&r.toggles.compact(), tog_w),
-            r.wall_us as f64 / 1e6,
+            fit(&r.backend, 4),
+            r.repeats.len(),
+            r.wall_median_us() as f64 / 1e6,
+            r.setup_us() as f64 / 1e6,
             verified_word(r),
-            mark
+            mark,
+            fit(&r.toggles.changed(), tog_w)
         );
-        let style = if i == sel {
-            Style::new().fg(t.bg).bg(t.selection)
+        let style = if i == app.history_sel {
+            t.selected()
         } else if verified_word(r) == "NO" {
             Style::new().fg(t.bad)
         } else {
@@ -63,8 +85,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         };
         lines.push(Line::from(Span::styled(format!("{:<w$}", fit(&text, w)), style)));
     }
-    if app.runs.is_empty() {
-        lines.push(Line::from(Span::styled("no runs stored yet: r runs a proof", Style::new().fg(t.dim))));
+    if rows_idx.is_empty() {
+        let hint = if app.runs.is_empty() {
+            "no runs stored yet: r runs a proof"
+        } else {
+            "no run matches the filter (Esc clears it)"
+        };
+        lines.push(Line::from(Span::styled(hint, Style::new().fg(t.dim))));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
+    d.panels[Panel::History.idx()] = area;
+    d.history_y = inner.y + 1;
+    d.history_first = first;
+    d.page = rows.max(1);
 }

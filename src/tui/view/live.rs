@@ -1,5 +1,7 @@
-//! The Live view: toggles, the timeline of the run in progress (or the run shown), the phase table against
-//! the baseline and the log.
+//! The Live view: toggles, the timeline of the run in progress (or the run shown) with its memory lanes, the
+//! phase table against the baseline, the block details and the log. Space goes to what has content: the
+//! timeline gets the rows its lanes need, the phase table the columns its numbers need, the log the rest;
+//! `e` gives the focused panel everything.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -7,26 +9,63 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::timeline::{draw_axis, draw_lanes, Lanes};
-use super::{base, dur, fit, panel, secs};
-use crate::engine::compare::PhaseRow;
-use crate::engine::stats::Verdict;
-use crate::tui::state::timeline::lanes_of;
-use crate::tui::state::{App, Level, RunState};
+use super::phases::{draw_phase_table, table_width};
+use super::popup::detail_lines;
+use super::table::{scrolled, wrap};
+use super::timeline::{draw_axis, draw_counters, draw_lanes, Lanes, Marks};
+use super::{base, dur, fit, focus_panel, level_color, maximized, panel, secs};
+use crate::timeline::record::RecordEvent;
+use crate::tui::state::{App, Drawn, Level, Panel, RunState, SetupProgress};
 use crate::tui::theme::Theme;
 use crate::vocab::{is_sub_phase, Toggle};
 
+/// Rows the toggle panel needs: one per toggle, the batch line, the borders.
+const TOGGLES_H: u16 = Toggle::ALL.len() as u16 + 3;
+/// Width of the toggle panel.
+const TOGGLES_W: u16 = 24;
+/// Width of the block details panel.
+const DETAILS_W: u16 = 36;
+
 /// Draws the Live view into `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let bottom_h = (area.height / 2).clamp(4, 16).min(area.height);
-    let mid = Rect { height: area.height - bottom_h, ..area };
-    let bottom = Rect { y: area.y + mid.height, height: bottom_h, ..area };
-    let tog_w = 24.min(mid.width);
-    draw_toggles(frame, Rect { width: tog_w, ..mid }, app);
-    draw_timeline(frame, Rect { x: mid.x + tog_w, width: mid.width - tog_w, ..mid }, app);
-    let table_w = if bottom.width >= 120 { 62 } else { bottom.width / 2 };
-    draw_phase_table(frame, Rect { width: table_w, ..bottom }, app);
-    draw_log(frame, Rect { x: bottom.x + table_w, width: bottom.width - table_w, ..bottom }, app);
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
+    for p in [Panel::Timeline, Panel::Phases, Panel::Log] {
+        if maximized(app, p) {
+            match p {
+                Panel::Timeline => draw_timeline(frame, area, app, d),
+                Panel::Phases => draw_phase_table(frame, area, app, d),
+                _ => draw_log(frame, area, app, d),
+            }
+            d.panels[p.idx()] = area;
+            return;
+        }
+    }
+    let lanes = app.timeline_lanes().len() + app.timeline_counters().len();
+    let want_top = (lanes as u16 + 4).max(TOGGLES_H);
+    let top_h = want_top.min(area.height.saturating_sub(7)).max(TOGGLES_H.min(area.height));
+    let mid = Rect { height: top_h.min(area.height), ..area };
+    let bottom = Rect { y: area.y + mid.height, height: area.height - mid.height, ..area };
+    let tog = Rect { width: TOGGLES_W.min(mid.width), ..mid };
+    let tl = Rect { x: mid.x + tog.width, width: mid.width - tog.width, ..mid };
+    draw_toggles(frame, tog, app);
+    draw_timeline(frame, tl, app, d);
+    let table_w =
+        if bottom.width >= 120 { table_width(app).min(bottom.width * 3 / 5) } else { bottom.width / 2 };
+    let phases = Rect { width: table_w, ..bottom };
+    let mut rest = Rect { x: bottom.x + table_w, width: bottom.width - table_w, ..bottom };
+    draw_phase_table(frame, phases, app, d);
+    if let Some(e) = app.cursor_event() {
+        let w = if rest.width >= DETAILS_W + 30 { DETAILS_W } else { rest.width };
+        let details = Rect { x: rest.right() - w, width: w, ..rest };
+        draw_details(frame, details, app, e);
+        rest.width -= w;
+    }
+    if rest.width > 0 {
+        draw_log(frame, rest, app, d);
+    }
+    d.panels[Panel::Toggles.idx()] = tog;
+    d.panels[Panel::Timeline.idx()] = tl;
+    d.panels[Panel::Phases.idx()] = phases;
+    d.panels[Panel::Log.idx()] = rest;
 }
 
 fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
@@ -58,51 +97,85 @@ fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).block(panel(t, " Toggles ")), area);
 }
 
-fn draw_timeline(frame: &mut Frame, area: Rect, app: &App) {
+fn draw_timeline(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let t = app.theme();
     let (events, total) = app.timeline_events();
     let window = app.viewport.window(total);
-    let title = format!(" Timeline {}–{} ", dur(window.0), dur(window.1));
-    let block = panel(t, title);
+    let cursor = app.cursor_event().map(|e| format!(" · cursor {} +{}", dur(e.start_us), dur(e.dur_us)));
+    let filter = if app.lane_filter.is_empty() { String::new() } else { format!(" · /{}", app.lane_filter) };
+    let title = if events.is_empty() {
+        format!(" Timeline{filter} ")
+    } else {
+        format!(" Timeline {}–{}{}{filter} ", dur(window.0), dur(window.1), cursor.unwrap_or_default())
+    };
+    let block = focus_panel(t, title, app.focus == Panel::Timeline);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    let lanes = lanes_of(events.iter().copied());
+    let lanes = app.timeline_lanes();
     let status = status_line(app, t, usize::from(inner.width));
     let status_y = inner.bottom().saturating_sub(1);
     frame.render_widget(Paragraph::new(status).style(base(t)), Rect { y: status_y, height: 1, ..inner });
     if inner.height < 3 {
         return;
     }
-    let buf = frame.buffer_mut();
-    draw_axis(buf, Rect { height: 1, ..inner }, window, app.viewport.zoom, t);
-    let lanes_area = Rect { y: inner.y + 1, height: inner.height - 2, ..inner };
-    if lanes.is_empty() {
+    let marks = Marks::of(&events);
+    draw_axis(frame.buffer_mut(), Rect { height: 1, ..inner }, window, app.viewport.zoom, &marks, t);
+    let rows = inner.height - 2;
+    let counters = app.timeline_counters();
+    let counter_h = (counters.len() as u16).min(rows.saturating_sub(2));
+    let lanes_area = Rect { y: inner.y + 1, height: rows - counter_h, ..inner };
+    d.lanes = lanes_area;
+    d.bars_x = lanes_area.x + super::timeline::LABEL_W + 1;
+    d.window = window;
+    if let Some(p) = setup_progress(app) {
+        // During params generation the lanes area says what is happening in full; the status line is the bar.
+        let text = setup_text(app, p);
+        let lines: Vec<Line> = wrap(&text, usize::from(lanes_area.width))
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, Style::new().fg(t.accent))))
+            .collect();
+        frame.render_widget(Paragraph::new(lines).style(base(t)), lanes_area);
+    } else if lanes.is_empty() {
         let hint = if app.running() {
             "waiting for the first phase…"
+        } else if !app.lane_filter.is_empty() {
+            "no lane matches the filter (Esc clears it)"
+        } else if app.shown_run().is_some() {
+            "this run has no timeline events"
         } else {
-            "no run yet: press r to run a proof"
+            "no run of this sample yet: press r to run a proof"
         };
-        frame.render_widget(
-            Paragraph::new(Span::styled(hint, Style::new().fg(t.dim))).style(base(t)),
-            lanes_area,
-        );
-        return;
+        let p = Paragraph::new(Span::styled(hint, Style::new().fg(t.dim))).style(base(t));
+        frame.render_widget(p, lanes_area);
+    } else {
+        let sel = app.viewport.lane.min(lanes.len() - 1);
+        let spec = Lanes {
+            lanes: &lanes,
+            events: &events,
+            window,
+            selected: Some(sel),
+            cursor: app.cursor,
+            prefix: "",
+            marks: &marks,
+        };
+        d.first_lane = draw_lanes(frame.buffer_mut(), lanes_area, &spec, t);
     }
-    let sel = app.viewport.lane.min(lanes.len() - 1);
-    let spec = Lanes { lanes: &lanes, events: &events, window, selected: Some(sel), prefix: "" };
-    draw_lanes(frame.buffer_mut(), lanes_area, &spec, t);
+    let counters_area = Rect { y: lanes_area.bottom(), height: counter_h, ..inner };
+    draw_counters(frame.buffer_mut(), counters_area, counters, window, t);
 }
 
-/// The timeline's bottom line: a gauge for setup/compilation, the phases running now, or the shown run.
+/// The timeline's bottom line: a gauge for setup, the phases running now, or the shown run.
 fn status_line<'a>(app: &App, t: &Theme, w: usize) -> Line<'a> {
     if let Some(l) = &app.live {
-        if let Some((stage, done, total)) = l.progress.as_ref().filter(|p| p.1 < p.2) {
-            let pct = if *total == 0 { 100.0 } else { 100.0 * *done as f64 / *total as f64 };
-            let label = format!(" {stage} {done}/{total} {pct:3.0}% ");
-            let bar_w = w.saturating_sub(label.chars().count() + 1);
+        if let Some(p) = setup_progress(app) {
+            let pct = if p.total == 0 { 100.0 } else { 100.0 * p.done as f64 / p.total as f64 };
+            let eta = p.eta_s.map_or(String::new(), |s| format!(" · ~{s:.0} s left"));
+            let label = format!(" params {}/{} {} {pct:3.0}%{eta} ", p.index, p.stages, p.stage);
+            let label = fit(&label, w.saturating_sub(6));
+            let bar_w = w.saturating_sub(label.chars().count());
             let filled = ((bar_w as f64) * pct / 100.0).round() as usize;
             return Line::from(vec![
                 Span::styled(label, Style::new().fg(t.accent)),
@@ -135,7 +208,11 @@ fn status_line<'a>(app: &App, t: &Theme, w: usize) -> Line<'a> {
                 "verify FAILED"
             };
             let n = app.shown.map_or(0, |i| i + 1);
-            let text = format!("run #{n} · {} · {verified} · {}", dur(r.wall_us), r.toggles.compact());
+            let text = format!(
+                "run #{n} · {} · {verified} · {}",
+                crate::tui::state::wall_text(r),
+                r.toggles.changed()
+            );
             Line::from(Span::styled(fit(&text, w), Style::new().fg(t.dim)))
         }
         None if app.state == RunState::Failed => {
@@ -145,155 +222,60 @@ fn status_line<'a>(app: &App, t: &Theme, w: usize) -> Line<'a> {
     }
 }
 
-/// Δ% as text and its color.
-fn delta_cell(row: &PhaseRow, t: &Theme) -> (String, Style) {
-    let style = match row.verdict {
-        Some(Verdict::Faster) => Style::new().fg(t.good),
-        Some(Verdict::Slower) => Style::new().fg(t.bad),
-        _ => Style::new().fg(t.dim),
-    };
-    (row.delta_pct.map_or("-".to_string(), |d| format!("{d:+.1}%")), style)
+/// The params generation in progress, while one is.
+fn setup_progress(app: &App) -> Option<&SetupProgress> {
+    app.live.as_ref()?.progress.as_ref().filter(|p| p.done < p.total || p.index < p.stages)
 }
 
-/// Verdict words: full when there is room, else short.
-pub fn verdict_word(v: Option<Verdict>, short: bool) -> &'static str {
-    match (v, short) {
-        (Some(Verdict::Faster), false) => "faster",
-        (Some(Verdict::Slower), false) => "slower",
-        (Some(Verdict::WithinNoise), false) => "within noise",
-        (Some(Verdict::Faster), true) => "fast",
-        (Some(Verdict::Slower), true) => "slow",
-        (Some(Verdict::WithinNoise), true) => "~",
-        (None, _) => "",
-    }
+/// What the setup gauge says: `generating params for porep-mini: stage 3 of 7, h 196 608/262 143, ~8 s
+/// left; cached afterwards`.
+fn setup_text(app: &App, p: &SetupProgress) -> String {
+    let eta = p.eta_s.map_or(String::new(), |s| format!(", ~{s:.0} s left"));
+    format!(
+        "generating params for {}: stage {} of {}, {} {}/{}{eta}; cached afterwards",
+        app.sample.name,
+        p.index,
+        p.stages,
+        p.stage,
+        super::group(p.done as u64),
+        super::group(p.total as u64)
+    )
 }
 
-fn ms(s: Option<&crate::engine::stats::Summary>) -> String {
-    s.map_or("-".to_string(), |s| format!("{:.1}", s.median))
-}
-
-fn draw_phase_table(frame: &mut Frame, area: Rect, app: &App) {
+/// The block under the cursor, beside the log.
+fn draw_details(frame: &mut Frame, area: Rect, app: &App, e: &RecordEvent) {
     let t = app.theme();
-    let (rows, label, base) = app.phase_rows();
-    let base_label = base.map_or("-".to_string(), |b| format!("#{b}"));
-    let title = if label.is_empty() {
-        " Phases ".to_string()
-    } else {
-        format!(" Phases {label} vs {base_label} (ms) ")
-    };
-    let block = panel(t, title);
-    let inner = block.inner(area);
-    let short = inner.width < 50;
-    let head = format!(
-        "{:<9} {:>7} {:>7} {:>7} {}",
-        "phase",
-        label,
-        base_label,
-        "Δ",
-        if short { "" } else { "verdict" }
-    );
-    let mut lines = vec![Line::from(Span::styled(head, Style::new().fg(t.dim).add_modifier(Modifier::BOLD)))];
-    for r in fit_rows(&rows, usize::from(inner.height.saturating_sub(1))) {
-        let name = if is_sub_phase(&r.phase) { format!(" {}", r.phase) } else { r.phase.clone() };
-        let (d, style) = delta_cell(r, t);
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<9} ", fit(&name, 9)), Style::new().fg(t.phase(&r.phase))),
-            Span::raw(format!("{:>7} {:>7} ", ms(r.cand.as_ref()), ms(r.base.as_ref()))),
-            Span::styled(format!("{d:>7} {}", verdict_word(r.verdict, short)), style),
-        ]));
-    }
-    if rows.is_empty() {
-        lines.push(Line::from(Span::styled("no run yet", Style::new().fg(t.dim))));
-    }
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let lines = detail_lines(app, e, usize::from(area.width.saturating_sub(2)));
+    scrolled(frame, area, panel(t, " Block · ←→ step · z zoom "), Vec::new(), lines, 0, t);
 }
 
-/// The rows that fit `room` lines: sub-phases go first when short of room, and the wall row always stays.
-fn fit_rows(rows: &[PhaseRow], room: usize) -> Vec<&PhaseRow> {
-    let mut kept: Vec<&PhaseRow> = rows.iter().collect();
-    if kept.len() > room {
-        kept.retain(|r| !is_sub_phase(&r.phase));
-    }
-    if kept.len() > room && room > 0 {
-        let wall = kept.pop();
-        kept.truncate(room - 1);
-        kept.extend(wall);
-    }
-    kept
-}
-
-/// Wraps `text` at spaces into lines of at most `w` characters (hard-cuts longer words).
-pub fn wrap(text: &str, w: usize) -> Vec<String> {
-    let w = w.max(1);
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for word in text.split(' ') {
-        let mut word = word.to_string();
-        loop {
-            let need = if cur.is_empty() { 0 } else { cur.chars().count() + 1 };
-            if need + word.chars().count() <= w {
-                if !cur.is_empty() {
-                    cur.push(' ');
-                }
-                cur.push_str(&word);
-                break;
-            }
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            let head: String = word.chars().take(w).collect();
-            word = word.chars().skip(w).collect();
-            out.push(head);
-            if word.is_empty() {
-                break;
-            }
-        }
-    }
-    if !cur.is_empty() || out.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// The log pane: the newest lines that fit, wrapped; timestamps when there is room.
-pub fn draw_log(frame: &mut Frame, area: Rect, app: &App) {
+/// The log pane: wrapped lines, the newest at the bottom unless scrolled up; timestamps when there is room.
+pub fn draw_log(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let t = app.theme();
-    let block = panel(t, " Log ");
-    let inner = block.inner(area);
-    let w = usize::from(inner.width);
-    let h = usize::from(inner.height);
-    let stamp = w >= 60;
-    let mut lines: Vec<Line> = Vec::new();
-    for l in app.log.iter().rev() {
-        if lines.len() >= h {
-            break;
-        }
-        let style = match l.level {
-            Level::Info => Style::new().fg(t.fg),
-            Level::Good => Style::new().fg(t.good),
-            Level::Warn => Style::new().fg(t.warn),
-            Level::Error => Style::new().fg(t.bad),
-        };
+    let inner_w = usize::from(area.width.saturating_sub(2));
+    let stamp = inner_w >= 60;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for l in &app.log {
+        let color = if l.level == Level::Info { t.fg } else { level_color(t, l.level) };
         let text = if stamp { format!("{} {}", l.at, l.text) } else { l.text.clone() };
-        for piece in wrap(&text, w).into_iter().rev() {
-            lines.push(Line::from(Span::styled(piece, style)));
+        for piece in wrap(&text, inner_w) {
+            lines.push(Line::from(Span::styled(piece, Style::new().fg(color))));
         }
     }
-    lines.reverse();
-    let skip = lines.len().saturating_sub(h);
-    frame.render_widget(Paragraph::new(lines.split_off(skip)).block(block), area);
+    let page = usize::from(area.height.saturating_sub(2)).max(1);
+    let max = lines.len().saturating_sub(page);
+    let from_bottom = app.scroll.log.min(max);
+    let title =
+        if from_bottom > 0 { format!(" Log · {from_bottom} newer below ") } else { " Log ".to_string() };
+    let block = focus_panel(t, title, app.focus == Panel::Log);
+    let s = scrolled(frame, area, block, Vec::new(), lines, max - from_bottom, t);
+    d.max[Panel::Log.idx()] = s.max;
+    if app.focus == Panel::Log {
+        d.page = s.page;
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::wrap;
-
-    #[test]
-    fn wrap_keeps_words_and_cuts_long_ones() {
-        assert_eq!(wrap("run #2 finished in 1.23 s", 12), vec!["run #2", "finished in", "1.23 s"]);
-        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
-        assert_eq!(wrap("", 4), vec![""]);
-        assert_eq!(wrap("a b", 0), vec!["a", "b"]);
-    }
+/// Bold header style of tables.
+pub fn head_style(t: &Theme) -> Style {
+    Style::new().fg(t.dim).add_modifier(Modifier::BOLD)
 }

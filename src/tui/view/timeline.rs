@@ -1,14 +1,16 @@
-//! The timeline widget: a time axis with ticks and one row per lane, phase blocks in the theme's phase
-//! colors with their names where they fit. Drawn straight into the buffer; all arithmetic saturates.
+//! The timeline widget: a time axis with ticks and repeat/call marks, one row per lane with phase blocks in
+//! the theme's phase colors (sub-phases drawn in the lower half of their parent's block, as the SVG nests
+//! them; touching blocks of one phase kept apart by a thin gap), the cursor's block highlighted, and memory
+//! counter lanes as sparklines. Drawn straight into the buffer; all arithmetic saturates.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use super::dur;
-use crate::timeline::record::RecordEvent;
+use super::{bytes, dur};
+use crate::timeline::record::{CounterSeries, RecordEvent};
 use crate::tui::theme::Theme;
-use crate::vocab::is_sub_phase;
+use crate::vocab::{is_setup_phase, is_sub_phase, Counter, Phase};
 
 /// Width of the lane-name column.
 pub const LABEL_W: u16 = 15;
@@ -45,8 +47,37 @@ fn tick_step(span_us: u64, w: u16, cells_per_tick: u16) -> u64 {
     [1, 2, 5, 10].iter().map(|m| p.saturating_mul(*m)).find(|s| *s >= raw).unwrap_or(p.saturating_mul(10))
 }
 
-/// Draws the time axis in the first row of `area` (the lane-name column shows the zoom).
-pub fn draw_axis(buf: &mut Buffer, area: Rect, window: (u64, u64), zoom: f64, t: &Theme) {
+/// Where repeats and proof calls begin (µs): the separators drawn across the lanes and on the axis.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Marks {
+    /// Start of repeat r (r ≥ 1), with r.
+    pub repeats: Vec<(u64, u32)>,
+    /// Start of each later proof call (its `prep_msm`).
+    pub calls: Vec<u64>,
+}
+
+impl Marks {
+    /// The marks of a run's events.
+    pub fn of(events: &[&RecordEvent]) -> Marks {
+        let mut m = Marks::default();
+        let last_repeat = events.iter().map(|e| e.repeat).max().unwrap_or(0);
+        for r in 1..=last_repeat {
+            let start =
+                events.iter().filter(|e| e.repeat == r && !is_setup_phase(&e.phase)).map(|e| e.start_us);
+            if let Some(s) = start.min() {
+                m.repeats.push((s, r));
+            }
+        }
+        for e in events.iter().filter(|e| e.phase == Phase::PrepMsm.name() && e.batch.unwrap_or(0) > 0) {
+            m.calls.push(e.start_us);
+        }
+        m
+    }
+}
+
+/// Draws the time axis in the first row of `area` (the lane-name column shows the zoom), with `R2`… at repeat
+/// starts and `┴` at later calls' starts.
+pub fn draw_axis(buf: &mut Buffer, area: Rect, window: (u64, u64), zoom: f64, marks: &Marks, t: &Theme) {
     if area.width <= LABEL_W + 1 || area.height == 0 {
         return;
     }
@@ -79,26 +110,43 @@ pub fn draw_axis(buf: &mut Buffer, area: Rect, window: (u64, u64), zoom: f64, t:
             None => break,
         };
     }
+    let inside = |s: u64| s >= window.0 && s < window.1;
+    for &s in marks.calls.iter().filter(|s| inside(**s)) {
+        put(buf, x0 + col(s, window, w), y, max_x, "┴", Style::new().fg(t.accent).bg(t.bg));
+    }
+    for &(s, r) in marks.repeats.iter().filter(|m| inside(m.0)) {
+        // The repeat's number only where it does not cover a tick label.
+        let x = x0 + col(s, window, w);
+        let label = format!("┃R{}", r + 1);
+        let free = (x + 1..x + label.chars().count() as u16 + 1)
+            .all(|cx| cx >= max_x || buf.cell((cx, y)).is_some_and(|c| c.symbol() == "─"));
+        put(buf, x, y, max_x, if free { &label } else { "┃" }, Style::new().fg(t.accent).bg(t.bg));
+    }
 }
 
 /// What [`draw_lanes`] draws.
 pub struct Lanes<'a> {
     /// Lane names in display order.
     pub lanes: &'a [String],
-    /// Events (any lane; sub-phases are left to the table and details).
+    /// Events (any lane).
     pub events: &'a [&'a RecordEvent],
     /// Visible window in µs.
     pub window: (u64, u64),
     /// Selected lane index, if any.
     pub selected: Option<usize>,
+    /// Start of the block under the cursor on the selected lane.
+    pub cursor: Option<u64>,
     /// Prefix of every lane label (`b ` / `c ` when two runs share the axis).
     pub prefix: &'a str,
+    /// Separators to draw across the lanes.
+    pub marks: &'a Marks,
 }
 
-/// Draws one row per lane into `area` (scrolling so the selected lane stays visible).
-pub fn draw_lanes(buf: &mut Buffer, area: Rect, l: &Lanes, t: &Theme) {
+/// Draws one row per lane into `area`, scrolling so the selected lane stays visible; returns the index of
+/// the first lane drawn.
+pub fn draw_lanes(buf: &mut Buffer, area: Rect, l: &Lanes, t: &Theme) -> usize {
     if area.width <= LABEL_W + 1 || area.height == 0 || l.lanes.is_empty() {
-        return;
+        return 0;
     }
     let rows = usize::from(area.height);
     let sel = l.selected.unwrap_or(0).min(l.lanes.len() - 1);
@@ -109,40 +157,145 @@ pub fn draw_lanes(buf: &mut Buffer, area: Rect, l: &Lanes, t: &Theme) {
     for (row, lane) in l.lanes.iter().enumerate().skip(first).take(rows) {
         let y = area.y + (row - first) as u16;
         let label_style = if l.selected == Some(row) {
-            Style::new().fg(t.bg).bg(t.selection).add_modifier(Modifier::BOLD)
+            t.selected().add_modifier(Modifier::BOLD)
         } else {
             Style::new().fg(t.fg).bg(t.bg)
         };
         let label: String = format!("{}{lane}", l.prefix).chars().take(usize::from(LABEL_W)).collect();
         put(buf, area.x, y, area.x + LABEL_W, &format!("{label:<w$}", w = usize::from(LABEL_W)), label_style);
-        for e in l.events.iter().filter(|e| &e.lane == lane && !is_sub_phase(&e.phase)) {
-            draw_block(buf, x0, y, w, e, l.window, t);
+        for &(s, _) in &l.marks.repeats {
+            if s >= l.window.0 && s < l.window.1 {
+                put(buf, x0 + col(s, l.window, w), y, x0 + w, "┊", Style::new().fg(t.dim).bg(t.bg));
+            }
+        }
+        let mut blocks: Vec<&RecordEvent> =
+            l.events.iter().copied().filter(|e| &e.lane == lane && !is_sub_phase(&e.phase)).collect();
+        blocks.sort_by_key(|e| e.start_us);
+        let mut prev: Option<(&str, u16)> = None;
+        for e in blocks {
+            let cursor = l.selected == Some(row) && l.cursor == Some(e.start_us);
+            if let Some(b) = draw_block(buf, x0, y, w, e, l, t, prev, cursor) {
+                prev = Some((e.phase.as_str(), b));
+            }
+        }
+        for e in l.events.iter().filter(|e| &e.lane == lane && is_sub_phase(&e.phase)) {
+            draw_sub(buf, x0, y, w, e, l.window, t);
         }
     }
+    first
 }
 
-fn draw_block(buf: &mut Buffer, x0: u16, y: u16, w: u16, e: &RecordEvent, window: (u64, u64), t: &Theme) {
+/// Draws a top-level block; returns its end column. A block that starts where the previous block of the
+/// same phase ended begins with a thin gap (`▕` in the background color), so instances stay countable.
+#[allow(clippy::too_many_arguments)]
+fn draw_block(
+    buf: &mut Buffer,
+    x0: u16,
+    y: u16,
+    w: u16,
+    e: &RecordEvent,
+    l: &Lanes,
+    t: &Theme,
+    prev: Option<(&str, u16)>,
+    cursor: bool,
+) -> Option<u16> {
+    let window = l.window;
+    let end = e.start_us.saturating_add(e.dur_us.max(1));
+    if end <= window.0 || e.start_us >= window.1 {
+        return None;
+    }
+    let a = col(e.start_us, window, w);
+    let b = col(end, window, w).max(a + 1).min(w);
+    if a >= w {
+        return None;
+    }
+    let color = t.phase(&e.phase);
+    let running = e.args.contains_key("running");
+    let mut fill = if running { Style::new().fg(color).bg(t.bg) } else { t.on_block(color) };
+    if cursor {
+        fill = fill.add_modifier(Modifier::REVERSED | Modifier::BOLD);
+    }
+    let symbol = if running { "▒" } else { " " };
+    for x in a..b {
+        put(buf, x0 + x, y, x0 + w, symbol, fill);
+    }
+    let touching = prev.is_some_and(|(p, pb)| p == e.phase && pb >= a);
+    if touching && !running {
+        put(buf, x0 + a, y, x0 + w, "▏", Style::new().fg(t.bg).bg(color));
+    }
+    let name = e.phase.as_str();
+    let len = name.chars().count() as u16;
+    let start = a + u16::from(touching);
+    if b.saturating_sub(start) > len {
+        let style = if running { Style::new().fg(t.fg).bg(t.bg) } else { fill.add_modifier(Modifier::BOLD) };
+        put(buf, x0 + start, y, x0 + b, name, style);
+    }
+    Some(b)
+}
+
+/// Draws a sub-phase in the lower half of its parent's cells (`▄` in the sub-phase's color over the
+/// parent's), leaving the cells that carry the parent's name untouched.
+fn draw_sub(buf: &mut Buffer, x0: u16, y: u16, w: u16, e: &RecordEvent, window: (u64, u64), t: &Theme) {
     let end = e.start_us.saturating_add(e.dur_us.max(1));
     if end <= window.0 || e.start_us >= window.1 {
         return;
     }
     let a = col(e.start_us, window, w);
     let b = col(end, window, w).max(a + 1).min(w);
-    if a >= w {
+    let color = t.phase(&e.phase);
+    for x in a..b {
+        let Some(cell) = buf.cell_mut((x0 + x, y)) else { continue };
+        if cell.symbol() == " " {
+            let parent = cell.bg;
+            cell.set_char('▄').set_style(Style::new().fg(color).bg(parent));
+        }
+    }
+}
+
+/// Sparkline glyphs from empty to full.
+const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// Draws one counter per row as a sparkline over the window (each column shows the largest value sampled
+/// in its time slice, scaled to the series' peak), labelled with the counter and its peak.
+pub fn draw_counters(
+    buf: &mut Buffer,
+    area: Rect,
+    counters: &[CounterSeries],
+    window: (u64, u64),
+    t: &Theme,
+) {
+    if area.width <= LABEL_W + 1 {
         return;
     }
-    let color = t.phase(&e.phase);
-    let running = e.args.contains_key("running");
-    let fill = if running { Style::new().fg(color).bg(t.bg) } else { Style::new().fg(t.bg).bg(color) };
-    let symbol = if running { "▒" } else { " " };
-    for x in a..b {
-        put(buf, x0 + x, y, x0 + w, symbol, fill);
-    }
-    let name = e.phase.as_str();
-    let len = name.chars().count() as u16;
-    if b - a > len {
-        let style = if running { Style::new().fg(t.fg).bg(t.bg) } else { fill.add_modifier(Modifier::BOLD) };
-        put(buf, x0 + a, y, x0 + b, name, style);
+    let x0 = area.x + LABEL_W + 1;
+    let w = area.width - LABEL_W - 1;
+    let span = window.1.saturating_sub(window.0).max(1);
+    for (row, c) in counters.iter().take(usize::from(area.height)).enumerate() {
+        let y = area.y + row as u16;
+        let label = Counter::from_name(&c.name).map_or_else(|| c.name.clone(), Counter::label);
+        let peak = c.peak();
+        let text = format!("{label} {}", bytes(peak));
+        put(
+            buf,
+            area.x,
+            y,
+            area.x + LABEL_W,
+            &format!("{:<w$}", text, w = usize::from(LABEL_W)),
+            Style::new().fg(t.dim).bg(t.bg),
+        );
+        if peak == 0 {
+            continue;
+        }
+        for x in 0..w {
+            let s = window.0 + span * u64::from(x) / u64::from(w);
+            let e = window.0 + span * (u64::from(x) + 1) / u64::from(w);
+            let Some(v) = c.peak_in(s, e) else { continue };
+            if c.samples.first().is_some_and(|f| f.0 > e) {
+                continue;
+            }
+            let level = ((v as f64 / peak as f64) * 7.0).round().clamp(0.0, 7.0) as usize;
+            put(buf, x0 + x, y, x0 + w, &SPARK[level].to_string(), Style::new().fg(t.accent).bg(t.bg));
+        }
     }
 }
 
