@@ -115,8 +115,9 @@ pub(super) fn run(
         Ok::<_, EngineError>((params, info, windows, last))
     };
     // The memory sampler runs beside the whole run and stops with it.
+    let ram = sampler::begin(&sink, spec.backend);
     let result = std::thread::scope(|s| {
-        let sampler = s.spawn(|| sampler::run(&sink, spec.backend, &stop));
+        let sampler = s.spawn(|| sampler::run(&sink, spec.backend, ram, &stop));
         let r = body();
         stop.store(true, Ordering::Relaxed);
         let _ = sampler.join();

@@ -30,11 +30,17 @@ fn sample(sink: &CounterSink, backend: &dyn Backend, ram: u64, force: bool) {
     }
 }
 
-/// Samples into `sink` every [`PERIOD`] until `stop` is set, then once more (forced) so each series reaches
-/// the run's end.
-pub fn run(sink: &CounterSink, backend: &dyn Backend, stop: &AtomicBool) {
+/// The first (forced) sample, taken on the caller's thread before the run starts so that every series begins
+/// before the first phase however late the sampler thread is scheduled; returns the host's memory for [`run`].
+pub fn begin(sink: &CounterSink, backend: &dyn Backend) -> u64 {
     let ram = host::memory_bytes();
     sample(sink, backend, ram, true);
+    ram
+}
+
+/// After [`begin`]: samples into `sink` every [`PERIOD`] until `stop` is set, then once more (forced) so each
+/// series reaches the run's end.
+pub fn run(sink: &CounterSink, backend: &dyn Backend, ram: u64, stop: &AtomicBool) {
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(PERIOD);
         sample(sink, backend, ram, false);

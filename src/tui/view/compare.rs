@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::live::head_style;
+use super::head_style;
 use super::phases::verdict_cell;
 use super::table::{scrolled, wrap};
 use super::timeline::{draw_axis, draw_lanes, Lanes, Marks};

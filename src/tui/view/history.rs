@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::live::head_style;
+use super::head_style;
 use super::{fit, focus_panel};
 use crate::timeline::record::RunRecord;
 use crate::tui::state::{App, Drawn, Panel};

@@ -4,7 +4,7 @@
 //! `e` gives the focused panel everything.
 
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -273,9 +273,4 @@ pub fn draw_log(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     if app.focus == Panel::Log {
         d.page = s.page;
     }
-}
-
-/// Bold header style of tables.
-pub fn head_style(t: &Theme) -> Style {
-    Style::new().fg(t.dim).add_modifier(Modifier::BOLD)
 }

@@ -252,6 +252,11 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(Line::from(spans)).style(base(t)), area);
 }
 
+/// Bold header style of tables.
+pub fn head_style(t: &Theme) -> Style {
+    Style::new().fg(t.dim).add_modifier(Modifier::BOLD)
+}
+
 /// Cuts `s` to `w` characters, ending in `…` when cut.
 pub fn fit(s: &str, w: usize) -> String {
     if s.chars().count() <= w {

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
-use super::live::head_style;
+use super::head_style;
 use super::table::{scrolled, wrap};
 use super::{bytes, fit, focus_panel};
 use crate::engine::compare::{delta_text, NoVerdict, PhaseRow};
