@@ -13,9 +13,13 @@ use crate::groth16::VerifyingKey;
 use crate::timeline::record::RunRecord;
 use crate::vocab::{is_sub_phase, phase_order};
 
-/// `cuzk setup`: prints the params file path as its last line.
-pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
-    let (sample, _) = sample::load(sample_path, &Overrides { seed, ..Overrides::default() })?;
+/// `cuzk setup`: prints the params file path as its last line (`request`: a C1 or PoSt file instead of a sample).
+pub fn setup(sample_path: &Path, request: Option<&Path>, seed: Option<u64>) -> Result<(), CliError> {
+    let o = Overrides { seed, ..Overrides::default() };
+    let (sample, _) = match request {
+        Some(file) => sample::load_request(file, &o)?,
+        None => sample::load(sample_path, &o)?,
+    };
     let progress = LineProgress::new(format!("setup {}:", sample.name));
     let r = Engine::new().load_params(&sample, &|stage, done, total| progress.update(stage, done, total));
     progress.finish();
@@ -27,6 +31,7 @@ pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
         Some(crate::groth16::cache::CacheOutcome::Loaded) => "loaded from cache",
         Some(crate::groth16::cache::CacheOutcome::Built) => "generated",
         Some(crate::groth16::cache::CacheOutcome::Rebuilt { .. }) => "regenerated (cache entry was invalid)",
+        None if info.origin == ParamsOrigin::File => "read from the params file (not generated)",
         None => "in memory",
     };
     eprintln!(

@@ -206,7 +206,7 @@ pub(crate) fn post_partitions<Tree: 'static + MerkleTreeTrait<Hasher = TreeHashe
                     &prover_in,
                     std::slice::from_ref(&partition)
                 )?,
-                "partitioned vanilla proofs failed to verify"
+                "field `vanilla_proofs`: they do not verify against the randomness, prover_id and their comm_r"
             );
             let circuit = circuit_of::<Tree>(&prover_in, &partition, vp, 0)?;
             // verify_winning_post repeats the sector list `vp.sector_count` (66) times.
@@ -270,7 +270,7 @@ pub(crate) fn post_partitions<Tree: 'static + MerkleTreeTrait<Hasher = TreeHashe
                 None => FallbackPoSt::<Tree>::verify_all_partitions(vp, &prover_in, &partition_proofs)?,
                 Some(_) => FallbackPoSt::<Tree>::verify(vp, &prover_in, &partition_proofs[0])?,
             };
-            ensure!(ok, "partitioned vanilla proofs failed to verify");
+            ensure!(ok, "field `vanilla_proofs`: they do not verify against the randomness, prover_id and their comm_r");
             Ok(out)
         }
     }
