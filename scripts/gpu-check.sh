@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
 # gpu-check.sh — on a machine with an NVIDIA GPU: run the GPU tests, then benchmark the GPU against the CPU of
 # the same host and print one table (G1 MSM, NTT, batch_add by size; a whole porep-1m proof by phase).
-# Needs no Rust and no network: only the release binary and the compiled tests/gpu.rs test binary.
+# Needs no Rust and no network: only the release binary and the compiled tests/gpu.rs and tests/filecoin.rs
+# test binaries.
 #
-#   scripts/gpu-check.sh [--quick|--full] [--cuzk PATH] [--tests PATH]
+#   scripts/gpu-check.sh [--quick|--full] [--cuzk PATH] [--tests PATH] [--fil-tests PATH]
 #
 #   --quick   tests (porep-mini proofs skipped) + sizes 2^16 and 2^18 + a 20-proof soak; about 3 minutes
-#   --full    (default) every test + sizes 2^16..2^24 + porep-1m on GPU and CPU + a 100-proof soak; about
-#             10 minutes
+#   --full    (default) every test + sizes 2^16..2^24 + porep-1m on GPU and CPU + a 100-proof soak + the real
+#             2 KiB PoRep C2 (CPU and GPU proofs byte for byte, filecoin-proofs' verify_seal); about 10 minutes
+#             plus the C2's setup
 #   --cuzk    the cuzk binary (default: dev/cuzk, else target/release/cuzk)
 #   --tests   the tests/gpu.rs binary (default: dev/gpu, else the newest dev/gpu-*, else target/release/deps/gpu-*)
+#   --fil-tests  the tests/filecoin.rs binary (default: dev/filecoin, else the newest dev/filecoin-*, else
+#             target/release/deps/filecoin-*)
 #
 # Logs go to $OUT (if set) else dev/gpu-check-out. Kernel and params caches go to $CUZK_CACHE, default
 # ~/.cache/cuzk (or /tmp/cuzk-cache when HOME is unset or read-only, e.g. root without a home).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-mode=full cuzk="" tests=""
+mode=full cuzk="" tests="" fil_tests=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
     --full) mode=full ;;
     --cuzk) cuzk="$2"; shift ;;
     --tests) tests="$2"; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --fil-tests) fil_tests="$2"; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -35,6 +40,8 @@ pick() { for f in "$@"; do [ -n "$f" ] && [ -f "$f" ] && [ -x "$f" ] && { echo "
 [ -n "$cuzk" ] && [ -x "$cuzk" ] || { echo "gpu-check: no cuzk binary (copy target/release/cuzk to dev/ or pass --cuzk)" >&2; exit 2; }
 cuzk=$(readlink -f "$cuzk")
 [ -n "$tests" ] && tests=$(readlink -f "$tests")
+[ -n "$fil_tests" ] || fil_tests=$(pick dev/filecoin $(ls -t dev/filecoin-* target/release/deps/filecoin-* 2>/dev/null | grep -v '\.d$'))
+[ -n "$fil_tests" ] && fil_tests=$(readlink -f "$fil_tests")
 
 out="${OUT:-dev/gpu-check-out}"
 mkdir -p "$out" || exit 2
@@ -62,7 +69,7 @@ fi
 
 log() { echo "$@" | tee -a "$out/summary.txt"; }
 : > "$out/summary.txt"
-log "gpu-check ($mode) $(date -u +%FT%TZ) cuzk=$cuzk tests=${tests:-none} cache=$CUZK_CACHE"
+log "gpu-check ($mode) $(date -u +%FT%TZ) cuzk=$cuzk tests=${tests:-none} fil-tests=${fil_tests:-none} cache=$CUZK_CACHE"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee -a "$out/summary.txt"
 "$cuzk" info --sample samples/porep-tiny.toml > "$out/info.txt" 2>&1
 grep '^backend' "$out/info.txt" | tee -a "$out/summary.txt"
@@ -86,6 +93,38 @@ elif [ -n "$tests" ]; then
   [ $rc -eq 0 ] || status=1
 else
   log "tests: SKIPPED (no tests/gpu.rs binary; pass --tests)"
+fi
+
+# 1b. The real 2 KiB PoRep C2 (full mode, or GPU_CHECK_FIL=1): the fixture's C1 proved on the CPU and on the GPU
+# with one seed must give identical proofs.bin; then tests/filecoin.rs with CUZK_REAL_POREP=1, whose PoRep test
+# has filecoin-proofs' verify_seal accept cuzk's proof (and every other filecoin test). The first prove builds the
+# 2^22 params into $CUZK_CACHE (seed 42), which the test binary then reuses.
+fil_default=1; [ "$mode" = quick ] && fil_default=0
+if [ "${GPU_CHECK_FIL:-$fil_default}" = 0 ]; then
+  log "filecoin: skipped (quick mode or GPU_CHECK_FIL=0)"
+else
+  t0=$(date +%s)
+  for b in cpu gpu; do
+    rm -rf "$out/c2-2kib-$b"
+    timeout 1500 "$cuzk" prove --c1 samples/filecoin/c1-2kib.json --backend "$b" --seed 42 --out "$out/c2-2kib-$b" \
+      > "$out/c2-2kib-$b.txt" 2>&1 || { log "c2-2kib on $b failed: $(tail -1 "$out/c2-2kib-$b.txt")"; status=1; }
+  done
+  if cmp "$out/c2-2kib-cpu/proofs.bin" "$out/c2-2kib-gpu/proofs.bin" >> "$out/summary.txt" 2>&1; then
+    log "c2-2kib: CPU and GPU proofs identical ($(stat -c %s "$out/c2-2kib-gpu/proofs.bin") bytes) in $(( $(date +%s) - t0 )) s"
+  else
+    log "c2-2kib: CPU and GPU proofs DIFFER (or one is missing): see c2-2kib-*.txt"; status=1
+  fi
+  grep -E '^(wall|synthesis|ntt_msm_h|tail_msm|b_g2_msm) ' "$out/c2-2kib-gpu.txt" | sed 's/^/c2-2kib gpu: /' | tee -a "$out/summary.txt"
+  if [ -n "$fil_tests" ]; then
+    t0=$(date +%s)
+    CUZK_REAL_POREP=1 timeout 1500 "$fil_tests" --test-threads=1 --nocapture > "$out/filecoin-tests.txt" 2>&1
+    rc=$?
+    log "filecoin tests: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep '^test result' "$out/filecoin-tests.txt" | tail -1) (log filecoin-tests.txt)"
+    grep -E 'FAILED|panicked|SKIPPED|^child:' "$out/filecoin-tests.txt" | head -40 | tee -a "$out/summary.txt"
+    [ $rc -eq 0 ] || status=1
+  else
+    log "filecoin tests: SKIPPED (no tests/filecoin.rs binary; pass --fil-tests)"; status=1
+  fi
 fi
 
 # 2. Benchmarks: GPU and CPU of this host, median of the repeats.

@@ -541,8 +541,9 @@ fn other_samples_are_not_compared_silently_and_settings_persist() {
     // Light again, and A1 on: both remembered by the next session.
     tui.press("t");
     tui.wait_for(background_is(vt100::Color::Rgb(0xff, 0xff, 0xff)), KEY);
-    tui.press("\x1b");
-    tui.wait_for(background_is(vt100::Color::Rgb(0xff, 0xff, 0xff)), KEY);
+    // F1 (ESC O P): back to Live, where the digit keys flip toggles.
+    tui.press("\x1bOP");
+    tui.wait_for(screen_contains("Toggles"), KEY);
     tui.press("1");
     tui.wait_for(screen_contains("A1 on for the next run"), KEY);
     tui.press("q");

@@ -16,9 +16,13 @@ use crate::timeline::record::PhaseTotals;
 use crate::timeline::record::RunRecord;
 use crate::vocab::{is_setup_phase, is_sub_phase, phase_order};
 
-/// `cuzk setup`: prints the params file path as its last line.
-pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
-    let (sample, _) = sample::load(sample_path, &Overrides { seed, ..Overrides::default() })?;
+/// `cuzk setup`: prints the params file path as its last line (`request`: a C1 or PoSt file instead of a sample).
+pub fn setup(sample_path: &Path, request: Option<&Path>, seed: Option<u64>) -> Result<(), CliError> {
+    let o = Overrides { seed, ..Overrides::default() };
+    let (sample, _) = match request {
+        Some(file) => sample::load_request(file, &o)?,
+        None => sample::load(sample_path, &o)?,
+    };
     let cancel = crate::vocab::CancelToken::new();
     super::interrupt::install(cancel.clone());
     let progress = LineProgress::new(format!("generating params for {}:", sample.name));
@@ -41,6 +45,7 @@ pub fn setup(sample_path: &Path, seed: Option<u64>) -> Result<(), CliError> {
         Some(CacheOutcome::Loaded) => "loaded from cache",
         Some(CacheOutcome::Built) => "generated",
         Some(CacheOutcome::Rebuilt { .. }) => "regenerated (cache entry was invalid)",
+        None if info.origin == ParamsOrigin::File => "read from the params file (not generated)",
         Some(CacheOutcome::NotStored { .. }) | None => "in memory",
     };
     eprintln!(

@@ -200,18 +200,20 @@ pub(crate) fn post_partitions<Tree: 'static + MerkleTreeTrait<Hasher = TreeHashe
             ensure!(sectors.len() == proof.challenge_count(), "invalid number of Winning PoSt challenges");
             let partition = fallback::Proof { sectors };
             let prover_in = pub_in(pub_sectors.clone(), None);
+            // verify_winning_post repeats the sector list `vp.sector_count` (66) times; checked against the
+            // prover's one-sector list, only the first of the 66 inclusion proofs would be read.
+            let verifier_in =
+                pub_in((0..vp.sector_count).flat_map(|_| pub_sectors.iter().cloned()).collect(), None);
             ensure!(
                 FallbackPoSt::<Tree>::verify_all_partitions(
                     vp,
-                    &prover_in,
+                    &verifier_in,
                     std::slice::from_ref(&partition)
                 )?,
-                "partitioned vanilla proofs failed to verify"
+                "field `vanilla_proofs`: they do not verify against the randomness, prover_id and their comm_r"
             );
             let circuit = circuit_of::<Tree>(&prover_in, &partition, vp, 0)?;
-            // verify_winning_post repeats the sector list `vp.sector_count` (66) times.
-            let verifier_sectors = (0..vp.sector_count).flat_map(|_| pub_sectors.iter().cloned()).collect();
-            let public_inputs = inputs_of::<Tree>(&pub_in(verifier_sectors, None), vp, 0)?;
+            let public_inputs = inputs_of::<Tree>(&verifier_in, vp, 0)?;
             Ok(vec![PostPartition { circuit, public_inputs }])
         }
         PoStType::Window => {
@@ -270,7 +272,7 @@ pub(crate) fn post_partitions<Tree: 'static + MerkleTreeTrait<Hasher = TreeHashe
                 None => FallbackPoSt::<Tree>::verify_all_partitions(vp, &prover_in, &partition_proofs)?,
                 Some(_) => FallbackPoSt::<Tree>::verify(vp, &prover_in, &partition_proofs[0])?,
             };
-            ensure!(ok, "partitioned vanilla proofs failed to verify");
+            ensure!(ok, "field `vanilla_proofs`: they do not verify against the randomness, prover_id and their comm_r");
             Ok(out)
         }
     }
