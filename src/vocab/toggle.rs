@@ -78,6 +78,8 @@ toggles! {
         help "B1: page-lock a/b/c (cuMemHostRegister) before their upload.";
     D4 = "d4", short "D4 windows", default true, applies Applies::All, ablate true,
         help "D4: each tail MSM picks its window from its own size.";
+    Pce = "pce", short "pce", default false, applies Applies::All, ablate true,
+        help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
     Pipeline = "pipeline", short "pipeline", default true, applies Applies::All, ablate true,
         help "Synthesize the next call while this one proves.";
     SrsResident = "srs_resident", short "srs resident", default true, applies Applies::DeviceOnly,
@@ -317,6 +319,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
+        assert!(Toggle::ALL.len() <= 9, "the console flips toggles with keys 1..9");
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
             assert_eq!(Toggle::from_id(t.id()), Some(*t));
@@ -337,6 +340,10 @@ mod tests {
         assert_eq!(back, t);
         let partial: Toggles = serde_json::from_str(r#"{"d4": false}"#).unwrap_or_default();
         assert!(!partial.on(Toggle::D4) && partial.on(Toggle::A4));
+        // A record written before `pce` existed loads with pce off.
+        let old = r#"{"a1":false,"a2":false,"a4":true,"b1":false,"d4":true,"pipeline":true,"srs_resident":true,"verify":true,"batch":1}"#;
+        let old: Toggles = serde_json::from_str(old).unwrap_or_default();
+        assert!(!old.on(Toggle::Pce) && old.on(Toggle::A4) && old.on(Toggle::Verify));
         let bad = serde_json::from_str::<Toggles>(r#"{"zz": true}"#).map(|_| ()).unwrap_err().to_string();
         assert!(bad.contains("unknown field `zz`"), "{bad}");
     }

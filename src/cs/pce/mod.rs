@@ -205,6 +205,17 @@ impl Pce {
     /// another thread while the witness is synthesized (a fresh 32 B/row buffer costs about as much in page
     /// faults as the SpMV that fills it; docs/PERF.md).
     pub fn synthesize<C: Circuit + ?Sized>(&self, circuit: &C) -> Result<ProvingAssignment, PceError> {
+        self.synthesize_marked(circuit, || ())
+    }
+
+    /// [`Pce::synthesize`], calling `mark` once the witness is checked and keeping what it returns until the
+    /// SpMV ends: the engine opens its `spmv` span there, so the timeline shows the SpMV apart from the
+    /// witness-only synthesis around it.
+    pub fn synthesize_marked<C: Circuit + ?Sized, G>(
+        &self,
+        circuit: &C,
+        mark: impl FnOnce() -> G,
+    ) -> Result<ProvingAssignment, PceError> {
         let rows = self.shape.rows();
         let (w, bufs) = rayon::join(
             || WitnessOnly::synthesize(circuit, Some(self.shape)),
@@ -212,6 +223,7 @@ impl Pce {
         );
         let w = w?;
         self.check_witness(&w)?;
+        let _mark = mark();
         self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, Some(bufs))
     }
 
