@@ -78,14 +78,14 @@ toggles! {
         help "B1: page-lock a/b/c (cuMemHostRegister) before their upload.";
     D4 = "d4", short "D4 windows", default true, applies Applies::All, ablate true,
         help "D4: each tail MSM picks its window from its own size.";
-    Pce = "pce", short "pce", default false, applies Applies::All, ablate true,
-        help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
     Pipeline = "pipeline", short "pipeline", default true, applies Applies::All, ablate true,
         help "Synthesize the next call while this one proves.";
     SrsResident = "srs_resident", short "srs resident", default true, applies Applies::DeviceOnly,
         ablate false, help "Keep the SRS bases on the device across calls.";
     Verify = "verify", short "verify", default true, applies Applies::All, ablate false,
         help "Pairing-check every proof after proving.";
+    Pce = "pce", short "pce", default false, applies Applies::All, ablate true,
+        help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
 }
 
 impl Toggle {
