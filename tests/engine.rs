@@ -298,7 +298,7 @@ fn cli_compare_export_and_errors() {
     // A run of another circuit shape (porep-mini against porep-tiny): one line says so, no Δ, no verdicts.
     let store = RunStore::open(Some(&home)).expect("store");
     let mut other = store.resolve("last").expect("last run");
-    other.id = format!("{}-mini", other.id);
+    other.id = format!("{}ee", other.id); // still a run id (YYYYMMDD-HHMMSS-hex, ≤ 31 bytes), another one
     other.sample.name = "porep-mini".into();
     other.sample.constraints = 219_498;
     store.save(&other).expect("save");
