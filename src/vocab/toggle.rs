@@ -365,6 +365,10 @@ mod tests {
         let mut t = Toggles::default();
         t.apply_set("a1=on,verify=off,batch=2").unwrap_or_default();
         assert_eq!(t.changed(), "a1=on verify=off batch=2");
+        t.apply_set("pce").unwrap_or_default();
+        assert_eq!(t.changed(), "a1=on verify=off pce=on batch=2");
+        assert!(t.compact().contains(" pce batch=2"), "{}", t.compact());
+        assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && cpu.contains(&Toggle::A1));
         assert!(Toggle::ablated_on(true).any(|t| t == Toggle::B1));

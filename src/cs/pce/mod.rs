@@ -28,6 +28,10 @@
 //! 2. later circuits: `pce.synthesize(&circuit)?` (witness-only synthesis, then the SpMV on the current
 //!    rayon pool); a loaded record: `Pce::from_bytes_expecting(&bytes, shape, digest)?`, and on any error
 //!    delete the file and record again.
+//!
+//! The engine does exactly this behind the `pce` toggle: `groth16::prover::synthesize_with` with the
+//! shape's `PceSlot` (spans `pce_record` and `spmv`), the slot kept by the engine's memo and stored under
+//! `<cache root>/pce/`.
 
 mod fr;
 mod record;
