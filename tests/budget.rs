@@ -153,3 +153,33 @@ fn peak_rss_of_a_real_run_stays_under_its_estimate() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn pce_record_is_counted_and_bounds_real_records() {
+    // The bound holds for real records of every circuit kind (their own heap bytes, measured).
+    let chain = sample("name = \"c\"\n[circuit]\nkind = \"sha256-chain\"\ncompressions = 1\n");
+    let pm = sample("name = \"m\"\n[circuit]\nkind = \"poseidon-merkle\"\nheight = 3\npaths = 2\n");
+    for s in [porep(2), chain, pm] {
+        let c = s.sector_circuits(0).swap_remove(0);
+        let (pce, _) = cuzk::cs::Pce::record(&c).expect("record");
+        let fp = budget::footprint(&s);
+        assert!(
+            pce.heap_bytes() as u64 <= fp.pce_bytes(),
+            "{}: record {} B > estimate {} B",
+            s.name,
+            pce.heap_bytes(),
+            fp.pce_bytes()
+        );
+        assert!(pce.bytes_per_constraint() <= budget::PCE_BYTES_PER_CONSTRAINT as f64);
+    }
+    // With pce on the proving estimate has a `pce record` part of that size, and is larger by exactly it.
+    let s = porep(2);
+    let part = |set: &str| {
+        let plan = budget::plan_run(&shape(&s, set, u64::MAX), &limit(1 << 40)).expect("fits");
+        (plan.estimate.parts.iter().find(|(k, _)| k == "pce record").map(|(_, b)| *b), plan.estimate.total())
+    };
+    let ((on, total_on), (off, total_off)) = (part("pce=on"), part("pce=off"));
+    assert_eq!(on, Some(budget::footprint(&s).pce_bytes()));
+    assert_eq!(off, None);
+    assert_eq!(total_on - total_off, budget::footprint(&s).pce_bytes());
+}

@@ -442,7 +442,7 @@ fn ablate_and_timing_log() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("ablate json");
     let flipped: Vec<&str> = Toggle::ablated_on(false).map(Toggle::id).collect();
-    assert_eq!(flipped, ["a1", "a2", "a4", "d4", "pipeline"], "b1 is not flipped on the CPU");
+    assert_eq!(flipped, ["a1", "a2", "a4", "d4", "pipeline", "pce"], "b1 is not flipped on the CPU");
     assert!(v["toggles"]["b1"].is_null(), "{v}");
     for t in flipped {
         // One round: Δ is shown, but no verdict below 3 repeats a side.
@@ -451,7 +451,7 @@ fn ablate_and_timing_log() {
         assert_eq!(wall["no_verdict"], "n=1", "{t}: {v}");
     }
     let store = RunStore::open(Some(&home)).expect("store");
-    assert_eq!(store.list().0.len(), 6, "baseline + 5 flipped runs saved");
+    assert_eq!(store.list().0.len(), 7, "baseline + 6 flipped runs saved");
     let o =
         cuzk(&home, &["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--timing-log"]);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -9,7 +9,9 @@ use cuzk::backend::api::{Backend, Bases};
 use cuzk::backend::cpu::backend::CpuBackend;
 use cuzk::circuits::{Sample, SampleCircuit};
 use cuzk::cs::{Density, ProvingAssignment, ShapeCounter};
-use cuzk::groth16::prover::{prove_assignments, synthesize, AuxBases, CallSpec, Prep};
+use cuzk::groth16::prover::{
+    prove_assignments, synthesize, synthesize_with, AuxBases, CallSpec, PceSlot, Prep,
+};
 use cuzk::groth16::setup::generate;
 use cuzk::groth16::verify::{verify_batch, verify_proof, PreparedVerifyingKey};
 use cuzk::groth16::{Parameters, Proof};
@@ -35,8 +37,19 @@ fn setup_for(s: &Sample) -> (Arc<Parameters>, Vec<SampleCircuit>) {
 }
 
 fn prove(params: &Parameters, circuits: &[SampleCircuit], t: &Toggles, seed: u64) -> Vec<Proof> {
+    prove_pce(params, circuits, t, seed, None)
+}
+
+/// [`prove`] with a PCE slot (used when `t` has `pce` on).
+fn prove_pce(
+    params: &Parameters,
+    circuits: &[SampleCircuit],
+    t: &Toggles,
+    seed: u64,
+    slot: Option<&PceSlot>,
+) -> Vec<Proof> {
     let hint = Some(ShapeCounter::count(&circuits[0]).expect("count"));
-    let asgs = synthesize(&Probe::silent(), circuits, t, hint, 0).expect("synthesis");
+    let asgs = synthesize_with(&Probe::silent(), circuits, t, hint, 0, slot).expect("synthesis");
     let call = CallSpec { params, toggles: t, seed, first: 0 };
     prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -105,15 +118,26 @@ fn every_toggle_combination_gives_identical_proofs() {
     let pvk = PreparedVerifyingKey::new(&params.vk);
     assert!(verify_batch(&pvk, &base, &inputs(&circuits)).unwrap().iter().all(|ok| *ok));
     let base_bytes: Vec<_> = base.iter().map(Proof::to_bytes).collect();
+    // `pce` is flipped against half of the 32 combinations (on where the mask has an odd popcount, so every
+    // other toggle is seen both with and without it) rather than doubling the loop; one slot serves every
+    // combination, so its record (made on first use) is reused.
+    let (shape, digest) = ShapeCounter::count_with_digest(&circuits[0]).expect("count");
+    let slot = PceSlot::new(shape, digest);
+    let mut with_pce = 0;
     for mask in 0u32..32 {
         let mut t = Toggles::default();
         for (bit, tog) in [Toggle::A1, Toggle::A2, Toggle::A4, Toggle::B1, Toggle::D4].into_iter().enumerate()
         {
             t.set(tog, mask & (1 << bit) != 0);
         }
-        let got: Vec<_> = prove(&params, &circuits, &t, 77).iter().map(Proof::to_bytes).collect();
+        t.set(Toggle::Pce, mask.count_ones() % 2 == 1);
+        with_pce += usize::from(t.on(Toggle::Pce));
+        let got: Vec<_> =
+            prove_pce(&params, &circuits, &t, 77, Some(&slot)).iter().map(Proof::to_bytes).collect();
         assert_eq!(got, base_bytes, "toggles {} changed the proofs", t.compact());
     }
+    assert_eq!(with_pce, 16);
+    assert!(slot.get().is_some_and(|p| p.matches(shape, digest)), "pce runs recorded the shape");
     // A different seed changes the randomizers, hence the proofs.
     let other: Vec<_> =
         prove(&params, &circuits, &Toggles::default(), 78).iter().map(Proof::to_bytes).collect();

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::CliError;
 use crate::circuits::Sample;
-use crate::cs::{ProvingAssignment, Shape, VecStore};
+use crate::cs::{Pce, ProvingAssignment, Shape, VecStore};
 use crate::engine::budget;
 
 /// The 32 GiB PoRep partition (storage-proofs 19.1, counted): constraints including the 328 input constraints.
@@ -59,6 +59,12 @@ pub struct ShapeInfo {
     pub synthesis_ms: f64,
     /// Its throughput in constraints per second per thread.
     pub constraints_per_sec: f64,
+    /// Heap bytes of the circuit's PCE record (toggle `pce`), measured by recording circuit 0.
+    pub pce_bytes: usize,
+    /// Those bytes per constraint (the figure `--mem-budget` estimates are bounded by).
+    pub pce_bytes_per_constraint: f64,
+    /// Time to record it in milliseconds (one thread; paid once per shape per process with `pce` on).
+    pub pce_record_ms: f64,
     /// What `--backend auto` would pick here and why (GPU name, arch, memory, NVRTC version, or the reason
     /// there is no usable GPU).
     pub gpu: crate::backend::gpu::discover::Discovery,
@@ -77,7 +83,10 @@ pub fn memory_estimate(sample: &Sample) -> budget::Estimate {
     let fp = budget::footprint(sample);
     budget::Estimate {
         what: format!("{}: info (synthesis of one circuit)", sample.name),
-        parts: vec![("synthesis".into(), fp.assignment_bytes().saturating_mul(2))],
+        parts: vec![
+            ("synthesis".into(), fp.assignment_bytes().saturating_mul(2)),
+            ("pce record".into(), fp.pce_bytes()),
+        ],
         knob: budget::knob_advice(sample),
     }
 }
@@ -103,6 +112,16 @@ pub fn shape_info(sample: &Sample) -> Result<ShapeInfo, CliError> {
         inputs: asg.input_assignment.len(),
         aux,
     };
+    let densities = (
+        pct(asg.a_aux_density.popcount(), aux),
+        pct(asg.b_aux_density.popcount(), aux),
+        pct(asg.b_input_density.popcount(), shape.inputs),
+    );
+    drop(asg);
+    let t = Instant::now();
+    let (pce, _) = Pce::record(&circuits[0])
+        .map_err(|e| CliError::Msg(format!("{}: circuit 0: PCE record: {e}", sample.path.display())))?;
+    let pce_record_ms = t.elapsed().as_secs_f64() * 1e3;
     Ok(ShapeInfo {
         sample: sample.name.clone(),
         circuits_per_sector: sample.partitions,
@@ -111,9 +130,9 @@ pub fn shape_info(sample: &Sample) -> Result<ShapeInfo, CliError> {
         public_inputs: shape.inputs,
         aux,
         domain: shape.domain(),
-        a_aux_density_pct: pct(asg.a_aux_density.popcount(), aux),
-        b_aux_density_pct: pct(asg.b_aux_density.popcount(), aux),
-        b_input_density_pct: pct(asg.b_input_density.popcount(), shape.inputs),
+        a_aux_density_pct: densities.0,
+        b_aux_density_pct: densities.1,
+        b_input_density_pct: densities.2,
         aux_zero_pct: pct(zeros, aux),
         aux_one_pct: pct(ones, aux),
         aux_other_pct: pct(aux - zeros - ones, aux),
@@ -121,6 +140,9 @@ pub fn shape_info(sample: &Sample) -> Result<ShapeInfo, CliError> {
         aux_bytes: aux * 32,
         synthesis_ms: secs * 1e3,
         constraints_per_sec: shape.rows() as f64 / secs.max(1e-9),
+        pce_bytes: pce.heap_bytes(),
+        pce_bytes_per_constraint: pce.bytes_per_constraint(),
+        pce_record_ms,
         gpu: crate::backend::gpu::discover::discovery().clone(),
     })
 }
@@ -176,6 +198,12 @@ pub fn render(i: &ShapeInfo) -> String {
         "synthesis        {:>13.1} ms   ({:.2} M constraints/s, one thread)\n",
         i.synthesis_ms,
         i.constraints_per_sec / 1e6
+    ));
+    out.push_str(&format!(
+        "pce record       {:>13} ({:.1} B/constraint, recorded in {:.1} ms, one thread)\n",
+        bytes(i.pce_bytes),
+        i.pce_bytes_per_constraint,
+        i.pce_record_ms
     ));
     let pick = if i.gpu.usable() { "gpu" } else { "cpu" };
     out.push_str(&format!("backend auto     → {pick}: {}\n", i.gpu.summary()));

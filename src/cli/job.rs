@@ -155,9 +155,13 @@ impl Session {
     }
 }
 
-/// Prints the params cache's warning (an entry rebuilt) of a run, if any.
+/// Prints the params cache's warning (an entry rebuilt) and the run's other warnings (a PCE record rebuilt),
+/// one line each.
 pub fn warn_params(r: &RunResult) {
     if let Some(w) = r.params_info.outcome.as_ref().and_then(|o| o.warning()) {
+        eprintln!("warning: {w}");
+    }
+    for w in &r.warnings {
         eprintln!("warning: {w}");
     }
 }

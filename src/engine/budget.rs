@@ -46,6 +46,11 @@ pub fn fixed_base_table_bytes(n: u64, point: u64) -> u64 {
     mul(mul(256u64.div_ceil(c) + 1, 1 << (c - 1)), point)
 }
 
+/// Upper bound of a PCE record's heap bytes per constraint (exact record, every C row stored), for estimates
+/// made before any recording: measured (`cuzk info`, docs/PERF.md) 49.1 for sha256-chain and porep-1m, 79.1
+/// for poseidon-merkle, 88.4 for porep-tiny (its Poseidon rounds are dense); 96 covers them all.
+pub const PCE_BYTES_PER_CONSTRAINT: u64 = 96;
+
 /// A circuit's size as memory sees it: its shape and how many variables its A and B queries use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Footprint {
@@ -76,6 +81,12 @@ impl Footprint {
     /// The evaluation domain (power of two ≥ rows; saturates instead of overflowing).
     pub fn domain(&self) -> u64 {
         self.rows().checked_next_power_of_two().unwrap_or(u64::MAX)
+    }
+
+    /// The PCE record of this shape (toggle `pce`), held by the engine for as long as it lives: at most
+    /// [`PCE_BYTES_PER_CONSTRAINT`] per constraint.
+    pub fn pce_bytes(&self) -> u64 {
+        mul(PCE_BYTES_PER_CONSTRAINT, self.shape.constraints as u64)
     }
 
     /// One synthesized circuit until it is proved: a, b, c per row and the assignments, 32 bytes each.
@@ -474,6 +485,9 @@ pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
     let estimate = |flight: u64| {
         let calls_part = mul(flight, call_peak);
         let mut parts = vec![("params".to_string(), params)];
+        if t.on(Toggle::Pce) {
+            parts.push(("pce record".to_string(), fp.pce_bytes()));
+        }
         // Setup runs before any call is synthesized: the peak is the larger of the two phases.
         if setup > calls_part.saturating_add(prove_extra) {
             parts.push(("setup".to_string(), setup));

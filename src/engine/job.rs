@@ -10,7 +10,9 @@ use super::EngineError;
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape};
-use crate::groth16::prover::{check_inputs, prove_assignments, synthesize, CallSpec, ProveError};
+use crate::groth16::prover::{
+    check_inputs, prove_assignments, synthesize_with, CallSpec, PceSlot, ProveError,
+};
 use crate::groth16::verify::{verify_batch, PreparedVerifyingKey};
 use crate::groth16::{Parameters, Proof};
 use crate::vocab::{Phase, Probe, Site, Toggle, Toggles};
@@ -29,6 +31,8 @@ pub struct JobSpec<'a> {
     pub shape: Shape,
     /// Bytes the pipeline may hold in synthesized-but-unproved batches.
     pub mem_budget: u64,
+    /// The PCE record slot of the circuit's shape (used when the `pce` toggle is on).
+    pub pce: Option<&'a PceSlot>,
 }
 
 /// What one repeat produced.
@@ -64,7 +68,7 @@ fn synthesize_call(
     let first = sectors.start * s.circuits_per_sector();
     let circuits: Vec<_> = sectors.flat_map(|sec| s.sector_circuits(sec)).collect();
     let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
-    let asgs = synthesize(probe, &circuits, &spec.toggles, Some(spec.shape), first)?;
+    let asgs = synthesize_with(probe, &circuits, &spec.toggles, Some(spec.shape), first, spec.pce)?;
     check_inputs(&asgs, &inputs, first)?;
     Ok(Call { first, inputs, asgs })
 }

@@ -10,6 +10,7 @@ pub mod floor;
 pub mod host;
 mod job;
 mod params;
+mod pce;
 mod run;
 pub mod sample;
 mod sampler;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 
 pub use job::{bytes_per_circuit, run_job, JobOutput, JobSpec};
 pub use params::{params_file, params_key, ParamsInfo, ParamsOrigin, FIL_PARAMS_ENV};
+pub use pce::pce_file;
 pub use run::{RunCtl, RunResult, RunSpec};
 
 use crate::circuits::Sample;
@@ -82,12 +84,13 @@ pub fn default_mem_budget() -> u64 {
     }
 }
 
-/// One engine: the params and shapes it has loaded, reused by every run it makes. Several engines may run at
-/// once in one process; each run carries its own capture and cancel token.
+/// One engine: the params, shapes and PCE records it has loaded, reused by every run it makes. Several
+/// engines may run at once in one process; each run carries its own capture and cancel token.
 #[derive(Default)]
 pub struct Engine {
     params: params::ParamsMemo,
     footprints: budget::FootprintMemo,
+    pce: pce::PceMemo,
 }
 
 impl Engine {
@@ -95,11 +98,18 @@ impl Engine {
     /// caches (params, compiled kernels): a `kill -9` mid-write leaves them for the next start to clear.
     pub fn new() -> Engine {
         if let Some(root) = crate::util::dirs::cache_root() {
-            for dir in ["params", "kernels"] {
+            for dir in ["params", "kernels", "pce"] {
                 crate::util::stale::sweep(&root.join(dir), None);
             }
         }
-        Engine::default()
+        let pce_dir = crate::util::dirs::cache_root().map(|r| r.join("pce"));
+        Engine { pce: pce::PceMemo::new(pce_dir), ..Engine::default() }
+    }
+
+    /// The same engine storing its PCE records in `dir` instead of `<cache root>/pce` (`None`: in memory
+    /// only, recorded again by every process).
+    pub fn with_pce_dir(self, dir: Option<std::path::PathBuf>) -> Engine {
+        Engine { pce: pce::PceMemo::new(dir), ..self }
     }
 
     /// Params for `sample` (from memory, the on-disk cache, or a seeded setup reporting to `progress` and
@@ -135,7 +145,7 @@ impl Engine {
     pub fn run(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, EngineError> {
         let plan = self.plan(spec)?;
         let fp = self.footprints.get(spec.sample);
-        run::run(&self.params, spec, ctl, &plan, &fp)
+        run::run(&self.params, &self.pce, spec, ctl, &plan, &fp)
     }
 
     /// How `spec` would run here: its memory estimate and pipeline depth, or why it cannot.

@@ -9,6 +9,7 @@ use super::budget::{Footprint, Plan};
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
 use super::params::{ParamsInfo, ParamsMemo};
+use super::pce::PceMemo;
 use super::{events, sampler, EngineError};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
@@ -69,12 +70,16 @@ pub struct RunResult {
     /// What the engine changed from the request and why (one line each), e.g. the pipeline turned off
     /// because `--mem-budget` holds fewer than two calls; the record holds what actually ran.
     pub notes: Vec<String>,
+    /// Warnings of the run, one line each: a PCE record on disk that was corrupt or of another circuit and
+    /// was rebuilt, or could not be stored.
+    pub warnings: Vec<String>,
 }
 
 /// Runs `repeats` repeats of the job, capturing every phase (params loading included), within `plan` (the
 /// pipeline's depth and whether it runs).
 pub(super) fn run(
     memo: &ParamsMemo,
+    pce: &PceMemo,
     spec: &RunSpec,
     ctl: &RunCtl,
     plan: &Plan,
@@ -93,11 +98,13 @@ pub(super) fn run(
     let (sink, stop) = (capture.counter_sink(), AtomicBool::new(false));
     let body = || {
         let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe)?;
+        let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(info.shape, info.digest));
         let mut windows = Vec::new();
         let mut last = JobOutput::default();
+        let mut warnings = Vec::new();
         for _ in 0..spec.repeats.max(1) {
             let t0 = Instant::now();
-            last = run_job(
+            let last_out = run_job(
                 &JobSpec {
                     sample: spec.sample,
                     toggles: spec.toggles,
@@ -105,14 +112,16 @@ pub(super) fn run(
                     params: params.clone(),
                     shape: info.shape,
                     mem_budget: spec.mem_budget,
+                    pce: slot.as_deref(),
                 },
                 &probe,
-            )
-            .map_err(|e| name_params(e, &info.path))?;
+            );
+            warnings.extend(slot.iter().flat_map(|s| s.take_warnings()));
+            last = last_out.map_err(|e| name_params(e, &info.path))?;
             let start = t0.duration_since(origin).as_micros() as u64;
             windows.push((start, start + t0.elapsed().as_micros() as u64));
         }
-        Ok::<_, EngineError>((params, info, windows, last))
+        Ok::<_, EngineError>((params, info, windows, last, warnings))
     };
     // The memory sampler runs beside the whole run and stops with it.
     let ram = sampler::begin(&sink, spec.backend);
@@ -126,7 +135,7 @@ pub(super) fn run(
     let wall_us = origin.elapsed().as_micros() as u64;
     let counters = capture.counters();
     let (events, dropped) = capture.finish();
-    let (params, params_info, windows, last) = result?;
+    let (params, params_info, windows, last, warnings) = result?;
     let s = spec.sample;
     let per_call = (spec.toggles.batch.max(1) * s.circuits_per_sector()) as u64;
     let record = RunRecord {
@@ -167,7 +176,7 @@ pub(super) fn run(
         counters,
         version: env!("CARGO_PKG_VERSION").into(),
     };
-    Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect() })
+    Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect(), warnings })
 }
 
 /// A circuit that does not fit its params names the params file (the cache checks counts and seed, so this

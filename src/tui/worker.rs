@@ -146,10 +146,13 @@ impl Reporter {
         }
     }
 
-    /// The params cache's warning of a run (an entry rebuilt), if any.
+    /// The params cache's warning of a run (an entry rebuilt) and its other warnings (a PCE record rebuilt).
     fn warn_params(&self, r: &RunResult) {
         if let Some(w) = r.params_info.outcome.as_ref().and_then(|o| o.warning()) {
             self.send(Msg::Log(Level::Warn, w.to_string()));
+        }
+        for w in &r.warnings {
+            self.send(Msg::Log(Level::Warn, w.clone()));
         }
     }
 

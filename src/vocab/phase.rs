@@ -76,6 +76,12 @@ phases! {
     Synthesis = "synthesis",
         parent None, lane LaneKind::Slot, color "#4e79a7",
         help "Run a circuit into a proving assignment (one instance per circuit).";
+    PceRecord = "pce_record",
+        parent Some(Phase::Synthesis), lane LaneKind::Slot, color "#2c5d8a",
+        help "Record the shape's A, B, C as a PCE matrix (pce: first circuit of a shape, inside `synthesis`).";
+    Spmv = "spmv",
+        parent Some(Phase::Synthesis), lane LaneKind::Slot, color "#86bcb6",
+        help "Witness-only synthesis + sparse matrix-vector product from the PCE record (pce, inside `synthesis`).";
     PinAbc = "pin_abc",
         parent None, lane LaneKind::Own, color "#9c755f",
         help "Page-lock a/b/c before their upload (B1, devices only).";

@@ -84,6 +84,8 @@ toggles! {
         ablate false, help "Keep the SRS bases on the device across calls.";
     Verify = "verify", short "verify", default true, applies Applies::All, ablate false,
         help "Pairing-check every proof after proving.";
+    Pce = "pce", short "pce", default false, applies Applies::All, ablate true,
+        help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
 }
 
 impl Toggle {
@@ -317,6 +319,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
+        assert!(Toggle::ALL.len() <= 9, "the console flips toggles with keys 1..9");
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
             assert_eq!(Toggle::from_id(t.id()), Some(*t));
@@ -337,6 +340,10 @@ mod tests {
         assert_eq!(back, t);
         let partial: Toggles = serde_json::from_str(r#"{"d4": false}"#).unwrap_or_default();
         assert!(!partial.on(Toggle::D4) && partial.on(Toggle::A4));
+        // A record written before `pce` existed loads with pce off.
+        let old = r#"{"a1":false,"a2":false,"a4":true,"b1":false,"d4":true,"pipeline":true,"srs_resident":true,"verify":true,"batch":1}"#;
+        let old: Toggles = serde_json::from_str(old).unwrap_or_default();
+        assert!(!old.on(Toggle::Pce) && old.on(Toggle::A4) && old.on(Toggle::Verify));
         let bad = serde_json::from_str::<Toggles>(r#"{"zz": true}"#).map(|_| ()).unwrap_err().to_string();
         assert!(bad.contains("unknown field `zz`"), "{bad}");
     }
@@ -358,6 +365,10 @@ mod tests {
         let mut t = Toggles::default();
         t.apply_set("a1=on,verify=off,batch=2").unwrap_or_default();
         assert_eq!(t.changed(), "a1=on verify=off batch=2");
+        t.apply_set("pce").unwrap_or_default();
+        assert_eq!(t.changed(), "a1=on verify=off pce=on batch=2");
+        assert!(t.compact().contains(" pce batch=2"), "{}", t.compact());
+        assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && cpu.contains(&Toggle::A1));
         assert!(Toggle::ablated_on(true).any(|t| t == Toggle::B1));

@@ -28,6 +28,10 @@
 //! 2. later circuits: `pce.synthesize(&circuit)?` (witness-only synthesis, then the SpMV on the current
 //!    rayon pool); a loaded record: `Pce::from_bytes_expecting(&bytes, shape, digest)?`, and on any error
 //!    delete the file and record again.
+//!
+//! The engine does exactly this behind the `pce` toggle: `groth16::prover::synthesize_with` with the
+//! shape's `PceSlot` (spans `pce_record` and `spmv`), the slot kept by the engine's memo and stored under
+//! `<cache root>/pce/`.
 
 mod fr;
 mod record;
@@ -205,6 +209,17 @@ impl Pce {
     /// another thread while the witness is synthesized (a fresh 32 B/row buffer costs about as much in page
     /// faults as the SpMV that fills it; docs/PERF.md).
     pub fn synthesize<C: Circuit + ?Sized>(&self, circuit: &C) -> Result<ProvingAssignment, PceError> {
+        self.synthesize_marked(circuit, || ())
+    }
+
+    /// [`Pce::synthesize`], calling `mark` once the witness is checked and keeping what it returns until the
+    /// SpMV ends: the engine opens its `spmv` span there, so the timeline shows the SpMV apart from the
+    /// witness-only synthesis around it.
+    pub fn synthesize_marked<C: Circuit + ?Sized, G>(
+        &self,
+        circuit: &C,
+        mark: impl FnOnce() -> G,
+    ) -> Result<ProvingAssignment, PceError> {
         let rows = self.shape.rows();
         let (w, bufs) = rayon::join(
             || WitnessOnly::synthesize(circuit, Some(self.shape)),
@@ -212,6 +227,7 @@ impl Pce {
         );
         let w = w?;
         self.check_witness(&w)?;
+        let _mark = mark();
         self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, Some(bufs))
     }
 

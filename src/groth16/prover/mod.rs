@@ -10,8 +10,10 @@
 
 mod assemble;
 mod prep;
+mod synth;
 
 pub use prep::{AuxBases, Prep, QueryPlan};
+pub use synth::{synthesize, synthesize_with, PceSlot};
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -26,7 +28,7 @@ use rayon::prelude::*;
 use super::keys::Parameters;
 use super::proof::Proof;
 use crate::backend::api::{Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
-use crate::cs::{Circuit, ProvingAssignment, Shape, SmallStore, SynthesisError, VecStore};
+use crate::cs::{ProvingAssignment, SynthesisError};
 use crate::vocab::{Cancelled, Phase, Probe, Site, Toggle, Toggles};
 
 /// Why a batch could not be proved.
@@ -55,6 +57,14 @@ pub enum ProveError {
     /// A cancel was requested; the batch stopped after its current phase.
     #[error("cancelled")]
     Cancelled,
+    /// A circuit could not be synthesized from its shape's PCE record (`pce` on).
+    #[error("circuit {circuit}: {source}")]
+    Pce {
+        /// Job-wide index of the circuit.
+        circuit: usize,
+        /// Its error.
+        source: crate::cs::PceError,
+    },
     /// A circuit could not synthesize.
     #[error("circuit {circuit}: {source}")]
     Synthesis {
@@ -86,31 +96,6 @@ pub fn randomizers(seed: u64, circuit: u64) -> (Scalar, Scalar) {
     let mut rng =
         ChaCha20Rng::seed_from_u64(seed ^ circuit.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17));
     (Scalar::random(&mut rng), Scalar::random(&mut rng))
-}
-
-/// `synthesis`: every circuit into a `ProvingAssignment`, in parallel, one span per circuit. A1 picks the
-/// term store once here; A2 passes the shape as a capacity hint. `first` is the job-wide index of circuit 0.
-pub fn synthesize<C: Circuit>(
-    probe: &Probe,
-    circuits: &[C],
-    toggles: &Toggles,
-    hint: Option<Shape>,
-    first: usize,
-) -> Result<Vec<ProvingAssignment>, ProveError> {
-    let hint = if toggles.on(Toggle::A2) { hint } else { None };
-    circuits
-        .par_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let _span = probe.open(Site::new(Phase::Synthesis).circuit(first + i).slot(i));
-            let r = if toggles.on(Toggle::A1) {
-                ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
-            } else {
-                ProvingAssignment::synthesize::<VecStore, _>(c, hint)
-            };
-            r.map_err(|source| ProveError::Synthesis { circuit: first + i, source })
-        })
-        .collect()
 }
 
 /// Checks that each assignment's public inputs (after the constant one) are `expected[i]`, the inputs a

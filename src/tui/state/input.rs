@@ -242,7 +242,7 @@ impl App {
     fn live_key(&mut self, key: Key) {
         let (_, total) = self.timeline_events();
         match key {
-            Key::Char(c @ '1'..='8') => self.flip(usize::from(c as u8 - b'1')),
+            Key::Char(c @ '1'..='9') => self.flip(usize::from(c as u8 - b'1')),
             Key::Char('+') | Key::Char('=') => self.viewport.zoom_in(total),
             Key::Char('-') => self.viewport.zoom_out(total),
             Key::Char('0') => self.viewport.fit(),
@@ -286,7 +286,7 @@ impl App {
         }
     }
 
-    /// Flips toggle `i` of the panel (1..8 keys), unless it does not apply to this backend.
+    /// Flips toggle `i` of the panel (keys 1..9; the table test keeps at most 9 toggles), unless it does not apply to this backend.
     pub fn flip(&mut self, i: usize) {
         let Some(&t) = Toggle::ALL.get(i) else { return };
         let name = t.id().to_uppercase();

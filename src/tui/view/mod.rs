@@ -206,7 +206,7 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
             ("r", "run"),
             ("R", "repeat"),
             ("a", "ablate"),
-            ("1-8", "toggles"),
+            ("1-9", "toggles"),
             ("b", "baseline"),
             ("c", "compare"),
             ("f", "focus"),
@@ -217,7 +217,7 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
         (View::Live, false) => &[
             ("r", "run"),
             ("a", "abl"),
-            ("1-8", "tog"),
+            ("1-9", "tog"),
             ("c", "cmp"),
             ("f", "focus"),
             ("e", "max"),

@@ -1,0 +1,241 @@
+//! `synthesis`: the one place a call's circuits become proving assignments, by normal synthesis or, with the
+//! `pce` toggle, from their shape's pre-compiled constraint evaluation record (`cs::pce`): the first circuit
+//! of a shape records it (`pce_record`), every later one is witness-only synthesis plus the SpMV (`spmv`).
+//! Either way the assignments are identical, so proofs are byte-identical.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rayon::prelude::*;
+
+use super::ProveError;
+use crate::cs::{Circuit, Pce, PceError, ProvingAssignment, RecordOptions, Shape, SmallStore, VecStore};
+use crate::vocab::{Phase, Probe, Site, Toggle, Toggles};
+
+/// The PCE record of one circuit shape, recorded on first use and shared by every later circuit of that shape
+/// (an engine keeps one per structure digest). It only ever holds a record of its own shape and digest, and
+/// with a disk path it loads the record from there before recording, and stores it there after.
+#[derive(Debug)]
+pub struct PceSlot {
+    shape: Shape,
+    digest: u64,
+    file: Option<PathBuf>,
+    record: Mutex<Option<Arc<Pce>>>,
+    warnings: Mutex<Vec<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl PceSlot {
+    /// An empty slot for circuits of `shape` and structure digest `digest` (from
+    /// `ShapeCounter::count_with_digest`), kept in memory only.
+    pub fn new(shape: Shape, digest: u64) -> PceSlot {
+        PceSlot { shape, digest, file: None, record: Mutex::new(None), warnings: Mutex::new(Vec::new()) }
+    }
+
+    /// An empty slot that reads its record from `file` when it holds one of this shape, and writes it there
+    /// (atomically) after recording.
+    pub fn with_file(shape: Shape, digest: u64, file: PathBuf) -> PceSlot {
+        PceSlot { file: Some(file), ..PceSlot::new(shape, digest) }
+    }
+
+    /// The shape this slot is for.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The structure digest this slot is for.
+    pub fn digest(&self) -> u64 {
+        self.digest
+    }
+
+    /// The record, once recorded or loaded.
+    pub fn get(&self) -> Option<Arc<Pce>> {
+        lock(&self.record).clone()
+    }
+
+    /// Puts a record in the slot; refused (and the slot left as it was) when it is of another shape or
+    /// digest, so a record of another circuit can never be used.
+    pub fn put(&self, pce: Arc<Pce>) -> Result<(), PceError> {
+        if !pce.matches(self.shape, self.digest) {
+            return Err(PceError::WrongCircuit {
+                expected: self.shape,
+                expected_digest: self.digest,
+                found: pce.shape(),
+                found_digest: pce.digest(),
+            });
+        }
+        *lock(&self.record) = Some(pce);
+        Ok(())
+    }
+
+    /// One-line warnings since the last call (a disk record that was unusable and rebuilt, or not stored).
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.warnings))
+    }
+
+    fn warn(&self, w: String) {
+        lock(&self.warnings).push(w);
+    }
+
+    /// The record, from memory, else from the disk file (span `pce_record`, `source=disk`), else recorded
+    /// from `circuit` (span `pce_record`, `source=record`), whose assignment then comes back too. Holds the
+    /// slot's lock throughout, so a shape is recorded once even when two jobs need it at the same time.
+    fn get_or_record<C: Circuit>(
+        &self,
+        circuit: &C,
+        probe: &Probe,
+        site: impl Fn(Phase) -> Site,
+    ) -> Result<(Arc<Pce>, Option<ProvingAssignment>), PceError> {
+        let mut held = lock(&self.record);
+        if let Some(p) = held.as_ref() {
+            return Ok((p.clone(), None));
+        }
+        if let Some(p) = self.load(probe, &site) {
+            *held = Some(p.clone());
+            return Ok((p, None));
+        }
+        let (pce, asg) = {
+            let _span = probe.open(site(Phase::PceRecord).arg("source", "record"));
+            Pce::record_with(circuit, RecordOptions::default())?
+        };
+        if !pce.matches(self.shape, self.digest) {
+            // The circuit is not the one this slot was made for: never keep (or store) its record.
+            return Err(PceError::WrongCircuit {
+                expected: self.shape,
+                expected_digest: self.digest,
+                found: pce.shape(),
+                found_digest: pce.digest(),
+            });
+        }
+        if let Some(file) = &self.file {
+            let stored = file
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::util::write_atomic(file, &pce.to_bytes()));
+            if let Err(e) = stored {
+                self.warn(format!(
+                    "PCE record {}: not stored ({e}); recorded again next process",
+                    file.display()
+                ));
+            }
+        }
+        let pce = Arc::new(pce);
+        *held = Some(pce.clone());
+        Ok((pce, Some(asg)))
+    }
+
+    /// The record from the disk file, if there is one of this shape; an unreadable, corrupt or foreign file
+    /// is warned about in one line and removed (the caller records it again).
+    fn load(&self, probe: &Probe, site: &impl Fn(Phase) -> Site) -> Option<Arc<Pce>> {
+        let file = self.file.as_ref()?;
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                self.warn(format!("PCE record {}: unreadable ({e}); rebuilt", file.display()));
+                return None;
+            }
+        };
+        let _span = probe.open(site(Phase::PceRecord).arg("source", "disk"));
+        match Pce::from_bytes_expecting(&bytes, self.shape, self.digest) {
+            Ok(p) => Some(Arc::new(p)),
+            Err(e) => {
+                self.warn(format!("PCE record {}: {e}; rebuilt", file.display()));
+                let _ = std::fs::remove_file(file);
+                None
+            }
+        }
+    }
+}
+
+fn pce_error(circuit: usize, e: PceError) -> ProveError {
+    match e {
+        PceError::Synthesis(source) => ProveError::Synthesis { circuit, source },
+        source => ProveError::Pce { circuit, source },
+    }
+}
+
+/// `synthesis` without a PCE record: [`synthesize_with`] with no slot (the `pce` toggle has no effect).
+pub fn synthesize<C: Circuit>(
+    probe: &Probe,
+    circuits: &[C],
+    toggles: &Toggles,
+    hint: Option<Shape>,
+    first: usize,
+) -> Result<Vec<ProvingAssignment>, ProveError> {
+    synthesize_with(probe, circuits, toggles, hint, first, None)
+}
+
+/// `synthesis`: every circuit into a `ProvingAssignment`, in parallel, one span per circuit. `first` is the
+/// job-wide index of circuit 0. With `pce` on and a slot: the slot's record (recorded from circuit 0 first
+/// when the slot is empty, span `pce_record` inside its `synthesis`), then every other circuit by
+/// `Pce::synthesize` (span `spmv` inside its `synthesis`). Otherwise A1 picks the term store and A2 passes
+/// the shape as a capacity hint.
+pub fn synthesize_with<C: Circuit>(
+    probe: &Probe,
+    circuits: &[C],
+    toggles: &Toggles,
+    hint: Option<Shape>,
+    first: usize,
+    pce: Option<&PceSlot>,
+) -> Result<Vec<ProvingAssignment>, ProveError> {
+    let site = |p: Phase, i: usize| Site::new(p).circuit(first + i).slot(i);
+    let Some(slot) = pce.filter(|_| toggles.on(Toggle::Pce)) else {
+        return normal(probe, circuits, toggles, hint, first);
+    };
+    let Some(c0) = circuits.first() else { return Ok(Vec::new()) };
+    // Witness-only synthesis + SpMV of circuit i, the SpMV in its own `spmv` span (inside `synthesis`).
+    let spmv = |record: &Pce, i: usize, c: &C| {
+        let mark = || probe.open(site(Phase::Spmv, i).arg("constraints", record.shape().constraints));
+        record.synthesize_marked(c, mark).map_err(|e| pce_error(first + i, e))
+    };
+    let (record, asg0) = match slot.get() {
+        Some(record) => (record, None),
+        None => {
+            // Circuit 0 records the shape (or finds it on disk, or recorded by another job meanwhile).
+            let _span = probe.open(site(Phase::Synthesis, 0));
+            let (record, asg) =
+                slot.get_or_record(c0, probe, |p| site(p, 0)).map_err(|e| pce_error(first, e))?;
+            let asg = match asg {
+                Some(asg) => asg,
+                None => spmv(&record, 0, c0)?,
+            };
+            (record, Some(asg))
+        }
+    };
+    let skip = usize::from(asg0.is_some());
+    let rest = circuits[skip..].par_iter().enumerate().map(|(j, c)| {
+        let i = j + skip;
+        let _span = probe.open(site(Phase::Synthesis, i));
+        spmv(&record, i, c)
+    });
+    let rest: Vec<ProvingAssignment> = rest.collect::<Result<_, _>>()?;
+    Ok(asg0.into_iter().chain(rest).collect())
+}
+
+/// Normal synthesis of every circuit in parallel (A1: term store, A2: capacity hint).
+fn normal<C: Circuit>(
+    probe: &Probe,
+    circuits: &[C],
+    toggles: &Toggles,
+    hint: Option<Shape>,
+    first: usize,
+) -> Result<Vec<ProvingAssignment>, ProveError> {
+    let hint = if toggles.on(Toggle::A2) { hint } else { None };
+    circuits
+        .par_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let _span = probe.open(Site::new(Phase::Synthesis).circuit(first + i).slot(i));
+            let r = if toggles.on(Toggle::A1) {
+                ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
+            } else {
+                ProvingAssignment::synthesize::<VecStore, _>(c, hint)
+            };
+            r.map_err(|source| ProveError::Synthesis { circuit: first + i, source })
+        })
+        .collect()
+}

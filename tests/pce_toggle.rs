@@ -1,0 +1,200 @@
+//! The `pce` toggle end to end on the CPU backend: proofs byte-identical to normal synthesis (the independent
+//! reference: the same run with `pce` off) for several toggle combinations and samples over several sectors,
+//! the record made once per shape and reused (`pce_record` once, `spmv` per later circuit), the disk record
+//! reused by a fresh engine, a corrupt or foreign disk record warned about and rebuilt, and a record of
+//! another shape never used.
+
+use std::path::{Path, PathBuf};
+
+use cuzk::backend::cpu::backend::CpuBackend;
+use cuzk::circuits::Sample;
+use cuzk::cs::{Pce, PceError, ShapeCounter};
+use cuzk::engine::{pce_file, Engine, RunCtl, RunResult, RunSpec};
+use cuzk::groth16::prover::{synthesize_with, PceSlot, ProveError};
+use cuzk::timeline::record::{RecordEvent, RunRecord};
+use cuzk::vocab::{CancelToken, Phase, Probe, Toggle, Toggles};
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cuzk-pce-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// Every test of this file shares one params cache (each sample's params are built once).
+fn use_test_cache() {
+    std::env::set_var(
+        "CUZK_CACHE",
+        std::env::temp_dir().join(format!("cuzk-pce-cache-{}", std::process::id())),
+    );
+}
+
+fn toggles(set: &str) -> Toggles {
+    let mut t = Toggles::default();
+    t.apply_set(set).expect("toggles");
+    t
+}
+
+fn tiny(sectors: usize) -> Sample {
+    let mut s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+    s.sectors = sectors;
+    s
+}
+
+/// A one-compression SHA-256 chain, one partition per sector.
+fn chain(sectors: usize) -> Sample {
+    let text = format!(
+        "name = \"chain-1\"\nseed = 3\npartitions = 1\nsectors = {sectors}\n[circuit]\nkind = \"sha256-chain\"\n\
+         compressions = 1\n"
+    );
+    Sample::parse(Path::new("chain-1.toml"), &text).expect("sample")
+}
+
+fn run(engine: &Engine, s: &Sample, t: Toggles, repeats: usize) -> RunResult {
+    use_test_cache();
+    let backend = CpuBackend::new();
+    let spec = RunSpec { sample: s, toggles: t, backend: &backend, repeats, mem_budget: 1 << 32 };
+    engine.run(&spec, &RunCtl::quiet(CancelToken::new())).expect("run")
+}
+
+fn of(r: &RunRecord, p: Phase) -> Vec<&RecordEvent> {
+    r.events.iter().filter(|e| e.phase == p.name()).collect()
+}
+
+fn proofs(r: &RunRecord) -> Vec<&str> {
+    r.proofs.iter().map(|p| p.hex.as_str()).collect()
+}
+
+/// Every `inner` event lies inside a `synthesis` event of the same circuit and lane.
+fn nested_in_synthesis(r: &RunRecord, inner: Phase) {
+    for e in of(r, inner) {
+        assert!(
+            of(r, Phase::Synthesis).iter().any(|s| s.circuit == e.circuit
+                && s.lane == e.lane
+                && s.start_us <= e.start_us
+                && e.start_us + e.dur_us <= s.start_us + s.dur_us),
+            "{inner} of circuit {:?} outside its synthesis",
+            e.circuit
+        );
+    }
+}
+
+#[test]
+fn proofs_are_identical_with_pce_on_and_off_and_the_record_is_reused() {
+    let repeats = 2;
+    for (s, sets) in [
+        (tiny(3), ["", "pipeline=off,a1=on,a2=on", "batch=2,d4=off,a4=off"]),
+        (chain(2), ["", "pipeline=off", "batch=2,a2=on"]),
+    ] {
+        for set in sets {
+            let off = run(&Engine::new().with_pce_dir(None), &s, toggles(&format!("{set},pce=off")), repeats);
+            let on = run(&Engine::new().with_pce_dir(None), &s, toggles(&format!("{set},pce=on")), repeats);
+            let (off, on) = (&off.record, &on.record);
+            let what = format!("{} [{set}]", s.name);
+            assert!(off.all_verified() && on.all_verified(), "{what}: a proof failed");
+            assert_eq!(proofs(on), proofs(off), "{what}: pce changed the proofs");
+            assert!(on.toggles.on(Toggle::Pce) && !off.toggles.on(Toggle::Pce));
+            // Normal synthesis never touches a record; with pce the first circuit records it, every other
+            // circuit of every repeat is witness-only synthesis + SpMV.
+            assert!(of(off, Phase::PceRecord).is_empty() && of(off, Phase::Spmv).is_empty(), "{what}");
+            let circuits = s.sectors * s.circuits_per_sector() * repeats;
+            let rec = of(on, Phase::PceRecord);
+            assert_eq!(rec.len(), 1, "{what}: pce_record once");
+            assert_eq!(rec[0].args.get("source").map(String::as_str), Some("record"), "{what}");
+            assert_eq!((rec[0].circuit, rec[0].repeat), (Some(0), 0), "{what}: recorded from circuit 0");
+            assert_eq!(of(on, Phase::Spmv).len(), circuits - 1, "{what}: spmv per later circuit");
+            assert_eq!(of(on, Phase::Synthesis).len(), circuits, "{what}: synthesis per circuit");
+            nested_in_synthesis(on, Phase::Spmv);
+            nested_in_synthesis(on, Phase::PceRecord);
+        }
+    }
+}
+
+#[test]
+fn disk_record_is_reused_and_a_corrupt_one_rebuilt() {
+    let dir = temp("disk");
+    let s = tiny(2);
+    let t = toggles("pce=on");
+    let reference = run(&Engine::new().with_pce_dir(None), &s, toggles("pce=off"), 1);
+    let want = proofs(&reference.record);
+
+    // First engine: records and stores.
+    let first = run(&Engine::new().with_pce_dir(Some(dir.clone())), &s, t, 1);
+    let file = pce_file(&dir, first.params_info.digest);
+    let bytes = std::fs::read(&file).expect("record stored");
+    let stored = Pce::from_bytes_expecting(&bytes, first.params_info.shape, first.params_info.digest)
+        .expect("the stored record is valid");
+    let circuit = s.sector_circuits(0).swap_remove(0);
+    assert_eq!(
+        (stored.shape(), stored.digest()),
+        ShapeCounter::count_with_digest(&circuit).expect("count"),
+        "the file is keyed by the circuit's own structure digest"
+    );
+    assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+    assert_eq!(proofs(&first.record), want);
+
+    // A fresh engine (empty memory) loads it: no recording, every circuit from the SpMV.
+    let second = run(&Engine::new().with_pce_dir(Some(dir.clone())), &s, t, 1);
+    let rec = of(&second.record, Phase::PceRecord);
+    assert_eq!(rec.len(), 1);
+    assert_eq!(rec[0].args.get("source").map(String::as_str), Some("disk"));
+    assert_eq!(of(&second.record, Phase::Spmv).len(), 4, "all 4 circuits from the loaded record");
+    assert!(second.warnings.is_empty(), "{:?}", second.warnings);
+    assert_eq!(proofs(&second.record), want);
+
+    // A flipped byte: detected by the checksum, one warning line naming the file, recorded again.
+    let mut bad = bytes.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x10;
+    std::fs::write(&file, &bad).expect("corrupt");
+    let third = run(&Engine::new().with_pce_dir(Some(dir.clone())), &s, t, 1);
+    assert_eq!(third.warnings.len(), 1, "{:?}", third.warnings);
+    let w = &third.warnings[0];
+    assert!(!w.contains('\n') && w.contains(&file.display().to_string()) && w.contains("rebuilt"), "{w}");
+    assert!(w.contains(&PceError::Checksum.to_string()), "{w}");
+    let sources: Vec<_> =
+        of(&third.record, Phase::PceRecord).iter().filter_map(|e| e.args.get("source").cloned()).collect();
+    assert_eq!(sources, ["disk", "record"]);
+    assert_eq!(std::fs::read(&file).expect("rewritten"), bytes, "the rebuilt record is the original");
+    assert_eq!(proofs(&third.record), want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_record_of_another_shape_is_never_used() {
+    let dir = temp("foreign");
+    let (tiny_s, chain_s) = (tiny(1), chain(2));
+    let tiny_c = tiny_s.sector_circuits(0);
+    let chain_c = chain_s.sector_circuits(0);
+    let (tiny_shape, tiny_digest) = ShapeCounter::count_with_digest(&tiny_c[0]).expect("count");
+    let (chain_shape, chain_digest) = ShapeCounter::count_with_digest(&chain_c[0]).expect("count");
+    assert_ne!(tiny_digest, chain_digest);
+    let (tiny_pce, _) = Pce::record(&tiny_c[0]).expect("record");
+
+    // A slot refuses a record of another shape, and records nothing from a circuit of another shape.
+    let slot = PceSlot::new(chain_shape, chain_digest);
+    assert!(matches!(slot.put(tiny_pce.clone().into()), Err(PceError::WrongCircuit { .. })));
+    assert!(slot.get().is_none());
+    let err = synthesize_with(&Probe::silent(), &tiny_c, &toggles("pce=on"), None, 0, Some(&slot))
+        .map(|_| ())
+        .expect_err("a circuit of another shape");
+    assert!(matches!(err, ProveError::Pce { circuit: 0, source: PceError::WrongCircuit { .. } }), "{err}");
+    assert!(slot.get().is_none(), "the foreign record was not kept");
+    // The record itself refuses a witness of another shape.
+    assert!(tiny_pce.synthesize(&chain_c[0]).is_err());
+
+    // On disk: porep-tiny's record under the chain's file name is detected, warned about and replaced.
+    let file = pce_file(&dir, chain_digest);
+    std::fs::write(&file, tiny_pce.to_bytes()).expect("write");
+    let reference = run(&Engine::new().with_pce_dir(None), &chain_s, toggles("pce=off"), 1);
+    let r = run(&Engine::new().with_pce_dir(Some(dir.clone())), &chain_s, toggles("pce=on"), 1);
+    assert_eq!(r.params_info.digest, chain_digest);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains(&format!("{tiny_digest:#018x}")), "{}", r.warnings[0]);
+    assert_eq!(proofs(&r.record), proofs(&reference.record));
+    let now = std::fs::read(&file).expect("rewritten");
+    let (chain_pce, _) = Pce::record(&chain_c[0]).expect("record");
+    assert_eq!(now, chain_pce.to_bytes(), "the file now holds the chain's own record");
+    assert_eq!(tiny_pce.shape(), tiny_shape);
+    let _ = std::fs::remove_dir_all(&dir);
+}
