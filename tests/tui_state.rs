@@ -114,9 +114,10 @@ fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
     let mut g = app("gpu");
     g.handle_key(Key::Char('4'));
     assert!(g.toggles.on(Toggle::B1));
+    assert!(a.toggles.on(Toggle::Pce), "pce is on by default");
     a.handle_key(Key::Char('9'));
-    assert!(a.toggles.on(Toggle::Pce), "key 9 flips pce, which applies on the CPU");
-    assert!(last_log(&a).contains("PCE on"), "{}", last_log(&a));
+    assert!(!a.toggles.on(Toggle::Pce), "key 9 flips pce, which applies on the CPU");
+    assert!(last_log(&a).contains("PCE off"), "{}", last_log(&a));
     assert_eq!(a.handle_key(Key::Char('r')), Some(Command::Run { toggles: a.toggles, repeats: 1 }));
 }
 
