@@ -123,7 +123,12 @@ fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord {
 
 fn app(runs: Vec<RunRecord>) -> App {
     App::new(
-        SampleMeta { name: "porep-tiny".into(), path: "samples/porep-tiny.toml".into(), circuits: 2 },
+        SampleMeta {
+            name: "porep-tiny".into(),
+            path: "samples/porep-tiny.toml".into(),
+            circuits: 2,
+            proof: None,
+        },
         BackendMeta { name: "cpu".into(), device: "CPU, 2 threads".into(), reason: "requested".into() },
         Toggles::default(),
         runs,
@@ -333,7 +338,12 @@ fn sample_mismatch_banner() {
     let mut tiny = record("20260101-000000-aaaa", Toggles::default(), 1.0, 3);
     tiny.sample.name = "porep-tiny".into();
     let mut a = App::new(
-        SampleMeta { name: "porep-mini".into(), path: "samples/porep-mini.toml".into(), circuits: 2 },
+        SampleMeta {
+            name: "porep-mini".into(),
+            path: "samples/porep-mini.toml".into(),
+            circuits: 2,
+            proof: None,
+        },
         BackendMeta { name: "cpu".into(), device: "CPU, 2 threads".into(), reason: "requested".into() },
         Toggles::default(),
         vec![tiny],
@@ -539,4 +549,19 @@ fn every_view_draws_at_any_size() {
     for (w, h) in [(1, 1), (10, 5), (60, 16), (80, 24)] {
         draw(&a, w, h);
     }
+}
+
+/// A real Filecoin circuit's header names its registered proof and partitions.
+#[test]
+fn header_names_a_real_circuits_proof() {
+    let mut a = app(vec![]);
+    a.sample = SampleMeta {
+        name: "c2-2kib".into(),
+        path: "samples/c2-2kib.toml".into(),
+        circuits: 1,
+        proof: Some("StackedDrg2KiBV1_1 · 1 partition".into()),
+    };
+    let screen = text(&a, 120, 40);
+    let first = screen.lines().next().unwrap_or_default();
+    assert!(first.contains("c2-2kib · StackedDrg2KiBV1_1 · 1 partition (1 circuit)"), "{first}");
 }

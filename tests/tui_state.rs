@@ -10,7 +10,12 @@ use cuzk::vocab::{Toggle, Toggles};
 
 fn app(backend: &str) -> App {
     App::new(
-        SampleMeta { name: "porep-tiny".into(), path: "samples/porep-tiny.toml".into(), circuits: 2 },
+        SampleMeta {
+            name: "porep-tiny".into(),
+            path: "samples/porep-tiny.toml".into(),
+            circuits: 2,
+            proof: None,
+        },
         BackendMeta { name: backend.into(), device: "dev".into(), reason: "requested".into() },
         Toggles::default(),
         Vec::new(),

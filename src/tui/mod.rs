@@ -69,6 +69,10 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
                 name: s.name.clone(),
                 path: opts.sample.display().to_string(),
                 circuits: (s.sectors * s.circuits_per_sector()) as u64,
+                proof: s.filecoin.as_ref().map(|job| {
+                    let n = job.partitions();
+                    format!("{} · {n} partition{}", job.registered.name(), if n == 1 { "" } else { "s" })
+                }),
             },
             None,
         ),
@@ -77,6 +81,7 @@ pub fn run(opts: TuiOptions) -> Result<(), String> {
                 name: opts.sample.display().to_string(),
                 path: opts.sample.display().to_string(),
                 circuits: 0,
+                proof: None,
             },
             Some(e),
         ),

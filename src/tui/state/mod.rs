@@ -33,6 +33,9 @@ pub struct SampleMeta {
     pub path: String,
     /// Circuits per repeat (sectors × partitions).
     pub circuits: u64,
+    /// For a real Filecoin circuit: the registered proof and its partitions (`StackedDrg2KiBV1_1 · 1
+    /// partition`), shown in the header so a user sees which proof type runs.
+    pub proof: Option<String>,
 }
 
 /// The backend runs go to: shown in the header, and it decides which toggles apply.

@@ -111,7 +111,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     let t = app.theme();
     let shape = match app.constraints() {
         Some(c) => format!("{}×{} constraints", app.sample.circuits, group(c)),
-        None => format!("{} circuits", app.sample.circuits),
+        None => format!("{} circuit{}", app.sample.circuits, if app.sample.circuits == 1 { "" } else { "s" }),
     };
     let (num, state, color) = match (&app.live, app.state) {
         (Some(l), _) => (l.number, format!("● running {}", secs(app.elapsed_us)), t.accent),
@@ -120,8 +120,11 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     };
     let run = if num == 0 { String::new() } else { format!("run #{num} ") };
     let right = format!(" {run}{state} ");
-    let left =
-        format!(" cuzk · {} ({shape}) · {} · {}", app.sample.name, app.backend.name, app.backend.device);
+    let proof = app.sample.proof.as_ref().map_or(String::new(), |p| format!(" · {p}"));
+    let left = format!(
+        " cuzk · {}{proof} ({shape}) · {} · {}",
+        app.sample.name, app.backend.name, app.backend.device
+    );
     let w = usize::from(area.width);
     let right_w = right.chars().count();
     let left = fit(&left, w.saturating_sub(right_w));
