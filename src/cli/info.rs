@@ -1,5 +1,6 @@
 //! `cuzk info`: the shape of a sample's circuits beside the real 32 GiB PoRep partition.
 
+use crate::util::digits::group;
 use std::time::Instant;
 
 use blstrs::Scalar;
@@ -147,19 +148,6 @@ pub fn shape_info(sample: &Sample) -> Result<ShapeInfo, CliError> {
     })
 }
 
-/// Groups digits by thousands with a thin space for tables: 130 278 869.
-pub fn group(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 /// Human-readable bytes.
 pub fn bytes(n: usize) -> String {
     let n = n as f64;
@@ -176,9 +164,9 @@ pub fn bytes(n: usize) -> String {
 pub fn render(i: &ShapeInfo) -> String {
     let real_abc = 3 * POREP_32G_CONSTRAINTS * 32;
     let rows: Vec<(&str, String, String)> = vec![
-        ("constraints", group(i.constraints), group(POREP_32G_CONSTRAINTS)),
-        ("public inputs", group(i.public_inputs), group(POREP_32G_INPUTS)),
-        ("aux variables", group(i.aux), group(POREP_32G_AUX)),
+        ("constraints", group(i.constraints as u64), group(POREP_32G_CONSTRAINTS as u64)),
+        ("public inputs", group(i.public_inputs as u64), group(POREP_32G_INPUTS as u64)),
+        ("aux variables", group(i.aux as u64), group(POREP_32G_AUX as u64)),
         ("domain", format!("2^{}", i.domain.trailing_zeros()), "2^27".into()),
         ("A-aux density", format!("{:.1}%", i.a_aux_density_pct), format!("{POREP_32G_A_DENSITY}%")),
         ("B-aux density", format!("{:.1}%", i.b_aux_density_pct), format!("{POREP_32G_B_DENSITY}%")),

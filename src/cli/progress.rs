@@ -2,6 +2,7 @@
 //! (`stage 3 of 7, h 196 608/262 143, ~8 s left`); elsewhere (pipes, logs, CI) a line when each stage starts,
 //! from the very first, and one when it ends with its time, so a long first stage never looks like a hang.
 
+use crate::util::digits::group;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -25,20 +26,14 @@ pub struct LineProgress {
 /// `stage 3 of 7, h 196 608/262 143, ~8 s left`.
 fn describe(p: &SetupProgress) -> String {
     let eta = p.eta_s.map_or(String::new(), |s| format!(", ~{s:.0} s left"));
-    format!("stage {} of {}, {} {}/{}{eta}", p.index, p.stages, p.stage, group(p.done), group(p.total))
-}
-
-/// Thousands separated by spaces (`262 143`).
-fn group(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(c);
-    }
-    out
+    format!(
+        "stage {} of {}, {} {}/{}{eta}",
+        p.index,
+        p.stages,
+        p.stage,
+        group(p.done as u64),
+        group(p.total as u64)
+    )
 }
 
 impl LineProgress {

@@ -1,7 +1,8 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
-//! the removal of temp files that killed processes left, the median.
+//! digit grouping, the removal of temp files that killed processes left, the median.
 
 pub mod atomic;
+pub mod digits;
 pub mod dirs;
 pub mod median;
 pub mod stale;

@@ -59,16 +59,22 @@ impl PceSlot {
     /// Puts a record in the slot; refused (and the slot left as it was) when it is of another shape or
     /// digest, so a record of another circuit can never be used.
     pub fn put(&self, pce: Arc<Pce>) -> Result<(), PceError> {
-        if !pce.matches(self.shape, self.digest) {
-            return Err(PceError::WrongCircuit {
-                expected: self.shape,
-                expected_digest: self.digest,
-                found: pce.shape(),
-                found_digest: pce.digest(),
-            });
-        }
+        self.check(&pce)?;
         *lock(&self.record) = Some(pce);
         Ok(())
+    }
+
+    /// `WrongCircuit` unless `pce` is of this slot's shape and digest.
+    fn check(&self, pce: &Pce) -> Result<(), PceError> {
+        if pce.matches(self.shape, self.digest) {
+            return Ok(());
+        }
+        Err(PceError::WrongCircuit {
+            expected: self.shape,
+            expected_digest: self.digest,
+            found: pce.shape(),
+            found_digest: pce.digest(),
+        })
     }
 
     /// One-line warnings since the last call (a disk record that was unusable and rebuilt, or not stored).
@@ -101,15 +107,8 @@ impl PceSlot {
             let _span = probe.open(site(Phase::PceRecord).arg("source", "record"));
             Pce::record_with(circuit, RecordOptions::default())?
         };
-        if !pce.matches(self.shape, self.digest) {
-            // The circuit is not the one this slot was made for: never keep (or store) its record.
-            return Err(PceError::WrongCircuit {
-                expected: self.shape,
-                expected_digest: self.digest,
-                found: pce.shape(),
-                found_digest: pce.digest(),
-            });
-        }
+        // A circuit other than the one this slot was made for: never keep (or store) its record.
+        self.check(&pce)?;
         if let Some(file) = &self.file {
             let stored = file
                 .parent()

@@ -14,6 +14,8 @@ pub mod timeline;
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
+
+pub use crate::util::digits::group;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
@@ -270,19 +272,6 @@ pub fn fit(s: &str, w: usize) -> String {
     }
     let mut out: String = s.chars().take(w - 1).collect();
     out.push('…');
-    out
-}
-
-/// Thousands separated by spaces, as the docs write constraint counts (`219 498`).
-pub fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(c);
-    }
     out
 }
 
