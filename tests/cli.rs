@@ -59,6 +59,7 @@ fn setup_prove_verify_round_trip() {
         assert!(out.lines().any(|l| l.starts_with(phase)), "phase table lacks {phase}:\n{out}");
     }
     assert!(out.contains("verified: all 2 proofs"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("after synth") && l.contains("per call")), "{out}");
     let proofs = std::fs::read(outdir.join("proofs.bin")).expect("proofs.bin");
     assert_eq!(proofs.len(), 2 * 192);
     assert_eq!(std::fs::read(outdir.join("inputs.bin")).expect("inputs").len() % 32, 0);

@@ -462,3 +462,28 @@ fn ablate_and_timing_log() {
         );
     }
 }
+
+/// `after_synthesis_us` (prove --json's `after_synthesis_ms`): one figure per call and repeat, at least the
+/// proving phases of that call (on the CPU they run one after another, all after the call's last synthesis)
+/// and within the repeat's wall.
+#[test]
+fn after_synthesis_covers_each_calls_proving_phases() {
+    let rec = record(2, toggles("pipeline=on,batch=1"), 2);
+    let after = rec.after_synthesis_us();
+    assert_eq!(after.len(), 2, "one list per repeat");
+    for (r, calls) in after.iter().enumerate() {
+        assert_eq!(calls.len(), 2, "two calls (sectors=2, batch=1) in repeat {r}");
+        for (call, &us) in calls.iter().enumerate() {
+            let proving: u64 = rec
+                .events
+                .iter()
+                .filter(|e| e.repeat == r as u32 && e.batch == Some(call as u64))
+                .filter(|e| PROVING.iter().any(|&p| is(e, p)))
+                .map(|e| e.dur_us)
+                .sum();
+            assert!(proving > 0, "call {call} of repeat {r} has proving phases");
+            assert!(us >= proving, "call {call}: after synthesis {us} µs < its proving phases {proving} µs");
+            assert!(us <= rec.repeats[r].wall_us, "call {call}: {us} µs beyond the wall");
+        }
+    }
+}

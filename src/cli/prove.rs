@@ -160,6 +160,7 @@ pub fn prove(args: ProveArgs) -> Result<(), CliError> {
 
 /// The short JSON `cuzk prove --json` prints (the full record is in the store and `cuzk export --format json`).
 fn summary_json(rec: &RunRecord, path: &Path) -> serde_json::Value {
+    let after = rec.after_synthesis_us();
     let phases: serde_json::Map<String, serde_json::Value> = phase_medians(rec)
         .into_iter()
         .map(|(name, count, med, min, max)| {
@@ -176,10 +177,19 @@ fn summary_json(rec: &RunRecord, path: &Path) -> serde_json::Value {
         "wall_ms": rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect::<Vec<_>>(),
         "wall_median_ms": rec.wall_median_us() as f64 / 1e3,
         "setup_ms": rec.setup_us() as f64 / 1e3,
+        "after_synthesis_ms": after.iter().map(|r| r.iter().map(|&us| us as f64 / 1e3).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "after_synthesis_median_ms": after_median_ms(&after),
         "phases": phases,
         "verified": rec.all_verified(),
         "dropped_events": rec.dropped_events,
     })
+}
+
+/// The median over every call of every repeat of [`RunRecord::after_synthesis_us`], ms (`None`: no call had
+/// both a synthesis and an assemble).
+fn after_median_ms(after: &[Vec<u64>]) -> Option<f64> {
+    let all: Vec<f64> = after.iter().flatten().map(|&us| us as f64 / 1e3).collect();
+    crate::util::median::median(&all)
 }
 
 /// Per phase over repeats (setup phases apart): (name, instances per repeat, median, min, max of the summed
@@ -227,6 +237,11 @@ pub fn phase_table(rec: &RunRecord) -> String {
         _ => String::new(),
     };
     s.push_str(&format!("{:<12} {:>6} {:>12.1} {:>7.1}%{range}\n", "wall", "", wall, 100.0));
+    let after = rec.after_synthesis_us();
+    if let Some(med) = after_median_ms(&after) {
+        let calls = after.iter().map(Vec::len).sum::<usize>();
+        s.push_str(&format!("{:<12} {calls:>6} {med:>12.1} {:>8}\n", "after synth", "per call"));
+    }
     for (name, us) in rec.setup_phases() {
         s.push_str(&format!("{name:<12} {:>6} {:>12.1} {:>8}\n", "", us as f64 / 1e3, "setup"));
     }

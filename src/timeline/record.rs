@@ -183,6 +183,31 @@ impl RunRecord {
         self.events.iter().filter(|e| is_setup_phase(&e.phase)).map(|e| e.dur_us).sum()
     }
 
+    /// Per repeat, per proof call (in call order): the time from the call's last witness being ready (the end
+    /// of its last `synthesis`) to its proof bytes (the end of its `assemble`), µs: what the proving engine
+    /// adds after synthesis, the figure to hold against supraseal-c2's. Calls without both are left out.
+    pub fn after_synthesis_us(&self) -> Vec<Vec<u64>> {
+        let repeats = self.repeats.len().max(1) as u32;
+        (0..repeats)
+            .map(|r| {
+                let mut calls: BTreeMap<u64, (u64, Option<u64>)> = BTreeMap::new();
+                for e in self.events.iter().filter(|e| e.repeat == r) {
+                    let (Some(call), end) = (e.batch, e.start_us + e.dur_us) else { continue };
+                    let slot = calls.entry(call).or_insert((0, None));
+                    match e.phase.as_str() {
+                        "synthesis" => slot.0 = slot.0.max(end),
+                        "assemble" => slot.1 = Some(slot.1.map_or(end, |a: u64| a.max(end))),
+                        _ => {}
+                    }
+                }
+                calls
+                    .into_values()
+                    .filter_map(|(ready, done)| done.filter(|_| ready > 0).map(|d| d.saturating_sub(ready)))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Per setup phase in pipeline order: its name and summed time in µs.
     pub fn setup_phases(&self) -> Vec<(String, u64)> {
         let mut out: Vec<(String, u64)> = Vec::new();
