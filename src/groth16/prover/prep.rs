@@ -50,26 +50,59 @@ pub struct Prep<'p> {
     pub b_g2_bases: Cow<'p, [G2Affine]>,
 }
 
-/// The aux scalars a query sees for one circuit: all of them, or those whose density bit is set.
-fn query_scalars<'p>(asg: &'p ProvingAssignment, density: Option<&Density>) -> Cow<'p, [Scalar]> {
-    match density {
-        None => Cow::Borrowed(&asg.aux_assignment),
-        Some(d) => Cow::Owned(d.iter_set().map(|i| asg.aux_assignment[i]).collect()),
+/// The aux positions a density-filtered query (A, B) sees, shared by all circuits of a batch.
+fn positions(density: &Density) -> Vec<u32> {
+    density.iter_set().map(|i| i as u32).collect()
+}
+
+/// One circuit's scalars as a query sees them: the aux assignment itself, or its entries at `pos`. Read in
+/// place: a query's scalars are never copied out whole (they were, serially, for A and B: most of
+/// `prep_msm`'s time at one circuit per call).
+#[derive(Clone, Copy)]
+struct View<'p, 'v> {
+    aux: &'p [Scalar],
+    pos: Option<&'v [u32]>,
+}
+
+impl<'p> View<'p, '_> {
+    fn len(&self) -> usize {
+        self.pos.map_or(self.aux.len(), |p| p.len())
+    }
+
+    fn at(&self, j: usize) -> &'p Scalar {
+        match self.pos {
+            None => &self.aux[j],
+            Some(p) => &self.aux[p[j] as usize],
+        }
+    }
+
+    /// Scalars `64 w .. 64 w + 64` (fewer in the last word).
+    fn word(&self, w: usize) -> impl Iterator<Item = &'p Scalar> + '_ {
+        (w * 64..(w * 64 + 64).min(self.len())).map(move |j| self.at(j))
+    }
+
+    /// Every scalar the query sees: borrowed when it sees all of them.
+    fn all(&self) -> Cow<'p, [Scalar]> {
+        match self.pos {
+            None => Cow::Borrowed(self.aux),
+            Some(p) => Cow::Owned(p.par_iter().map(|&i| self.aux[i as usize]).collect()),
+        }
     }
 }
 
-/// Plans one query over the circuits' scalars.
-fn plan<'p>(name: &'static str, scalars: Vec<Cow<'p, [Scalar]>>) -> QueryPlan<'p> {
-    let n = scalars.first().map_or(0, |s| s.len());
+/// Plans one query over the circuits' scalars; every loop is parallel within a circuit (a call often holds
+/// one).
+fn plan<'p>(name: &'static str, views: &[View<'p, '_>]) -> QueryPlan<'p> {
+    let n = views.first().map_or(0, View::len);
     let words = n.div_ceil(64);
     // "other" mask ORed across circuits.
     let other: Vec<u64> = (0..words)
         .into_par_iter()
         .map(|w| {
             let mut m = 0u64;
-            for s in &scalars {
-                for (bit, v) in s[w * 64..(w * 64 + 64).min(n)].iter().enumerate() {
-                    if !bool::from(v.is_zero()) && *v != Scalar::ONE {
+            for v in views {
+                for (bit, x) in v.word(w).enumerate() {
+                    if !bool::from(x.is_zero()) && *x != Scalar::ONE {
                         m |= 1 << bit;
                     }
                 }
@@ -88,21 +121,27 @@ fn plan<'p>(name: &'static str, scalars: Vec<Cow<'p, [Scalar]>>) -> QueryPlan<'p
             split,
             ones: vec![],
             tail_index: None,
-            ones_count: vec![0; scalars.len()],
+            ones_count: vec![0; views.len()],
             tail_len: n,
-            tail_scalars: scalars,
+            tail_scalars: views.iter().map(View::all).collect(),
         };
     }
-    let tail_index: Vec<u32> =
-        (0..n).filter(|&j| (other[j / 64] >> (j % 64)) & 1 == 1).map(|j| j as u32).collect();
-    let ones: Vec<Vec<u64>> = scalars
-        .par_iter()
-        .map(|s| {
+    let tail_index: Vec<u32> = (0..words)
+        .into_par_iter()
+        .flat_map_iter(|w| {
+            let m = other[w];
+            (0..64).filter(move |b| (m >> b) & 1 == 1).map(move |b| (w * 64 + b) as u32)
+        })
+        .collect();
+    let ones: Vec<Vec<u64>> = views
+        .iter()
+        .map(|v| {
             (0..words)
+                .into_par_iter()
                 .map(|w| {
                     let mut m = 0u64;
-                    for (bit, v) in s[w * 64..(w * 64 + 64).min(n)].iter().enumerate() {
-                        if *v == Scalar::ONE {
+                    for (bit, x) in v.word(w).enumerate() {
+                        if *x == Scalar::ONE {
                             m |= 1 << bit;
                         }
                     }
@@ -112,8 +151,10 @@ fn plan<'p>(name: &'static str, scalars: Vec<Cow<'p, [Scalar]>>) -> QueryPlan<'p
         })
         .collect();
     let ones_count = ones.iter().map(|o| o.iter().map(|w| w.count_ones() as usize).sum()).collect();
-    let tail_scalars =
-        scalars.par_iter().map(|s| Cow::Owned(tail_index.iter().map(|&j| s[j as usize]).collect())).collect();
+    let tail_scalars = views
+        .iter()
+        .map(|v| Cow::Owned(tail_index.par_iter().map(|&j| *v.at(j as usize)).collect()))
+        .collect();
     QueryPlan {
         name,
         bases: n,
@@ -130,22 +171,19 @@ impl<'p> Prep<'p> {
     /// Classifies the batch and gathers tail bases from the aux parts of the params' queries. All circuits
     /// share one shape, so circuit 0's densities stand for all.
     pub fn new(asgs: &'p [ProvingAssignment], bases: AuxBases<'p>) -> Self {
+        let density = |pick: fn(&ProvingAssignment) -> &Density| {
+            asgs.first().map_or_else(Vec::new, |g| positions(pick(g)))
+        };
+        let (a_pos, b_pos) = rayon::join(|| density(|g| &g.a_aux_density), || density(|g| &g.b_aux_density));
+        fn views<'p, 'v>(asgs: &'p [ProvingAssignment], pos: Option<&'v [u32]>) -> Vec<View<'p, 'v>> {
+            asgs.iter().map(|g| View { aux: &g.aux_assignment, pos }).collect()
+        }
         let (l, (a, b)) = rayon::join(
-            || plan("l", asgs.iter().map(|g| query_scalars(g, None)).collect()),
+            || plan("l", &views(asgs, None)),
             || {
                 rayon::join(
-                    || {
-                        plan(
-                            "a",
-                            asgs.iter().map(|g| query_scalars(g, Some(&asgs[0].a_aux_density))).collect(),
-                        )
-                    },
-                    || {
-                        plan(
-                            "b",
-                            asgs.iter().map(|g| query_scalars(g, Some(&asgs[0].b_aux_density))).collect(),
-                        )
-                    },
+                    || plan("a", &views(asgs, Some(&a_pos))),
+                    || plan("b", &views(asgs, Some(&b_pos))),
                 )
             },
         );
