@@ -1,12 +1,12 @@
 //! The Groth16 prover: a batch of same-shape circuits through the phases, one path for every backend.
 //!
 //! Circuits are split contiguously across the backend's compute lanes (one for the CPU, one per device),
-//! one thread per lane. Stage 1: lanes run `ntt_msm_h` per circuit while the host runs `prep_msm`; stage 2:
-//! lanes run `batch_add` and `tail_msm` per circuit while the host runs `b_g2_msm`. A device lane runs
-//! beside the host (as supraseal does); a CPU lane shares the host's cores, so there the two sides of a stage
-//! run one after the other. Every phase is a span of the run's probe; lane phases are opened through the
-//! lane, which times them on its device. Results do not depend on lanes or overlap, so proofs are
-//! byte-identical across backends.
+//! one thread per lane. Each lane runs `ntt_msm_h` per circuit, then (once `prep_msm` is done) `batch_add`
+//! and `tail_msm`; the host runs `prep_msm` then `b_g2_msm`. A device lane runs beside the host with no
+//! barrier between the two (each side goes on as soon as its own inputs are ready); a CPU lane shares the
+//! host's cores, so there they take turns: H, prep_msm, tails, b_g2_msm. Every phase is a span of the run's
+//! probe; lane phases are opened through the lane, which times them on its device. Results do not depend on
+//! lanes or overlap, so proofs are byte-identical across backends.
 
 mod assemble;
 mod prep;
@@ -17,7 +17,7 @@ pub use synth::{synthesize, synthesize_with, PceSlot};
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
 use group::Group;
@@ -171,6 +171,27 @@ struct Ctx<'c, 'p> {
     asgs: &'c [ProvingAssignment],
     n_inputs: usize,
     b_inputs: usize,
+}
+
+/// A call's [`Ctx`] before `prep_msm` has run.
+struct CtxBase<'c> {
+    call: CallSpec<'c>,
+    id: CallId,
+    srs: SrsRef<'c>,
+    asgs: &'c [ProvingAssignment],
+    n_inputs: usize,
+    b_inputs: usize,
+}
+
+impl<'c> CtxBase<'c> {
+    /// The context once `prep` is known.
+    fn with<'a, 'p>(&'a self, prep: &'a Prep<'p>) -> Ctx<'a, 'p>
+    where
+        'c: 'a,
+    {
+        let CtxBase { call, id, srs, asgs, n_inputs, b_inputs } = *self;
+        Ctx { call, id, srs, prep, asgs, n_inputs, b_inputs }
+    }
 }
 
 impl Ctx<'_, '_> {
@@ -331,34 +352,6 @@ fn split(n: usize, lanes: usize) -> Vec<Range<usize>> {
     (0..k).map(|d| d * n / k..(d + 1) * n / k).collect()
 }
 
-/// Runs `lane_work(d)` for every lane and `host_work` beside them: concurrently (one thread per lane) when the
-/// lanes overlap the host, else the lanes in order, then the host's work (the lanes free a/b/c first).
-fn stage<L: Send, H>(
-    backend: &dyn Backend,
-    lanes: usize,
-    lane_work: impl Fn(usize, &dyn Backend) -> Result<L, ProveError> + Sync,
-    host_work: impl FnOnce() -> Result<H, ProveError>,
-) -> Result<(Vec<L>, H), ProveError> {
-    let lane = |d: usize| backend.lane(d).unwrap_or(backend);
-    if !backend.overlaps_host() {
-        let out = (0..lanes).map(|d| lane_work(d, lane(d))).collect::<Result<_, _>>()?;
-        return Ok((out, host_work()?));
-    }
-    std::thread::scope(|s| {
-        let lane_work = &lane_work;
-        let handles: Vec<_> = (0..lanes).map(|d| s.spawn(move || lane_work(d, lane(d)))).collect();
-        let host = host_work();
-        let mut out = Vec::with_capacity(lanes);
-        for h in handles {
-            out.push(h.join().unwrap_or_else(|_| {
-                let msg = "lane thread panicked".into();
-                Err(ProveError::Backend(BackendError { backend: backend.name(), op: "lane", msg }))
-            })?);
-        }
-        Ok((out, host?))
-    })
-}
-
 /// Ends the backend's call however the proof ends.
 struct CallGuard<'b>(&'b dyn Backend);
 
@@ -396,54 +389,113 @@ pub fn prove_assignments(
     let chunks: Vec<Mutex<Vec<[Vec<Scalar>; 3]>>> =
         ranges.iter().map(|r| Mutex::new(abc.drain(..r.len()).collect())).collect();
 
-    // Stage 1: lanes compute H while the host classifies the scalars.
-    let (h, prep) = stage(
-        backend,
-        ranges.len(),
-        |d, lane| {
-            let chunk = std::mem::take(&mut *chunks[d].lock().unwrap_or_else(|p| p.into_inner()));
-            let mut out = Vec::with_capacity(chunk.len());
-            for (j, abc) in chunk.into_iter().enumerate() {
-                probe.checkpoint()?;
-                let c = call.first + ranges[d].start + j;
-                let _span = lane.open(probe, Site::new(Phase::NttMsmH).circuit(c).arg("n", abc[0].len()));
-                out.push(lane.ntt_msm_h(probe, c, abc, srs.bases(Query::H, 0))?);
-            }
-            Ok(out)
-        },
-        || Ok(prep_msm(probe, &call, &asgs, b_inputs)),
-    )?;
-    let h: Vec<G1Projective> = h.into_iter().flatten().collect();
-    probe.checkpoint()?;
-
-    // Stage 2: lanes run batch_add and tail_msm while the host runs b_g2_msm.
-    let ctx = Ctx {
-        call,
-        id: CallId::fresh(),
-        srs,
-        prep: &prep,
-        asgs: &asgs,
-        n_inputs: params.vk.ic.len(),
-        b_inputs,
+    let call_id = CallId::fresh();
+    let base = CtxBase { call, id: call_id, srs, asgs: &asgs, n_inputs: params.vk.ic.len(), b_inputs };
+    let window =
+        |prep: &Prep| (!t.on(Toggle::D4)).then(|| prep::shared_window(prep, |m| backend.window_for(m)));
+    // Lane d's stage 1: H of its circuits (consumes their a/b/c).
+    let lane_h = |d: usize, lane: &dyn Backend| -> Result<Vec<G1Projective>, ProveError> {
+        let chunk = std::mem::take(&mut *chunks[d].lock().unwrap_or_else(|p| p.into_inner()));
+        let mut out = Vec::with_capacity(chunk.len());
+        for (j, abc) in chunk.into_iter().enumerate() {
+            probe.checkpoint()?;
+            let c = call.first + ranges[d].start + j;
+            let _span = lane.open(probe, Site::new(Phase::NttMsmH).circuit(c).arg("n", abc[0].len()));
+            out.push(lane.ntt_msm_h(probe, c, abc, srs.bases(Query::H, 0))?);
+        }
+        Ok(out)
     };
-    let window = (!t.on(Toggle::D4)).then(|| prep::shared_window(&prep, |m| backend.window_for(m)));
-    let (tails, b_g2) = stage(
-        backend,
-        ranges.len(),
-        |d, lane| {
-            ranges[d]
-                .clone()
-                .map(|i| {
-                    probe.checkpoint()?;
-                    ctx.lane_tail(probe, lane, i, window)
-                })
-                .collect::<Result<Vec<_>, _>>()
-        },
-        || ctx.b_g2(probe, backend),
-    )?;
+    // Lane d's stage 2: batch_add and tail_msm of its circuits.
+    let lane_tails = |d: usize, lane: &dyn Backend, prep: &Prep| -> Result<Vec<(G1x3, G1x3)>, ProveError> {
+        let (ctx, window) = (base.with(prep), window(prep));
+        ranges[d]
+            .clone()
+            .map(|i| {
+                probe.checkpoint()?;
+                ctx.lane_tail(probe, lane, i, window)
+            })
+            .collect()
+    };
+
+    let (h, tails, b_g2) = if backend.overlaps_host() {
+        overlapped(
+            backend,
+            ranges.len(),
+            &lane_h,
+            &lane_tails,
+            || prep_msm(probe, &call, &asgs, b_inputs),
+            |p| base.with(p).b_g2(probe, backend),
+        )?
+    } else {
+        // The CPU lane shares the host's cores: each side in turn, a/b/c freed (by H) before prep_msm.
+        let h = (0..ranges.len())
+            .map(|d| lane_h(d, backend.lane(d).unwrap_or(backend)))
+            .collect::<Result<Vec<_>, _>>()?;
+        probe.checkpoint()?;
+        let prep = prep_msm(probe, &call, &asgs, b_inputs);
+        let tails = (0..ranges.len())
+            .map(|d| lane_tails(d, backend.lane(d).unwrap_or(backend), &prep))
+            .collect::<Result<Vec<_>, _>>()?;
+        probe.checkpoint()?;
+        (h, tails, base.with(&prep).b_g2(probe, backend)?)
+    };
+    let h: Vec<G1Projective> = h.into_iter().flatten().collect();
     let tails: Vec<(G1x3, G1x3)> = tails.into_iter().flatten().collect();
     probe.checkpoint()?;
     Ok(finish(probe, &call, &h, &tails, &b_g2))
+}
+
+/// Per-lane H results, per-lane tail results and the B_G2 sums of one call.
+type Stages = (Vec<Vec<G1Projective>>, Vec<Vec<(G1x3, G1x3)>>, Vec<G2Projective>);
+/// A lane's stage 1: H of its circuits.
+type LaneH<'a> = dyn Fn(usize, &dyn Backend) -> Result<Vec<G1Projective>, ProveError> + Sync + 'a;
+/// A lane's stage 2: batch_add and tail_msm of its circuits, given the call's prep.
+type LaneTails<'a, 'p> =
+    dyn Fn(usize, &dyn Backend, &Prep<'p>) -> Result<Vec<(G1x3, G1x3)>, ProveError> + Sync + 'a;
+
+/// A device backend's call with no barrier between the stages: each lane (its own thread) computes H, then
+/// waits for `prep_msm` and runs its tails, while the host runs `prep_msm` then `b_g2_msm` at once. Lanes
+/// and host each go on as soon as their own inputs are ready (with a stage barrier, the host's b_g2_msm
+/// waited for the slowest lane's H, and the lanes' tails for prep_msm even when H finished first).
+fn overlapped<'p>(
+    backend: &dyn Backend,
+    lanes: usize,
+    lane_h: &LaneH<'_>,
+    lane_tails: &LaneTails<'_, 'p>,
+    prep: impl FnOnce() -> Prep<'p>,
+    b_g2: impl FnOnce(&Prep<'p>) -> Result<Vec<G2Projective>, ProveError>,
+) -> Result<Stages, ProveError> {
+    let lane = |d: usize| backend.lane(d).unwrap_or(backend);
+    let failed = |what: &str| {
+        ProveError::Backend(BackendError {
+            backend: backend.name(),
+            op: "lane",
+            msg: format!("{what} panicked"),
+        })
+    };
+    // `None` when prep_msm panicked: the lanes stop instead of waiting for ever.
+    let cell: OnceLock<Option<Prep<'p>>> = OnceLock::new();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..lanes)
+            .map(|d| {
+                let cell = &cell;
+                s.spawn(move || -> Result<_, ProveError> {
+                    let h = lane_h(d, lane(d))?;
+                    let prep = cell.wait().as_ref().ok_or_else(|| failed("prep_msm"))?;
+                    Ok((h, lane_tails(d, lane(d), prep)?))
+                })
+            })
+            .collect();
+        let prep = cell.get_or_init(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(prep)).ok());
+        let b_g2 = prep.as_ref().ok_or_else(|| failed("prep_msm")).and_then(b_g2);
+        let (mut hs, mut tails) = (Vec::with_capacity(lanes), Vec::with_capacity(lanes));
+        for h in handles {
+            let (h, t) = h.join().unwrap_or_else(|_| Err(failed("lane thread")))?;
+            hs.push(h);
+            tails.push(t);
+        }
+        Ok((hs, tails, b_g2?))
+    })
 }
 
 #[cfg(test)]
