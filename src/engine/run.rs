@@ -176,6 +176,8 @@ pub(super) fn run(
         counters,
         version: env!("CARGO_PKG_VERSION").into(),
     };
+    // Outside the wall: the run's buffers are freed; give their pages back before the next run.
+    host::release_free_memory();
     Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect(), warnings })
 }
 
