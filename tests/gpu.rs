@@ -261,7 +261,8 @@ fn prove(b: &dyn Backend, params: &Parameters, circuits: &[SampleCircuit], t: &T
 /// The five prover toggles set from the bits of `mask` (a1 = bit 0 … d4 = bit 4).
 fn toggles(mask: u32) -> Toggles {
     let mut t = Toggles::default();
-    for (bit, tog) in [Toggle::A1, Toggle::A2, Toggle::A4, Toggle::B1, Toggle::D4].into_iter().enumerate() {
+    let all = [Toggle::A1, Toggle::A2, Toggle::A4, Toggle::B1, Toggle::D4, Toggle::B2];
+    for (bit, tog) in all.into_iter().enumerate() {
         t.set(tog, mask & (1 << bit) != 0);
     }
     t
@@ -292,13 +293,13 @@ fn same_proofs(b: &dyn Backend, path: &str, masks: &[u32], srs_resident: &[bool]
 #[test]
 fn gpu_proofs_porep_tiny_all_toggles() {
     let Some(g) = gpu("gpu_proofs_porep_tiny_all_toggles") else { return };
-    same_proofs(&g, "samples/porep-tiny.toml", &(0..32).collect::<Vec<_>>(), &[true, false]);
+    same_proofs(&g, "samples/porep-tiny.toml", &(0..64).collect::<Vec<_>>(), &[true, false]);
 }
 
 #[test]
 fn gpu_proofs_porep_mini_some_toggles() {
     let Some(g) = gpu("gpu_proofs_porep_mini_some_toggles") else { return };
-    same_proofs(&g, "samples/porep-mini.toml", &[0, 0b11111, 0b01000, 0b10100], &[true]);
+    same_proofs(&g, "samples/porep-mini.toml", &[0, 0b11111, 0b01000, 0b10100, 0b100000, 0b110100], &[true]);
 }
 
 /// A device-like backend made of CPU lanes that run beside the host: exercises the prover's lane path
@@ -701,6 +702,28 @@ fn perf_probe() {
 
 /// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible
 /// order for a data-center GPU (an H200 does ~10^12 64-bit products/s, ~4 TB/s, ~50 GB/s pinned over PCIe).
+/// B2's staging pool: random vectors of 1 word, less than a chunk, exactly two chunks and 2.5 chunks reach
+/// the device intact (the double buffer reused, a partial last chunk), after a zero-filled prefix.
+#[test]
+fn staging_pool_uploads_exactly() {
+    use cuzk::backend::gpu::staging::{Staging, CHUNK_BYTES};
+    let Some(b) = gpu("staging_pool_uploads_exactly") else { return };
+    let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
+    let mut pool = Staging::new(g).unwrap_or_else(|e| panic!("{e}"));
+    let words = CHUNK_BYTES / 8;
+    let mut r = rng(41);
+    for len in [1, words / 3, 2 * words, 5 * words / 2] {
+        let src: Vec<u64> = (0..len).map(|_| r.gen()).collect();
+        let mut d = g.stream.alloc_zeros::<u64>(len + 7).unwrap_or_else(|e| panic!("{e}"));
+        pool.upload(g, &src, &mut d).unwrap_or_else(|e| panic!("{e}"));
+        let back = g.stream.clone_dtoh(&d).unwrap_or_else(|e| panic!("{e}"));
+        assert!(back[..len] == src[..], "{len} words came back different");
+        assert!(back[len..].iter().all(|&w| w == 0), "{len} words: the padding was written");
+    }
+    let mut small = g.stream.alloc_zeros::<u64>(3).unwrap_or_else(|e| panic!("{e}"));
+    assert!(pool.upload(g, &[1, 2, 3, 4], &mut small).is_err(), "a source longer than the buffer is refused");
+}
+
 #[test]
 fn floor_measures_the_device() {
     let Some(b) = gpu("floor_measures_the_device") else { return };

@@ -155,6 +155,8 @@ impl<'a> SrsRef<'a> {
 pub struct CallOpts {
     /// B1: page-lock a/b/c (`cuMemHostRegister`) for their upload.
     pub pin_abc: bool,
+    /// B2: upload a/b/c through the lane's reusable pinned staging pool (when B1 is off).
+    pub pinned_pool: bool,
     /// Keep the SRS bases on the device across calls (uploaded once per process and params).
     pub srs_resident: bool,
 }

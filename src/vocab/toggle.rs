@@ -76,6 +76,9 @@ toggles! {
         help "A4: the circuits' B_G2 MSMs in parallel rather than one after another.";
     B1 = "b1", short "B1 pin abc", default false, applies Applies::DeviceOnly, ablate true,
         help "B1: page-lock a/b/c (cuMemHostRegister) before their upload.";
+    // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
+    B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
+        help "B2: upload a/b/c through a reusable pinned host pool, copy overlapped with DMA (B1 wins if on).";
     D4 = "d4", short "D4 windows", default true, applies Applies::All, ablate true,
         help "D4: each tail MSM picks its window from its own size.";
     Pipeline = "pipeline", short "pipeline", default true, applies Applies::All, ablate true,
@@ -290,7 +293,7 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// The toggles every record named before `pce` was added.
+/// The toggles every record named before `pce` (and `b2`) were added.
 const PRE_PCE: [Toggle; 8] = [
     Toggle::A1,
     Toggle::A2,
@@ -329,6 +332,10 @@ impl<'de> Deserialize<'de> for Toggles {
                 if seen & older == older && seen & (1 << Toggle::Pce as u32) == 0 {
                     t.set(Toggle::Pce, false);
                 }
+                // Likewise a full record written before `b2` existed uploaded a/b/c without the pool.
+                if seen & older == older && seen & (1 << Toggle::B2 as u32) == 0 {
+                    t.set(Toggle::B2, false);
+                }
                 Ok(t)
             }
         }
@@ -343,7 +350,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
-        assert!(Toggle::ALL.len() <= 9, "the console flips toggles with keys 1..9");
+        assert!(Toggle::ALL.len() <= 10, "the console flips toggles with keys 1..9 and 0");
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
             assert_eq!(Toggle::from_id(t.id()), Some(*t));

@@ -12,6 +12,7 @@ use cudarc::driver::{CudaSlice, CudaView};
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
 use super::resident::{matches, upload};
+use super::staging::Staging;
 use super::timing::{ClockSlot, GpuTimer};
 use super::{batch_add, limbs, msm, ntt};
 use crate::backend::api::{
@@ -45,6 +46,8 @@ pub struct GpuLane {
     cpu: Arc<CpuBackend>,
     state: Mutex<State>,
     clock: Arc<Mutex<ClockSlot>>,
+    /// B2's pinned staging pool, allocated on the first call that uses it and kept for the process.
+    staging: Mutex<Option<Staging>>,
 }
 
 /// The device copy of `bases`: a view of the resident SRS or of a call's gathered set (uploaded on first
@@ -132,7 +135,13 @@ fn upload_padded(gpu: &Gpu, v: &[Scalar], n: usize) -> GResult<CudaSlice<u64>> {
 
 impl GpuLane {
     fn new(gpu: Arc<Gpu>, cpu: Arc<CpuBackend>) -> GpuLane {
-        GpuLane { gpu, cpu, state: Mutex::new(State::default()), clock: Arc::default() }
+        GpuLane {
+            gpu,
+            cpu,
+            state: Mutex::new(State::default()),
+            clock: Arc::default(),
+            staging: Mutex::new(None),
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -157,9 +166,11 @@ impl GpuLane {
         let window = msm::window_for(m.max(1));
         let need = 3 * n * 32 + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
         gpu.check_mem("ntt_msm_h (a, b, c and scratch)", need)?;
-        let pin_abc = self.state().opts.pin_abc;
+        let CallOpts { pin_abc, pinned_pool, .. } = self.state().opts;
         let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
-        let (mut da, mut db, mut dc) = {
+        let (mut da, mut db, mut dc) = if pinned_pool && !pin_abc {
+            self.upload_staged(&[&a, &b, &c], n)?
+        } else {
             let _pin = if pin_abc {
                 let site = Site::new(Phase::PinAbc).circuit(circuit).device(self.ordinal()).arg("n", n);
                 let _span = probe.open(site);
@@ -183,6 +194,31 @@ impl GpuLane {
         let mut tmp = None;
         let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
         msm::msm_g1(gpu, &view, &da.slice(0..4 * m), m, None)
+    }
+
+    /// a/b/c into zero-padded device buffers of `n` elements through the lane's pinned pool (B2); the host
+    /// vectors may be freed on return.
+    fn upload_staged(
+        &self,
+        abc: &[&[Scalar]; 3],
+        n: usize,
+    ) -> GResult<(CudaSlice<u64>, CudaSlice<u64>, CudaSlice<u64>)> {
+        let gpu = &*self.gpu;
+        let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = match &mut *slot {
+            Some(p) => p,
+            none => {
+                let p = Staging::new(gpu)?;
+                PINNED_BYTES.fetch_add(p.bytes(), Ordering::Relaxed);
+                none.insert(p)
+            }
+        };
+        let mut up = |v: &[Scalar]| -> GResult<CudaSlice<u64>> {
+            let mut d = gpu.stream.alloc_zeros::<u64>(4 * n)?;
+            pool.upload(gpu, limbs(v), &mut d)?;
+            Ok(d)
+        };
+        Ok((up(abc[0])?, up(abc[1])?, up(abc[2])?))
     }
 
     fn msm_g1_impl(

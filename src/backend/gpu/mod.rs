@@ -20,6 +20,7 @@ pub mod floor;
 pub mod msm;
 pub mod ntt;
 mod resident;
+pub mod staging;
 pub mod timing;
 
 pub use compile::Module;

@@ -380,7 +380,11 @@ pub fn prove_assignments(
 
     probe.checkpoint()?;
     let t = call.toggles;
-    let opts = CallOpts { pin_abc: t.on(Toggle::B1), srs_resident: t.on(Toggle::SrsResident) };
+    let opts = CallOpts {
+        pin_abc: t.on(Toggle::B1),
+        pinned_pool: t.on(Toggle::B2),
+        srs_resident: t.on(Toggle::SrsResident),
+    };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;
     let _call = CallGuard(backend);
