@@ -6,13 +6,14 @@
 use std::collections::BTreeMap;
 
 use cuzk::engine::compare::{compare, AblationEntry};
+use cuzk::engine::floor::{CpuFloor, Floors};
 use cuzk::timeline::record::{
     CounterSeries, HostInfo, PhaseTotals, ProofEntry, RecordEvent, RepeatSummary, RunRecord, SampleInfo,
     SCHEMA,
 };
 use cuzk::tui::keys::{Key, Mouse};
 use cuzk::tui::state::Msg;
-use cuzk::tui::state::{App, BackendMeta, Level, SampleMeta, SetupProgress, View};
+use cuzk::tui::state::{App, BackendMeta, Level, Panel, SampleMeta, SetupProgress, View};
 use cuzk::tui::theme::{Theme, ThemeSet};
 use cuzk::tui::view;
 use cuzk::vocab::Toggles;
@@ -319,7 +320,7 @@ fn phase_table_scrolls_to_the_wall_row_at_80x24() {
     let wall = |s: &str| s.lines().any(|l| l.contains("│wall "));
     assert!(!wall(&text(&a, 80, 24)));
     a.handle_key(Key::Char('f'));
-    assert_eq!(a.focus, cuzk::tui::state::Panel::Phases);
+    assert_eq!(a.focus, Panel::Phases);
     a.handle_key(Key::End);
     let screen = text(&a, 80, 24);
     assert!(wall(&screen) && screen.contains("│srs_load"), "{screen}");
@@ -464,6 +465,9 @@ fn cursor_and_details() {
     let (t0, t1) = a.viewport.window(total);
     let c = a.cursor_event().expect("cursor kept");
     assert!(t0 <= c.start_us && c.start_us + c.dur_us <= t1 && a.viewport.zoom > 2.0, "({t0}, {t1})");
+    // The time readout at the cursor: the block's start and duration in the timeline's title.
+    let readout = format!("cursor {} +{}", view::dur(c.start_us), view::dur(c.dur_us));
+    assert!(text(&a, 160, 48).contains(&readout), "{readout}");
     snap("cursor_details", &a);
     a.handle_key(Key::Enter);
     assert_eq!(a.details.as_ref().map(|d| d.phase.as_str()), Some("ntt_msm_h"));
@@ -515,7 +519,25 @@ fn mouse() {
     a.handle_mouse(Mouse::Drag(d.bars_x + 20, y));
     a.handle_mouse(Mouse::Up);
     assert!(a.viewport.pan_us > pan, "dragging left moves later: {} → {}", pan, a.viewport.pan_us);
-    a.handle_mouse(Mouse::WheelDown(10, d.panels[cuzk::tui::state::Panel::Log.idx()].y + 1));
+    // The wheel over the log scrolls it back and forth; over the phase table (at 80×24, where it does not
+    // fit) it scrolls the table.
+    for i in 0..60 {
+        a.push_log(Level::Info, format!("line {i}"));
+    }
+    a.cursor = None; // the block details would take the log's place at 120 columns
+    draw(&a, 120, 40);
+    let log = a.drawn.get().panels[Panel::Log.idx()];
+    a.handle_mouse(Mouse::WheelUp(log.x + 2, log.y + 1));
+    assert_eq!(a.scroll.log, 3, "one notch back");
+    assert!(text(&a, 120, 40).contains("3 newer below"));
+    a.handle_mouse(Mouse::WheelDown(log.x + 2, log.y + 1));
+    assert_eq!(a.scroll.log, 0, "back to the newest line");
+    draw(&a, 80, 24);
+    let d = a.drawn.get();
+    let phases = d.panels[Panel::Phases.idx()];
+    assert!(d.max[Panel::Phases.idx()] > 0, "the phase table fits at 80×24: the test proves nothing");
+    a.handle_mouse(Mouse::WheelDown(phases.x + 2, phases.y + 2));
+    assert_eq!(a.scroll.phases, 3usize.min(d.max[Panel::Phases.idx()]), "the wheel scrolls the phase table");
 }
 
 /// One minimum size: below 80×24 the notice (with how to quit) replaces the layout; at 80×24 it is drawn.
@@ -549,6 +571,124 @@ fn every_view_draws_at_any_size() {
     for (w, h) in [(1, 1), (10, 5), (60, 16), (80, 24)] {
         draw(&a, w, h);
     }
+}
+
+/// Memory peaks and the distance from the floor: a 7.5 GB spike of host RSS inside each repeat's batch_add
+/// shows as the peak of batch_add and of b_g2_msm (running beside it) and of no phase before or after; with
+/// the machine's floors measured, batch_add's row shows its % of floor over the run and its details panel the
+/// % of the one instance under the cursor, both from the cost model (10,000 additions of 11 × 78 multiplies
+/// at 10^10 multiplies/s: 858 µs each).
+#[test]
+fn peaks_and_floors_in_the_phase_table_and_details() {
+    let mut rec = record("20260101-000000-aaaa", Toggles::default(), 1.0, 3);
+    let spikes: Vec<u64> =
+        rec.events.iter().filter(|e| e.phase == "batch_add").map(|e| e.start_us + 500).collect();
+    let rss = &mut rec.counters[0];
+    for &at in &spikes {
+        let normal = rss.samples.iter().take_while(|s| s.0 <= at).last().map_or(0, |s| s.1);
+        rss.samples.extend([(at, 7_500_000_000), (at + 400, normal)]);
+    }
+    rss.samples.sort_unstable();
+    let mut floor_us = 0.0;
+    let mut busy_us = 0.0;
+    for e in rec.events.iter_mut().filter(|e| e.phase == "batch_add") {
+        e.args.insert("ones".into(), "10000".into());
+        floor_us += 10_000.0 * 11.0 * 78.0 / 1e10 * 1e6;
+        busy_us += e.dur_us as f64;
+    }
+    let first_pct =
+        100.0 * 858.0 / rec.events.iter().find(|e| e.phase == "batch_add").map_or(1, |e| e.dur_us) as f64;
+    let mut a = app(vec![rec]);
+    a.floors = Some(Floors {
+        host: "test".into(),
+        cpu: CpuFloor { mul64_per_s: 1e10, mem_bytes_per_s: 1e10, threads: 2 },
+        ..Floors::default()
+    });
+    let screen = text(&a, 160, 48);
+    // The phase table's lines (the timeline above it has lanes of the same names).
+    let table: Vec<&str> = screen.lines().skip_while(|l| !l.contains("│phase ")).collect();
+    let row = |p: &str| {
+        table.iter().find(|l| l.contains(&format!("│{p} "))).unwrap_or_else(|| panic!("{p} row:\n{screen}"))
+    };
+    let head = table.first().expect("table head");
+    assert!(head.contains("peak mem") && head.contains("floor"), "{head}");
+    assert!(screen.contains("Phases #1 · median ms"), "the title names the statistic:\n{screen}");
+    for p in ["batch_add", "b_g2_msm", "wall"] {
+        assert!(row(p).contains("7.5 G"), "{p} peak: {}", row(p));
+    }
+    for p in ["synthesis", "prep_msm", "tail_msm", "assemble"] {
+        assert!(!row(p).contains("7.5 G") && row(p).contains(" M"), "{p} peak: {}", row(p));
+    }
+    let pct = format!("{:.1}%", 100.0 * floor_us / busy_us);
+    assert!(row("batch_add").contains(&pct), "batch_add at {pct} of floor: {}", row("batch_add"));
+    assert!(!row("assemble").contains('%'), "no cost model for assemble: {}", row("assemble"));
+    for _ in 0..4 {
+        a.handle_key(Key::Down);
+    }
+    for _ in 0..3 {
+        a.handle_key(Key::Right);
+    }
+    assert_eq!(a.cursor_event().map(|e| e.phase.as_str()), Some("batch_add"));
+    let screen = text(&a, 160, 48);
+    let floor_line = screen.lines().find(|l| l.contains("of floor")).unwrap_or_else(|| panic!("{screen}"));
+    assert!(floor_line.contains(&format!("{first_pct:.1}%")), "{floor_line} vs {first_pct:.1}%");
+    insta::assert_snapshot!("peaks_floors_160x48", draw(&a, 160, 48).backend());
+}
+
+/// At 80×24 every table and the log reach their last row: G (or End) at the bottom, g (or Home) at the top,
+/// whatever does not fit.
+#[test]
+fn every_table_and_the_log_scroll_to_their_last_row_at_80x24() {
+    let mut runs = Vec::new();
+    for i in 0..30 {
+        runs.push(record(&format!("20260101-0001{i:02}-aaaa"), Toggles::default(), 1.0, 1));
+    }
+    let mut a = app(runs);
+    for i in 0..100 {
+        a.push_log(Level::Info, format!("log line {i}"));
+    }
+    // Log: focus it (f f), then top and bottom.
+    a.handle_key(Key::Char('f'));
+    a.handle_key(Key::Char('f'));
+    assert_eq!(a.focus, Panel::Log);
+    let shows = |a: &App, s: &str| text(a, 80, 24).lines().any(|l| l.contains(s));
+    assert!(shows(&a, "log line 99") && !shows(&a, "log line 0 "), "the log follows the newest line");
+    a.handle_key(Key::Char('g'));
+    draw(&a, 80, 24);
+    a.handle_key(Key::Home);
+    assert!(shows(&a, "log line 0") && !shows(&a, "log line 99"), "g reaches the oldest line");
+    a.handle_key(Key::End);
+    assert!(shows(&a, "log line 99"), "End reaches the newest line");
+    // History: the selection moves to the last run and the table follows it.
+    a.handle_key(Key::F(2));
+    a.handle_key(Key::Char('g'));
+    assert!(shows(&a, "│  1 porep-tiny"), "g reaches run 1");
+    assert!(!shows(&a, "│ 30 porep-tiny"), "30 runs do not fit at 80×24");
+    a.handle_key(Key::Char('G'));
+    assert_eq!(a.history_sel, 29);
+    assert!(shows(&a, "│ 30 porep-tiny") && !shows(&a, "│  1 porep-tiny"), "G reaches run 30");
+    // Help: the last line of its footer.
+    a.handle_key(Key::Char('?'));
+    draw(&a, 80, 24);
+    assert!(!shows(&a, "drag pans it."), "the help does not fit at 80×24");
+    a.handle_key(Key::Char('G'));
+    assert!(shows(&a, "drag pans it."), "G reaches the end of the help");
+    // Ablation: the wall row.
+    let base = &a.runs[0];
+    let entries: Vec<AblationEntry> = ["a1", "a2", "a4", "d4", "pipeline", "pce"]
+        .iter()
+        .zip(&a.runs[1..])
+        .map(|(t, r)| AblationEntry {
+            toggle: t.to_string(),
+            record_id: r.id.clone(),
+            rows: compare(base, r),
+        })
+        .collect();
+    a.apply(Msg::AblationDone { baseline: base.id.clone(), entries });
+    assert_eq!(a.view, View::Ablation);
+    draw(&a, 80, 24);
+    a.handle_key(Key::Char('G'));
+    assert!(text(&a, 80, 24).lines().any(|l| l.starts_with("│wall ")), "G reaches the ablation's wall row");
 }
 
 /// A real Filecoin circuit's header names its registered proof and partitions.
