@@ -383,3 +383,51 @@ fn ablation_matrix() {
     assert!(a4["phases"]["pin_abc"]["verdict"].is_null());
     assert_eq!(json.as_object().unwrap().len(), 6);
 }
+
+/// `prove --repeat` reports what `compare` reports, in columns that say so: per phase the median over repeats
+/// with min–max (not the mean, not the maximum), the wall the median of the repeats' walls, and setup phases
+/// apart (their time, no instance count, outside the wall's percentages).
+#[test]
+fn prove_table_shows_the_median_and_range_compare_reports() {
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    for _ in 0..20 {
+        let n = rng.gen_range(3..8);
+        // Skewed samples: one slow outlier per run, so the mean and the maximum differ from the median.
+        let skewed = |rng: &mut ChaCha8Rng, center: f64| -> Vec<f64> {
+            let mut v: Vec<f64> = (0..n).map(|_| center * rng.gen_range(0.9..1.1)).collect();
+            v[rng.gen_range(0..n)] *= 3.0;
+            v
+        };
+        let syn = skewed(&mut rng, 400.0);
+        let tail = skewed(&mut rng, 150.0);
+        let walls: Vec<f64> = syn.iter().zip(&tail).map(|(a, b)| a + b + 10.0).collect();
+        let mut rec = record("r", &walls, &[("synthesis", &syn), ("tail_msm", &tail)]);
+        rec.events.push(cuzk::timeline::record::RecordEvent {
+            phase: "srs_load".into(),
+            lane: "setup".into(),
+            circuit: None,
+            device: None,
+            batch: None,
+            repeat: 0,
+            start_us: 0,
+            dur_us: 30_000,
+            args: BTreeMap::new(),
+        });
+        let table = cuzk::cli::prove::phase_table(&rec);
+        let head = table.lines().next().unwrap_or_default();
+        assert!(head.contains("median ms") && head.contains("min–max ms"), "{head}");
+        let rows = compare(&rec, &rec);
+        for (phase, samples) in [("synthesis", &syn), ("tail_msm", &tail), (WALL, &walls)] {
+            let r = rows.iter().find(|r| r.phase == phase).and_then(|r| r.cand).expect("compare row");
+            let line = table.lines().find(|l| l.starts_with(phase)).unwrap_or_else(|| panic!("{table}"));
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            let median = if phase == WALL { cells[1] } else { cells[2] };
+            assert_eq!(median, format!("{:.1}", r.median), "{phase}: {line}");
+            assert!(line.ends_with(&format!("{:.1}–{:.1}", r.min, r.max)), "{phase}: {line}");
+            let mean = samples.iter().sum::<f64>() / n as f64;
+            assert!((r.median - mean).abs() > 0.05 && r.median < r.max, "the samples tell median from mean");
+        }
+        let setup = table.lines().find(|l| l.starts_with("srs_load")).expect("setup row");
+        assert_eq!(setup.split_whitespace().collect::<Vec<_>>(), ["srs_load", "30.0", "setup"], "{setup}");
+    }
+}

@@ -300,6 +300,21 @@ mod tests {
         let mut gpu = ev("msm_h", &[("n", "1024")], 10);
         gpu.device = Some(0);
         assert!(cost(&gpu, &floors()).is_none(), "no GPU floor measured: no claim");
+        // H2D copies: bytes over the link's measured pinned bandwidth; none on the host.
+        let mut f = floors();
+        f.gpus.push(GpuFloor { device: 0, h2d_pinned_bytes_per_s: 2e10, ..GpuFloor::default() });
+        let mut up = ev("srs_upload", &[("bytes", "1000000000")], 100_000);
+        up.device = Some(0);
+        let c = cost(&up, &f).expect("upload cost");
+        assert_eq!((c.work, c.unit), (1e9, "bytes"));
+        assert!((c.floor_us - 50_000.0).abs() < 1e-6, "1 GB at 20 GB/s: 50 ms, got {c:?}");
+        assert_eq!(headroom("srs_upload", [&up], &f).map(|h| h.pct_of_floor.round()), Some(50.0));
+        assert!(cost(&ev("srs_upload", &[("bytes", "1000")], 1), &f).is_none(), "no link on the host");
+        // The tail MSM sums its three MSMs at the window it ran with.
+        let tail = ev("tail_msm", &[("window", "8"), ("tail_l", "1000"), ("tail_a", "2000")], 10);
+        let c = cost(&tail, &f).expect("tail cost");
+        assert_eq!(c.work, msm_adds(1000.0, 8) + msm_adds(2000.0, 8));
+        assert_eq!(c.unit, "adds");
     }
 
     #[test]

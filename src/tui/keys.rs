@@ -99,7 +99,8 @@ pub fn from_event(ev: KeyEvent) -> Option<Key> {
     })
 }
 
-/// Every key binding as (keys, what it does), for the help view and the README.
+/// Every key binding as (keys, what it does), for the help view and the README (whose key table and the notes
+/// under it, the entries without a key, a test keeps equal to these).
 pub const HELP: [(&str, &str); 33] = [
     ("r", "run a proof with the toggles shown"),
     ("R", "run N repeats (asks N)"),
@@ -150,5 +151,39 @@ mod tests {
         assert_eq!(from_event(r), None);
         let t = KeyEvent::new(KeyCode::Tab, KeyModifiers::SHIFT);
         assert_eq!(from_event(t), Some(Key::BackTab));
+    }
+
+    /// The README's key table as [`HELP`] writes it: a row per key (each key in backticks), then the entries
+    /// without a key as one paragraph of sentences.
+    fn readme_table() -> String {
+        let mut out = String::from("| key | does |\n|---|---|\n");
+        for (keys, what) in HELP.iter().filter(|(k, _)| !k.is_empty()) {
+            let keys: Vec<String> = keys.split(' ').map(|k| format!("`{k}`")).collect();
+            out.push_str(&format!("| {} | {what} |\n", keys.join(" ")));
+        }
+        let notes: Vec<String> = HELP
+            .iter()
+            .filter(|(k, _)| k.is_empty())
+            .map(|(_, what)| {
+                let mut c = what.chars();
+                c.next().map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+            })
+            .collect();
+        out.push('\n');
+        out.push_str(&notes.join(". "));
+        out.push_str(".\n");
+        out
+    }
+
+    /// The README's Console section stays true to the keys the console binds: its table is [`HELP`].
+    #[test]
+    fn readme_key_table_is_the_help() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        let readme = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let want = readme_table();
+        assert!(
+            readme.contains(&want),
+            "README.md's key table differs from tui::keys::HELP; it should read:\n{want}"
+        );
     }
 }

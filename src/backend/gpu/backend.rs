@@ -490,7 +490,11 @@ impl Backend for GpuBackend {
             .iter()
             .filter_map(|l| {
                 let (free, total) = l.gpu.ctx.mem_get_info().ok()?;
-                Some(DeviceMemory { device: l.ordinal(), used: (total - free) as u64, total: total as u64 })
+                Some(DeviceMemory {
+                    device: l.ordinal(),
+                    used: total.saturating_sub(free) as u64,
+                    total: total as u64,
+                })
             })
             .collect();
         MemoryUse { pinned_bytes: Some(PINNED_BYTES.load(Ordering::Relaxed)), devices }

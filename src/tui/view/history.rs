@@ -37,17 +37,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     // The id column shows when there is room (the # addresses a run in the console); the toggles that differ
     // from the defaults get what the fixed columns leave, cut with an ellipsis only when they must be.
     let wide = w >= 110;
-    let fixed = if wide { 76 } else { 55 };
+    let fixed = if wide { 77 } else { 56 };
     let tog_w = w.saturating_sub(fixed).max(8);
     let id = |s: &str| if wide { format!("{:<20} ", fit(s, 20)) } else { String::new() };
     let head = format!(
-        "{:>3} {}{:<12} {:<4} {:>3} {:>9} {:>8} {:<3} {:<4} {:<tog_w$}",
+        "{:>3} {}{:<12} {:<4} {:>3} {:>10} {:>8} {:<3} {:<4} {:<tog_w$}",
         "#",
         id("id"),
         "sample",
         "be",
         "rep",
-        "wall s",
+        "med wall s",
         "setup s",
         "ok",
         "mark",
@@ -64,7 +64,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
             _ => "",
         };
         let text = format!(
-            "{:>3} {}{:<12} {:<4} {:>3} {:>9.2} {:>8.2} {:<3} {:<4} {}",
+            "{:>3} {}{:<12} {:<4} {:>3} {:>10.2} {:>8.2} {:<3} {:<4} {}",
             i + 1,
             id(&r.id),
             fit(&r.sample.name, 12),

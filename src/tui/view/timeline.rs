@@ -1,7 +1,8 @@
-//! The timeline widget: a time axis with ticks and repeat/call marks, one row per lane with phase blocks in
-//! the theme's phase colors (sub-phases drawn in the lower half of their parent's block, as the SVG nests
-//! them; touching blocks of one phase kept apart by a thin gap), the cursor's block highlighted, and memory
-//! counter lanes as sparklines. Drawn straight into the buffer; all arithmetic saturates.
+//! The timeline widget: a time axis with ticks and repeat/call marks (the same separators run through the idle
+//! parts of every lane), one row per lane with phase blocks in the theme's phase colors (sub-phases drawn in the
+//! lower half of their parent's block, as the SVG nests them; touching blocks of one phase kept apart by a thin
+//! gap), the cursor's block highlighted, and memory counter lanes as sparklines. Drawn straight into the
+//! buffer; all arithmetic saturates.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -52,7 +53,7 @@ fn tick_step(span_us: u64, w: u16, cells_per_tick: u16) -> u64 {
 pub struct Marks {
     /// Start of repeat r (r ≥ 1), with r.
     pub repeats: Vec<(u64, u32)>,
-    /// Start of each later proof call (its `prep_msm`).
+    /// Start of each later proof call (its `prep_msm`): where the next sectors begin.
     pub calls: Vec<u64>,
 }
 
@@ -163,9 +164,13 @@ pub fn draw_lanes(buf: &mut Buffer, area: Rect, l: &Lanes, t: &Theme) -> usize {
         };
         let label: String = format!("{}{lane}", l.prefix).chars().take(usize::from(LABEL_W)).collect();
         put(buf, area.x, y, area.x + LABEL_W, &format!("{label:<w$}", w = usize::from(LABEL_W)), label_style);
-        for &(s, _) in &l.marks.repeats {
+        // Separators under the blocks (they show where the lane is idle): `╎` where a later proof call (its
+        // sectors) begins, `┊` where a repeat begins.
+        let seps =
+            l.marks.calls.iter().map(|&s| (s, "╎")).chain(l.marks.repeats.iter().map(|&(s, _)| (s, "┊")));
+        for (s, glyph) in seps {
             if s >= l.window.0 && s < l.window.1 {
-                put(buf, x0 + col(s, l.window, w), y, x0 + w, "┊", Style::new().fg(t.dim).bg(t.bg));
+                put(buf, x0 + col(s, l.window, w), y, x0 + w, glyph, Style::new().fg(t.dim).bg(t.bg));
             }
         }
         let mut blocks: Vec<&RecordEvent> =
@@ -312,5 +317,96 @@ mod tests {
         assert_eq!(col(50, (0, 100), 10), 5);
         assert_eq!(col(500, (0, 100), 10), 10);
         assert_eq!(col(0, (10, 10), 10), 0);
+    }
+
+    fn ev(
+        phase: &str,
+        lane: &str,
+        batch: Option<u64>,
+        repeat: u32,
+        start_us: u64,
+        dur_us: u64,
+    ) -> RecordEvent {
+        RecordEvent {
+            phase: phase.into(),
+            lane: lane.into(),
+            circuit: None,
+            device: None,
+            batch,
+            repeat,
+            start_us,
+            dur_us,
+            args: Default::default(),
+        }
+    }
+
+    /// Drawn over 100 columns at 10 µs each: ntt_h and msm_h in the lower half of their ntt_msm_h block in their
+    /// own colors; a thin gap where a second ntt_msm_h touches the first (none before the batch_add touching
+    /// it); `╎` where the second proof call begins and `┊` where the second repeat begins, on lanes idle there,
+    /// and never over a block.
+    #[test]
+    fn lanes_nest_sub_phases_separate_calls_and_repeats_and_gap_touching_blocks() {
+        let t = Theme::default_dark();
+        let events = [
+            ev("synthesis", "synthesis c0", Some(0), 0, 0, 100),
+            ev("prep_msm", "prep_msm", Some(0), 0, 100, 20),
+            ev("ntt_msm_h", "cpu", Some(0), 0, 120, 300),
+            ev("ntt_h", "cpu", Some(0), 0, 120, 150),
+            ev("msm_h", "cpu", Some(0), 0, 270, 150),
+            ev("ntt_msm_h", "cpu", Some(0), 0, 420, 140),
+            ev("batch_add", "cpu", Some(0), 0, 560, 20),
+            ev("prep_msm", "prep_msm", Some(1), 0, 600, 20),
+            ev("synthesis", "synthesis c0", Some(0), 1, 700, 80),
+        ];
+        let refs: Vec<&RecordEvent> = events.iter().collect();
+        let marks = Marks::of(&refs);
+        assert_eq!(marks, Marks { repeats: vec![(700, 1)], calls: vec![600] });
+        let lanes: Vec<String> = ["synthesis c0", "prep_msm", "cpu"].map(String::from).to_vec();
+        let area = Rect { x: 0, y: 0, width: LABEL_W + 1 + 100, height: 3 };
+        let mut buf = Buffer::empty(area);
+        let spec = Lanes {
+            lanes: &lanes,
+            events: &refs,
+            window: (0, 1000),
+            selected: None,
+            cursor: None,
+            prefix: "",
+            marks: &marks,
+        };
+        assert_eq!(draw_lanes(&mut buf, area, &spec, &t), 0);
+        let x0 = LABEL_W + 1;
+        let cell = |c: u16, row: u16| buf.cell((x0 + c, row)).cloned().unwrap_or_default();
+        let (syn, prep, cpu) = (0, 1, 2);
+        let name: String = (12..21).map(|c| cell(c, cpu).symbol().to_string()).collect();
+        assert_eq!(name, "ntt_msm_h", "the parent's name stays readable");
+        for (c, sub) in [(22, "ntt_h"), (26, "ntt_h"), (28, "msm_h"), (41, "msm_h")] {
+            let k = cell(c, cpu);
+            assert_eq!((k.symbol(), k.fg, k.bg), ("▄", t.phase(sub), t.phase("ntt_msm_h")), "column {c}");
+        }
+        let gap = cell(42, cpu);
+        assert_eq!(
+            (gap.symbol(), gap.fg, gap.bg),
+            ("▏", t.bg, t.phase("ntt_msm_h")),
+            "gap between touching blocks"
+        );
+        assert_eq!(cell(43, cpu).bg, t.phase("ntt_msm_h"), "the second block follows the gap");
+        let next = cell(56, cpu);
+        assert_eq!((next.symbol(), next.bg), (" ", t.phase("batch_add")), "another phase touching: no gap");
+        for row in [syn, cpu] {
+            assert_eq!(cell(60, row).symbol(), "╎", "call separator on idle lane {row}");
+        }
+        for row in [prep, cpu] {
+            assert_eq!(cell(70, row).symbol(), "┊", "repeat separator on idle lane {row}");
+        }
+        assert_eq!(
+            (cell(60, prep).symbol(), cell(60, prep).bg),
+            (" ", t.phase("prep_msm")),
+            "not over a block"
+        );
+        assert_eq!(
+            (cell(70, syn).symbol(), cell(70, syn).bg),
+            (" ", t.phase("synthesis")),
+            "not over a block"
+        );
     }
 }
