@@ -123,6 +123,10 @@ fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
     a.handle_key(Key::Char('9'));
     assert!(!a.toggles.on(Toggle::Pce), "key 9 flips pce, which applies on the CPU");
     assert!(last_log(&a).contains("PCE off"), "{}", last_log(&a));
+    a.handle_key(Key::Char('0'));
+    assert!(a.toggles.on(Toggle::B2) && last_log(&a).contains("B2: GPU only"), "{}", last_log(&a));
+    g.handle_key(Key::Char('0'));
+    assert!(!g.toggles.on(Toggle::B2), "key 0 flips the tenth toggle, b2");
     assert_eq!(a.handle_key(Key::Char('r')), Some(Command::Run { toggles: a.toggles, repeats: 1 }));
 }
 

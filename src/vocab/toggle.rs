@@ -76,9 +76,6 @@ toggles! {
         help "A4: the circuits' B_G2 MSMs in parallel rather than one after another.";
     B1 = "b1", short "B1 pin abc", default false, applies Applies::DeviceOnly, ablate true,
         help "B1: page-lock a/b/c (cuMemHostRegister) before their upload.";
-    // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
-    B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
-        help "B2: upload a/b/c through a reusable pinned host pool, copy overlapped with DMA (B1 wins if on).";
     D4 = "d4", short "D4 windows", default true, applies Applies::All, ablate true,
         help "D4: each tail MSM picks its window from its own size.";
     Pipeline = "pipeline", short "pipeline", default true, applies Applies::All, ablate true,
@@ -91,6 +88,9 @@ toggles! {
     // docs/PERF.md); neutral on the CPU, where the pipeline hides synthesis.
     Pce = "pce", short "pce", default true, applies Applies::All, ablate true,
         help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
+    // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
+    B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
+        help "B2: upload a/b/c through a reusable pinned host pool, copy overlapped with DMA (B1 wins if on).";
 }
 
 impl Toggle {

@@ -242,10 +242,11 @@ impl App {
     fn live_key(&mut self, key: Key) {
         let (_, total) = self.timeline_events();
         match key {
-            Key::Char(c @ '1'..='9') => self.flip(usize::from(c as u8 - b'1')),
+            // 1…9 flip toggles 1…9 and 0 the tenth, as on the keyboard's number row.
+            Key::Char(c @ '0'..='9') => self.flip((usize::from(c as u8 - b'0') + 9) % 10),
             Key::Char('+') | Key::Char('=') => self.viewport.zoom_in(total),
             Key::Char('-') => self.viewport.zoom_out(total),
-            Key::Char('0') => self.viewport.fit(),
+            Key::Char('Z') => self.viewport.fit(),
             Key::Char('z') => self.zoom_to_cursor(),
             Key::Char('h') => self.viewport.pan(total, -1),
             Key::Char('l') => self.viewport.pan(total, 1),
