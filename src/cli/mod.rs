@@ -200,6 +200,7 @@ pub enum Command {
 /// Runs the command line and maps errors to one line on stderr and exit code 1 (usage errors included;
 /// `--help` and `--version` print and exit 0).
 pub fn main() -> ExitCode {
+    crate::engine::host::cap_malloc_arenas();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),

@@ -105,7 +105,10 @@ pub const HELP: [(&str, &str); 33] = [
     ("r", "run a proof with the toggles shown"),
     ("R", "run N repeats (asks N)"),
     ("a", "ablate: baseline and each toggle flipped alone, interleaved rounds (R repeats, else 3)"),
-    ("1-9 0", "flip a toggle for the next run (0 = the tenth; Live view; n/a ones are dimmed and not flipped)"),
+    (
+        "1-9 0",
+        "flip a toggle for the next run (0 = the tenth; Live view; n/a ones are dimmed and not flipped)",
+    ),
     ("b", "mark the selected / shown run as baseline"),
     ("c", "compare baseline (or the previous run of the same sample) with the selected / last run"),
     ("E", "export the selected run: chrome, csv, json, svg"),
