@@ -197,7 +197,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 let bitmap = half_bitmap(n);
                 (time(reps, || backend.batch_add_g1(Bases::host(&points), &bitmap)), None)
             }
-            BenchOp::Synth => return super::bench_synth::bench_synth(&args),
+            BenchOp::Synth => return super::bench_synth::bench_synth(&args.sample, args.repeat, args.json),
             BenchOp::Floor => return bench_floor(args.json),
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));

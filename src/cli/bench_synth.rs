@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::bench::BenchArgs;
 use super::bench_data::median;
 use super::CliError;
 use crate::cs::{Circuit, Pce, ProvingAssignment, RecordOptions, Shape, ShapeCounter, SmallStore, VecStore};
@@ -103,11 +102,11 @@ fn time_one<C: Circuit>(c: Config, circuit: &C, shape: Shape, pce: &Pce) -> Resu
     Ok(s)
 }
 
-/// `cuzk bench synth`: circuit 0 of the sample, each configuration `repeat` times, configurations
+/// `cuzk bench synth`: circuit 0 of the sample at `path`, each configuration `repeat` times, configurations
 /// interleaved so drift hits all alike. The record is made once, untimed, as the engine's `pce` toggle
 /// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment.
-pub(super) fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
-    let sample = crate::circuits::Sample::load(&args.sample)?;
+pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> Result<(), CliError> {
+    let sample = crate::circuits::Sample::load(path)?;
     let fp = budget::footprint(&sample);
     // Normal synthesis holds its combinations and assignment; the pce path holds the record beside a
     // witness and a/b/c (≤ the assignment).
@@ -121,11 +120,11 @@ pub(super) fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
     let Some(circuit) = sample.sector_circuits(0).into_iter().next() else {
         return Err(CliError::Msg(format!("{}: the sample has no circuit", sample.path.display())));
     };
-    let synth_err = |e: SynthesisError| CliError::Msg(format!("{}: {e}", args.sample.display()));
+    let synth_err = |e: SynthesisError| CliError::Msg(format!("{}: {e}", path.display()));
     let shape = ShapeCounter::count(&circuit).map_err(synth_err)?;
     let rows = shape.rows() as f64;
     let (pce, recorded) = Pce::record_with(&circuit, RecordOptions::default())
-        .map_err(|e| CliError::Msg(format!("{}: {e}", args.sample.display())))?;
+        .map_err(|e| CliError::Msg(format!("{}: {e}", path.display())))?;
     let reference = ProvingAssignment::synthesize::<VecStore, _>(&circuit, None).map_err(synth_err)?;
     if (&recorded.a, &recorded.b, &recorded.c) != (&reference.a, &reference.b, &reference.c) {
         return Err(CliError::Msg("bench synth: the pce assignment differs from normal synthesis".into()));
@@ -137,7 +136,7 @@ pub(super) fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Msg(format!("bench synth: one-thread pool: {e}")))?;
     let all = rayon::current_num_threads();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); CONFIGS.len()];
-    for _ in 0..args.repeat.max(1) {
+    for _ in 0..repeat.max(1) {
         for (i, &c) in CONFIGS.iter().enumerate() {
             let s = if c.one_thread {
                 one.install(|| time_one(c, &circuit, shape, &pce))?
@@ -169,14 +168,14 @@ pub(super) fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
             }
         })
         .collect();
-    if args.json {
+    if json {
         let v = serde_json::json!({"op": "synth", "sample": sample.name, "constraints": shape.rows(),
-            "repeats": args.repeat.max(1), "pce_bytes_per_constraint": pce.bytes_per_constraint(),
+            "repeats": repeat.max(1), "pce_bytes_per_constraint": pce.bytes_per_constraint(),
             "configs": results});
         println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
         return Ok(());
     }
-    print_table(&sample.name, shape.rows(), args.repeat.max(1), &results);
+    print_table(&sample.name, shape.rows(), repeat.max(1), &results);
     Ok(())
 }
 
