@@ -127,7 +127,14 @@ fn bench_reports_json() {
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let configs = v["configs"].as_array().expect("configs");
-    assert_eq!(configs.len(), 4, "A1 × A2");
+    let paths: Vec<&str> = configs.iter().map(|c| c["path"].as_str().unwrap_or("?")).collect();
+    assert_eq!(
+        paths,
+        ["normal", "normal", "normal", "normal", "witness_only", "pce", "pce"],
+        "A1 × A2, then pce"
+    );
+    let off = configs[0]["constraints_per_sec"].as_f64().unwrap_or(0.0);
+    assert_eq!((configs[0]["a1"].as_bool(), configs[0]["a2"].as_bool()), (Some(false), Some(false)));
     for c in configs {
         let (rate, lo, hi) = (
             c["constraints_per_sec"].as_f64().unwrap_or(0.0),
@@ -135,7 +142,13 @@ fn bench_reports_json() {
             c["max_per_sec"].as_f64().unwrap_or(0.0),
         );
         assert!(rate > 0.0 && lo <= rate && rate <= hi, "{c}");
+        let ratio = c["vs_pce_off"].as_f64().unwrap_or(0.0);
+        assert!((ratio - rate / off).abs() < 1e-9 * ratio.max(1.0), "{c}");
+        let normal = c["path"] == "normal";
+        assert_eq!(c["a1"].is_null(), !normal, "{c}");
     }
+    assert_eq!(configs[5]["threads"], 1, "the issue's figure: pce on one thread");
+    assert!(v["pce_bytes_per_constraint"].as_f64().unwrap_or(0.0) > 0.0, "{v}");
     let o = cuzk(&dir, &["bench", "msm", "--log-size", "9", "--repeat", "1", "--json"]);
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");

@@ -4,7 +4,8 @@
 //!   give one-line errors naming the field.
 //! * The partition circuits' shapes from cuzk's `ShapeCounter` equal an independent count (a reference CS for the
 //!   PoRep, bellperson's `TestConstraintSystem` for PoSt); cuzk's proving assignment satisfies every row; the
-//!   circuit's public inputs equal the verifier's (`filecoin_proofs::get_seal_inputs` for the PoRep).
+//!   circuit's public inputs equal the verifier's (`filecoin_proofs::get_seal_inputs` for the PoRep); the PoRep's
+//!   `pce` path (witness-only synthesis + SpMV) gives the reference's witness and normal synthesis's a, b, c.
 //! * cuzk's WindowPoSt and WinningPoSt proofs (the `cuzk` binary, locally generated params) are accepted by
 //!   `filecoin_proofs::verify_window_post` / `verify_winning_post` and a flipped byte is rejected; the same for
 //!   the 2 KiB PoRep C2 with `verify_seal` when `CUZK_REAL_POREP=1` (its 2^22 setup is too slow for CI;
@@ -245,6 +246,18 @@ fn porep_2kib_shape_inputs_and_satisfaction() {
     )
     .expect("get_seal_inputs");
     assert_eq!(inputs, job.inputs, "filecoin-proofs' get_seal_inputs against cuzk's");
+    // The pce path on the real circuit: witness-only synthesis (bellperson's gadgets skipping their
+    // combinations) plus the SpMV gives the reference's witness and normal synthesis's a, b, c.
+    let (pce, _) = cuzk::cs::Pce::record(&job.circuits[0]).expect("record");
+    let fast = pce.synthesize(&job.circuits[0]).expect("pce synthesis");
+    assert_eq!(fast.aux_assignment, reference.aux, "witness-only synthesis against the reference's witness");
+    assert_eq!(fast.input_assignment, reference.inputs);
+    let normal =
+        ProvingAssignment::synthesize::<VecStore, _>(&job.circuits[0], Some(shape)).expect("synthesize");
+    assert!(
+        fast.a == normal.a && fast.b == normal.b && fast.c == normal.c,
+        "pce a/b/c against normal synthesis"
+    );
 }
 
 #[test]

@@ -145,3 +145,27 @@ fn foreign_circuit_proofs_verify_and_are_deterministic() {
     assert_eq!(prove().0, proofs, "same seed, same proofs");
     assert!(Scalar::from_repr_vartime(Scalar::ONE.to_repr()).is_some());
 }
+
+/// bellperson's SHA-256 gadgets skip their linear combinations in witness-only synthesis (the patch in
+/// vendor/bellperson): the witness, the shape and the fingerprint must stay those of full synthesis, the PCE
+/// assignment of other messages must equal normal synthesis field by field, and the flag must not outlive
+/// the synthesis (a normal synthesis after it still builds every combination).
+#[test]
+fn witness_only_bellperson_gadgets_give_the_full_witness() {
+    use cuzk::cs::{Pce, WitnessOnly};
+    let first = bp2::Foreign(Sha2Circuit { message: message(20) });
+    let (pce, _) = Pce::record(&first).expect("record");
+    for seed in 21..24 {
+        let c = bp2::Foreign(Sha2Circuit { message: message(seed) });
+        let w = WitnessOnly::synthesize(&c, None).expect("witness-only");
+        assert!(!bellperson::gadgets::witness_only::active(), "the flag is scoped to the synthesis");
+        let full = ProvingAssignment::synthesize::<VecStore, _>(&c, None).expect("synthesis");
+        assert_eq!((w.inputs, w.aux), (full.input_assignment.clone(), full.aux_assignment.clone()));
+        assert_eq!((w.shape, w.fingerprint), (pce.shape(), pce.fingerprint()));
+        let fast = pce.synthesize(&c).expect("pce");
+        assert_eq!((&fast.a, &fast.b, &fast.c), (&full.a, &full.b, &full.c), "seed {seed}");
+        assert_eq!((&fast.a_aux_density, &fast.b_aux_density), (&full.a_aux_density, &full.b_aux_density));
+        let rows = full.a.len() - full.input_assignment.len();
+        assert!((0..rows).all(|i| full.a[i] * full.b[i] == full.c[i]), "seed {seed}: a·b = c");
+    }
+}

@@ -1,8 +1,6 @@
 //! `cuzk bench`: time one building block on random data (seeded), median of repeats; MSM also times blst's
 //! Pippenger (`G1Projective::multi_exp`) on the same points and scalars and reports the ratio.
 
-use std::time::Instant;
-
 use blstrs::{G1Projective, Scalar};
 use group::prime::PrimeCurveAffine;
 use group::Group;
@@ -40,99 +38,6 @@ pub struct BenchArgs {
     /// Sample file (`synth` only).
     #[arg(long, default_value = super::DEFAULT_SAMPLE)]
     pub sample: std::path::PathBuf,
-}
-
-/// One A1 × A2 configuration of `cuzk bench synth` (also its `--json` form).
-#[derive(Debug, Serialize)]
-pub struct SynthResult {
-    /// A1 on.
-    pub a1: bool,
-    /// A2 on.
-    pub a2: bool,
-    /// Median constraints per second on one thread.
-    pub constraints_per_sec: f64,
-    /// Slowest repeat's rate.
-    pub min_per_sec: f64,
-    /// Fastest repeat's rate.
-    pub max_per_sec: f64,
-    /// Median milliseconds per circuit.
-    pub ms: f64,
-}
-
-/// `cuzk bench synth`: circuit 0 of the sample synthesized on the calling thread, each configuration
-/// `repeat` times, configurations interleaved so drift hits all alike.
-fn bench_synth(args: &BenchArgs) -> Result<(), CliError> {
-    use crate::cs::{ProvingAssignment, SmallStore, VecStore};
-    let sample = crate::circuits::Sample::load(&args.sample)?;
-    let fp = budget::footprint(&sample);
-    let est = budget::Estimate {
-        what: format!("{}: bench synth", sample.name),
-        parts: vec![("synthesis".into(), fp.assignment_bytes().saturating_mul(2).max(fp.count_bytes()))],
-        knob: budget::knob_advice(&sample),
-    };
-    est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
-    let Some(circuit) = sample.sector_circuits(0).into_iter().next() else {
-        return Err(CliError::Msg(format!("{}: the sample has no circuit", sample.path.display())));
-    };
-    let synth_err = |e: crate::cs::SynthesisError| CliError::Msg(format!("{}: {e}", args.sample.display()));
-    let shape = ShapeCounter::count(&circuit).map_err(synth_err)?;
-    let rows = shape.rows() as f64;
-    let configs = [(false, false), (true, false), (false, true), (true, true)];
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
-    for _ in 0..args.repeat.max(1) {
-        for (i, &(a1, a2)) in configs.iter().enumerate() {
-            let hint = a2.then_some(shape);
-            let t = Instant::now();
-            let asg = if a1 {
-                ProvingAssignment::synthesize::<SmallStore, _>(&circuit, hint)
-            } else {
-                ProvingAssignment::synthesize::<VecStore, _>(&circuit, hint)
-            }
-            .map_err(synth_err)?;
-            times[i].push(t.elapsed().as_secs_f64());
-            drop(std::hint::black_box(asg));
-        }
-    }
-    let results: Vec<SynthResult> = configs
-        .iter()
-        .zip(times)
-        .map(|(&(a1, a2), t)| {
-            let ms = median(t.iter().map(|s| s * 1e3).collect());
-            let (lo, hi) = t.iter().fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-            SynthResult {
-                a1,
-                a2,
-                constraints_per_sec: rows / (ms / 1e3),
-                min_per_sec: rows / hi,
-                max_per_sec: rows / lo,
-                ms,
-            }
-        })
-        .collect();
-    if args.json {
-        let v = serde_json::json!({"op": "synth", "sample": sample.name, "constraints": shape.rows(), "repeats": args.repeat.max(1), "configs": results});
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
-        return Ok(());
-    }
-    println!(
-        "synth {} ({} constraints, one thread, {} repeats)",
-        sample.name,
-        shape.rows(),
-        args.repeat.max(1)
-    );
-    println!("{:<6} {:<6} {:>10} {:>14} {:>22}", "a1", "a2", "ms", "M constr/s", "min–max M/s");
-    for r in &results {
-        let on = |b: bool| if b { "on" } else { "off" };
-        println!(
-            "{:<6} {:<6} {:>10.1} {:>14.3} {:>22}",
-            on(r.a1),
-            on(r.a2),
-            r.ms,
-            r.constraints_per_sec / 1e6,
-            format!("{:.3}–{:.3}", r.min_per_sec / 1e6, r.max_per_sec / 1e6)
-        );
-    }
-    Ok(())
 }
 
 /// One benchmark result (also the `--json` form).
@@ -292,7 +197,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 let bitmap = half_bitmap(n);
                 (time(reps, || backend.batch_add_g1(Bases::host(&points), &bitmap)), None)
             }
-            BenchOp::Synth => return bench_synth(&args),
+            BenchOp::Synth => return super::bench_synth::bench_synth(&args.sample, args.repeat, args.json),
             BenchOp::Floor => return bench_floor(args.json),
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));

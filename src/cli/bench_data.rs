@@ -25,7 +25,7 @@ pub enum BenchOp {
     BatchAdd,
     /// Params generation for a 2^K-constraint multiplication chain.
     Setup,
-    /// Synthesis throughput of a sample's circuit, one thread, for A1 off/on × A2 off/on.
+    /// Synthesis throughput of a sample's circuit: normal (one thread, A1 × A2) beside the `pce` path.
     Synth,
     /// This machine's floors (peak 64-bit multiply rate, memory and host-to-device bandwidth), measured once
     /// and cached for the console's "% of floor".

@@ -5,6 +5,7 @@ pub mod ablate;
 pub mod bench;
 mod bench_data;
 mod bench_gpu;
+mod bench_synth;
 pub mod info;
 mod interrupt;
 pub mod job;

@@ -42,7 +42,7 @@ impl<T: ConstraintSystem> DynCs for T {
 
 /// Implements the adapter and the circuit wrapper for one foreign trait version.
 macro_rules! foreign {
-    ($(#[$doc:meta])* $module:ident, $bp:path) => {
+    ($(#[$doc:meta])* $module:ident, $bp:path, $scope:path) => {
         $(#[$doc])*
         pub mod $module {
             use super::*;
@@ -149,6 +149,7 @@ macro_rules! foreign {
 
             /// The one instantiation of `c`'s synthesis, whatever the cuzk system.
             fn synthesize_dyn<C: bp::Circuit<Scalar> + Clone>(c: &C, cs: &mut dyn DynCs) -> Result<(), SynthesisError> {
+                let _scope = $scope(cs.dyn_witness_only());
                 c.clone().synthesize(&mut Adapter::new(cs)).map_err(|e| SynthesisError(e.to_string()))
             }
 
@@ -161,14 +162,26 @@ macro_rules! foreign {
     };
 }
 
+/// Tells bellperson's own gadgets (SHA-256's adders and `MultiEq`, patched in `vendor/bellperson`) that the
+/// system ignores linear combinations, for as long as the returned scope lives: witness-only synthesis of a
+/// real PoRep circuit then skips building them (most of its witness-only time; docs/PERF.md).
+fn bellperson_scope(witness_only: bool) -> Option<::bellperson::gadgets::witness_only::Scope> {
+    witness_only.then(|| ::bellperson::gadgets::witness_only::Scope::enter(true))
+}
+
+/// bellpepper-core 0.4's gadgets build their combinations whatever the system: nothing to tell them.
+fn no_scope(_witness_only: bool) {}
+
 foreign!(
     /// bellperson 0.27 (= bellpepper-core 0.2): Filecoin's storage-proofs 19 circuits.
     bellperson,
-    ::bellperson
+    ::bellperson,
+    bellperson_scope
 );
 
 foreign!(
     /// bellpepper-core 0.4: newer circuits written for bellpepper.
     bellpepper,
-    ::bellpepper_core
+    ::bellpepper_core,
+    no_scope
 );

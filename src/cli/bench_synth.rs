@@ -1,0 +1,212 @@
+//! `cuzk bench synth`: synthesis throughput of a sample's first circuit, normal synthesis (A1 × A2 on one
+//! thread) beside the `pce` path (witness-only synthesis alone, then witness-only + SpMV on one thread and on
+//! every thread), each with its ratio to `pce` off.
+//!
+//! Why: issue 13's bar is "with `pce` on, one thread, ≥ 3× the constraints/s of `pce` off"; this prints that
+//! figure for any sample, real circuits included.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::bench_data::median;
+use super::CliError;
+use crate::cs::{Circuit, Pce, ProvingAssignment, RecordOptions, Shape, ShapeCounter, SmallStore, VecStore};
+use crate::cs::{SynthesisError, WitnessOnly};
+use crate::engine::budget;
+
+/// Which synthesis path a configuration times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SynthPath {
+    /// `pce` off: `ProvingAssignment::synthesize`, linear combinations built and evaluated.
+    Normal,
+    /// Witness-only synthesis alone (the sequential part of the `pce` path; no a/b/c).
+    WitnessOnly,
+    /// `pce` on: witness-only synthesis followed by the SpMV against the shape's record (`Pce::synthesize`).
+    Pce,
+}
+
+/// One configuration of `cuzk bench synth` (also its `--json` form).
+#[derive(Debug, Serialize)]
+pub struct SynthResult {
+    /// The path timed.
+    pub path: SynthPath,
+    /// A1 on (normal synthesis only; null otherwise).
+    pub a1: Option<bool>,
+    /// A2 on (normal synthesis only; null otherwise).
+    pub a2: Option<bool>,
+    /// Threads of the pool it ran on (normal synthesis and witness-only synthesis are single-threaded).
+    pub threads: usize,
+    /// Median constraints per second.
+    pub constraints_per_sec: f64,
+    /// Slowest repeat's rate.
+    pub min_per_sec: f64,
+    /// Fastest repeat's rate.
+    pub max_per_sec: f64,
+    /// Median milliseconds per circuit.
+    pub ms: f64,
+    /// Median rate over the median rate of `pce` off with default toggles (normal, A1 off, A2 off).
+    pub vs_pce_off: f64,
+}
+
+/// One configuration before it is timed.
+#[derive(Clone, Copy)]
+struct Config {
+    path: SynthPath,
+    a1: bool,
+    a2: bool,
+    /// Run on a one-thread pool (else on the global pool).
+    one_thread: bool,
+}
+
+impl Config {
+    const fn normal(a1: bool, a2: bool) -> Self {
+        Config { path: SynthPath::Normal, a1, a2, one_thread: true }
+    }
+}
+
+/// Normal synthesis for A1 × A2 (the first being `pce` off with default toggles, the ratios' reference), then
+/// the `pce` path: witness-only alone, witness-only + SpMV on one thread, and on every thread.
+const CONFIGS: [Config; 7] = [
+    Config::normal(false, false),
+    Config::normal(true, false),
+    Config::normal(false, true),
+    Config::normal(true, true),
+    Config { path: SynthPath::WitnessOnly, a1: false, a2: false, one_thread: true },
+    Config { path: SynthPath::Pce, a1: false, a2: false, one_thread: true },
+    Config { path: SynthPath::Pce, a1: false, a2: false, one_thread: false },
+];
+
+/// Times one synthesis of `circuit` in configuration `c` (the result is dropped outside the timing).
+fn time_one<C: Circuit>(c: Config, circuit: &C, shape: Shape, pce: &Pce) -> Result<f64, CliError> {
+    let err = |e: String| CliError::Msg(format!("bench synth: {e}"));
+    let t = Instant::now();
+    let out: Box<dyn std::any::Any> = match c.path {
+        SynthPath::Normal => {
+            let hint = c.a2.then_some(shape);
+            let asg = if c.a1 {
+                ProvingAssignment::synthesize::<SmallStore, _>(circuit, hint)
+            } else {
+                ProvingAssignment::synthesize::<VecStore, _>(circuit, hint)
+            };
+            Box::new(asg.map_err(|e| err(e.to_string()))?)
+        }
+        SynthPath::WitnessOnly => {
+            Box::new(WitnessOnly::synthesize(circuit, Some(shape)).map_err(|e| err(e.to_string()))?)
+        }
+        SynthPath::Pce => Box::new(pce.synthesize(circuit).map_err(|e| err(e.to_string()))?),
+    };
+    let s = t.elapsed().as_secs_f64();
+    drop(std::hint::black_box(out));
+    Ok(s)
+}
+
+/// `cuzk bench synth`: circuit 0 of the sample at `path`, each configuration `repeat` times, configurations
+/// interleaved so drift hits all alike. The record is made once, untimed, as the engine's `pce` toggle
+/// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment.
+pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> Result<(), CliError> {
+    let sample = crate::circuits::Sample::load(path)?;
+    let fp = budget::footprint(&sample);
+    // Normal synthesis holds its combinations and assignment; the pce path holds the record beside a
+    // witness and a/b/c (≤ the assignment).
+    let normal = fp.assignment_bytes().saturating_mul(2).max(fp.count_bytes());
+    let est = budget::Estimate {
+        what: format!("{}: bench synth", sample.name),
+        parts: vec![("synthesis".into(), normal), ("pce record".into(), fp.pce_bytes())],
+        knob: budget::knob_advice(&sample),
+    };
+    est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
+    let Some(circuit) = sample.sector_circuits(0).into_iter().next() else {
+        return Err(CliError::Msg(format!("{}: the sample has no circuit", sample.path.display())));
+    };
+    let synth_err = |e: SynthesisError| CliError::Msg(format!("{}: {e}", path.display()));
+    let shape = ShapeCounter::count(&circuit).map_err(synth_err)?;
+    let rows = shape.rows() as f64;
+    let (pce, recorded) = Pce::record_with(&circuit, RecordOptions::default())
+        .map_err(|e| CliError::Msg(format!("{}: {e}", path.display())))?;
+    let reference = ProvingAssignment::synthesize::<VecStore, _>(&circuit, None).map_err(synth_err)?;
+    if (&recorded.a, &recorded.b, &recorded.c) != (&reference.a, &reference.b, &reference.c) {
+        return Err(CliError::Msg("bench synth: the pce assignment differs from normal synthesis".into()));
+    }
+    drop((recorded, reference));
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| CliError::Msg(format!("bench synth: one-thread pool: {e}")))?;
+    let all = rayon::current_num_threads();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); CONFIGS.len()];
+    for _ in 0..repeat.max(1) {
+        for (i, &c) in CONFIGS.iter().enumerate() {
+            let s = if c.one_thread {
+                one.install(|| time_one(c, &circuit, shape, &pce))?
+            } else {
+                time_one(c, &circuit, shape, &pce)?
+            };
+            times[i].push(s);
+        }
+    }
+    let rate = |t: &[f64]| rows / (median(t.iter().map(|s| s * 1e3).collect()) / 1e3);
+    let off = rate(&times[0]);
+    let results: Vec<SynthResult> = CONFIGS
+        .iter()
+        .zip(&times)
+        .map(|(c, t)| {
+            let ms = median(t.iter().map(|s| s * 1e3).collect());
+            let (lo, hi) = t.iter().fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            let normal = c.path == SynthPath::Normal;
+            SynthResult {
+                path: c.path,
+                a1: normal.then_some(c.a1),
+                a2: normal.then_some(c.a2),
+                threads: if c.one_thread { 1 } else { all },
+                constraints_per_sec: rows / (ms / 1e3),
+                min_per_sec: rows / hi,
+                max_per_sec: rows / lo,
+                ms,
+                vs_pce_off: rate(t) / off,
+            }
+        })
+        .collect();
+    if json {
+        let v = serde_json::json!({"op": "synth", "sample": sample.name, "constraints": shape.rows(),
+            "repeats": repeat.max(1), "pce_bytes_per_constraint": pce.bytes_per_constraint(),
+            "configs": results});
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
+        return Ok(());
+    }
+    print_table(&sample.name, shape.rows(), repeat.max(1), &results);
+    Ok(())
+}
+
+/// The human table of [`bench_synth`].
+fn print_table(name: &str, rows: usize, repeats: usize, results: &[SynthResult]) {
+    println!("synth {name} ({rows} constraints, {repeats} repeats; vs off = rate over pce off, A1/A2 off)");
+    println!(
+        "{:<13} {:<4} {:<4} {:>7} {:>10} {:>12} {:>20} {:>7}",
+        "path", "a1", "a2", "threads", "ms", "M constr/s", "min–max M/s", "vs off"
+    );
+    let on = |b: Option<bool>| match b {
+        Some(true) => "on",
+        Some(false) => "off",
+        None => "-",
+    };
+    for r in results {
+        let path = match r.path {
+            SynthPath::Normal => "normal",
+            SynthPath::WitnessOnly => "witness-only",
+            SynthPath::Pce => "pce",
+        };
+        println!(
+            "{:<13} {:<4} {:<4} {:>7} {:>10.1} {:>12.3} {:>20} {:>6.2}×",
+            path,
+            on(r.a1),
+            on(r.a2),
+            r.threads,
+            r.ms,
+            r.constraints_per_sec / 1e6,
+            format!("{:.3}–{:.3}", r.min_per_sec / 1e6, r.max_per_sec / 1e6),
+            r.vs_pce_off
+        );
+    }
+}
