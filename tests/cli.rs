@@ -120,6 +120,21 @@ fn bad_input_is_one_line_and_nonzero() {
     }
 }
 
+/// `bench msm --scalars`: on every shape that stresses bucket methods (one scalar repeated, runs of ±1, only
+/// the low window) the MSM equals blst's (the command fails otherwise) and the JSON names the shape.
+#[test]
+fn bench_msm_shapes_match_blst() {
+    let dir = temp("bench-shapes");
+    for shape in ["random", "equal", "plus_minus_one", "small"] {
+        let flag = shape.replace('_', "-");
+        let o =
+            cuzk(&dir, &["bench", "msm", "--log-size", "9", "--repeat", "1", "--scalars", &flag, "--json"]);
+        assert!(o.status.success(), "{shape}: {:?}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(v["scalars"], shape, "{v}");
+    }
+}
+
 #[test]
 fn bench_reports_json() {
     let dir = temp("bench");

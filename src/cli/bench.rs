@@ -7,7 +7,9 @@ use group::Group;
 use serde::Serialize;
 
 pub use super::bench_data::BenchOp;
-use super::bench_data::{half_bitmap, median, random_points, random_scalars, time};
+use super::bench_data::{
+    half_bitmap, median, random_points, random_scalars, shaped_scalars, time, ScalarShape,
+};
 use super::CliError;
 use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::ntt::Domain;
@@ -35,6 +37,9 @@ pub struct BenchArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Scalar shape (`msm` only): uniform, or one that stresses bucket methods.
+    #[arg(long, value_enum, default_value_t = ScalarShape::Random)]
+    pub scalars: ScalarShape,
     /// Sample file (`synth` only).
     #[arg(long, default_value = super::DEFAULT_SAMPLE)]
     pub sample: std::path::PathBuf,
@@ -57,6 +62,9 @@ pub struct BenchResult {
     pub runs_ms: Vec<f64>,
     /// blst's median on the same data (MSM only).
     pub blst_ms: Option<f64>,
+    /// The scalars' shape (MSM only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scalars: Option<ScalarShape>,
     /// ms / blst_ms (MSM only; below 1.0 means faster than blst).
     pub ratio_vs_blst: Option<f64>,
 }
@@ -169,12 +177,12 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let on_gpu =
         backend.name() == "gpu" && matches!(args.op, BenchOp::Msm | BenchOp::Ntt | BenchOp::BatchAdd);
     let (runs, blst) = if on_gpu {
-        (super::bench_gpu::time_op(args.op, args.log_size, reps)?, None)
+        (super::bench_gpu::time_op(args.op, args.log_size, reps, args.scalars)?, None)
     } else {
         match args.op {
             BenchOp::Msm => {
                 let points = random_points(n, 1);
-                let scalars = random_scalars(n, 2);
+                let scalars = shaped_scalars(args.scalars, n, 2);
                 let mut ours = None;
                 let runs = time(reps, || ours = Some(backend.msm_g1(Bases::host(&points), &scalars, None)));
                 let proj: Vec<G1Projective> = points.iter().map(|p| p.to_curve()).collect();
@@ -217,14 +225,19 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         runs_ms: runs,
         blst_ms,
         ratio_vs_blst: blst_ms.map(|b| ms / b),
+        scalars: (args.op == BenchOp::Msm).then_some(args.scalars),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r).map_err(|e| CliError::Msg(e.to_string()))?);
     } else {
         let op =
             serde_json::to_value(r.op).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let shape = match r.scalars {
+            Some(sh) if sh != ScalarShape::Random => format!(" ({sh:?} scalars)"),
+            _ => String::new(),
+        };
         print!(
-            "{op} 2^{} on {} ({}): {:.2} ms (median of {})",
+            "{op}{shape} 2^{} on {} ({}): {:.2} ms (median of {})",
             r.log_size,
             r.backend,
             r.device,

@@ -60,6 +60,35 @@ pub(super) fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
         .collect()
 }
 
+/// The scalars a `bench msm` runs on: the uniform case and the shapes that stress bucket methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScalarShape {
+    /// Uniform random scalars.
+    Random,
+    /// One random scalar repeated: every window's points all fall in one bucket.
+    Equal,
+    /// Runs of 1 and −1 (alternating blocks of 1024): one bucket per window, and the top digit's.
+    PlusMinusOne,
+    /// Random scalars below 2^16: every window above the lowest is empty.
+    Small,
+}
+
+/// `n` scalars of `shape` (seeded).
+pub(super) fn shaped_scalars(shape: ScalarShape, n: usize, seed: u64) -> Vec<Scalar> {
+    match shape {
+        ScalarShape::Random => random_scalars(n, seed),
+        ScalarShape::Equal => vec![random_scalars(1, seed)[0]; n],
+        ScalarShape::PlusMinusOne => {
+            (0..n).map(|i| if (i >> 10) % 2 == 0 { Scalar::ONE } else { -Scalar::ONE }).collect()
+        }
+        ScalarShape::Small => random_scalars(n, seed)
+            .iter()
+            .map(|s| Scalar::from(u64::from(s.to_bytes_le()[0]) << 8 | u64::from(s.to_bytes_le()[1])))
+            .collect(),
+    }
+}
+
 /// Random points as multiples of the generator (one fixed-base table, batch-normalized).
 pub(super) fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
     let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));

@@ -5,7 +5,9 @@
 use blstrs::Scalar;
 use group::Curve;
 
-use super::bench_data::{half_bitmap, random_points, random_scalars, time, BenchOp};
+use super::bench_data::{
+    half_bitmap, random_points, random_scalars, shaped_scalars, time, BenchOp, ScalarShape,
+};
 use super::CliError;
 use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::backend::CpuBackend;
@@ -18,8 +20,13 @@ fn e(err: GpuError) -> CliError {
     CliError::Msg(err.to_string())
 }
 
-/// Times `op` at 2^log_size on GPU0; returns every repeat's milliseconds.
-pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize) -> Result<Vec<f64>, CliError> {
+/// Times `op` at 2^log_size on GPU0 (`shape`: the MSM's scalars); returns every repeat's milliseconds.
+pub(super) fn time_op(
+    op: BenchOp,
+    log_size: u32,
+    reps: usize,
+    shape: ScalarShape,
+) -> Result<Vec<f64>, CliError> {
     let gpu = gpus().map_err(e)?.first().ok_or_else(|| CliError::Msg("no GPU".into()))?.clone();
     let n = 1usize << log_size;
     let cpu = CpuBackend::new();
@@ -27,7 +34,7 @@ pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize) -> Result<Vec<f64
         |what: &str| CliError::Msg(format!("{what} 2^{log_size}: GPU result differs from the CPU's"));
     match op {
         BenchOp::Msm => {
-            let (points, scalars) = (random_points(n, 1), random_scalars(n, 2));
+            let (points, scalars) = (random_points(n, 1), shaped_scalars(shape, n, 2));
             gpu.check_mem("bench msm", n * (96 + 32) + msm::scratch_bytes(n, msm::window_for(n)))
                 .map_err(e)?;
             let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;

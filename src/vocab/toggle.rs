@@ -403,10 +403,13 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
-        assert!(!cpu.contains(&Toggle::B1) && cpu.contains(&Toggle::A1));
-        assert!(Toggle::ablated_on(true).any(|t| t == Toggle::B1));
+        assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));
+        assert!(
+            Toggle::ablated_on(true).any(|t| t == Toggle::B1)
+                && Toggle::ablated_on(true).any(|t| t == Toggle::B2)
+        );
     }
 }
