@@ -63,10 +63,10 @@ pub fn cap_malloc_arenas() {
     }
 }
 
-/// Hands the allocator's free pages back to the system (glibc `malloc_trim`; a no-op elsewhere). A run frees
-/// hundreds of MiB across the rayon threads' malloc arenas, which glibc keeps mapped: without this, a
-/// long-lived process (the console, `cuzk soak`) grew 27.6 → 30.2 MiB over 80 porep-tiny proofs on dev-2c,
-/// flat with one arena (MALLOC_ARENA_MAX=1), i.e. retained free memory rather than a leak.
+/// Hands the allocator's free pages back to the system (glibc `malloc_trim`; a no-op elsewhere) once a run's
+/// buffers are freed, for long-lived processes (the console, `cuzk soak`). Measured: alone it did not keep RSS
+/// flat (h200-16c GPU soak +13.9% over 300 porep-tiny proofs with glibc's default arenas); with the arena cap
+/// ([`MALLOC_ARENAS`]) the soak is flat; its own share was not isolated.
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.

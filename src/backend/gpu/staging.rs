@@ -1,8 +1,9 @@
 //! The pinned staging pool (toggle `b2`): a/b/c reach the device through page-locked host buffers allocated
 //! once per lane and reused by every call, instead of pageable copies (the driver's own bounce buffers) or
-//! B1's per-call `cuMemHostRegister`. The host copies chunk k into one buffer (all cores) while the copy
-//! engine moves chunk k − 1 out of the other, so the upload runs near the host's copy rate rather than the
-//! pageable path's (8.3 GB/s on h200-16c against 55 GB/s pinned, `cuzk bench floor`).
+//! B1's per-call `cuMemHostRegister`. The host copies chunk k into one buffer (its own copy threads) while the
+//! copy engine moves chunk k − 1 out of the other, instead of the pageable path (8.3 GB/s on h200-16c against
+//! 55 GB/s pinned, `cuzk bench floor`). Measured there: ntt_h at 2^20 13.5–14.7 ms against 18.7–19.3
+//! pageable; at 2^22 within noise, the host copy competing with prep_msm and b_g2_msm (docs/PERF.md).
 
 use cudarc::driver::sys;
 use cudarc::driver::{CudaEvent, CudaSlice, DevicePtrMut, PinnedHostSlice};
@@ -18,10 +19,9 @@ pub const CHUNK_BYTES: usize = 32 << 20;
 /// Bytes each host thread copies at once within a chunk.
 const SLICE_BYTES: usize = 1 << 20;
 
-/// Threads of the pool's own copy workers. Its own: with the global rayon pool the copies queued behind the
+/// Threads of the pool's own copy workers. Its own: on the global rayon pool the copies queued behind the
 /// host's `prep_msm`, which runs at the same moment (2^22 on h200-16c: ntt_h 67–88 ms against 93–96 ms
-/// pageable, far from the copy rate). Four threads copy ~30 GB/s, beyond what the 55 GB/s link needs per
-/// buffer turn.
+/// pageable). Four: a quarter of that host's cores, leaving the rest to prep_msm; other counts not measured.
 const COPY_THREADS: usize = 4;
 
 /// One lane's pool: two pinned buffers, for each the event after the last copy out of it, and the threads
