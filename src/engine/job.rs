@@ -1,7 +1,6 @@
 //! One repeat of a job: a sample's sectors proved in calls of `batch` sectors, synthesis of the next call
 //! overlapping proving of this one when `pipeline` is on, every proof verified (toggle).
 
-use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
 
 use blstrs::Scalar;
@@ -73,7 +72,77 @@ fn synthesize_call(
     Ok(Call { first, inputs, asgs })
 }
 
-/// Runs one repeat on the calling thread, the rayon pool and (when pipelining) one synthesis thread.
+/// Synthesis workers of a pipelined job: one per 8 host threads (witness generation of one circuit is
+/// mostly one thread; the rest of the cores run SpMV, prep_msm and b_g2_msm), at most the budget's window
+/// and the number of calls. `CUZK_SYNTH_WORKERS` overrides it (for measuring; still bounded by the window).
+/// Measured in docs/PERF.md (sha256-chain-39, 8 sectors, 16 cores).
+fn synth_workers(window: usize, calls: usize) -> usize {
+    let by_cores = (rayon::current_num_threads() / 8).max(1);
+    let want =
+        std::env::var("CUZK_SYNTH_WORKERS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(by_cores);
+    want.clamp(1, window.max(1)).min(calls.max(1))
+}
+
+/// Hands out call indices to synthesis workers in order, at most `window` calls held at once (handed out and
+/// not yet proved), so the synthesized data held stays within the memory budget.
+struct Gate {
+    state: std::sync::Mutex<GateState>,
+    moved: std::sync::Condvar,
+    window: usize,
+}
+
+#[derive(Default)]
+struct GateState {
+    next: usize,
+    proved: usize,
+    stopped: bool,
+}
+
+impl Gate {
+    fn new(window: usize) -> Gate {
+        Gate { state: Default::default(), moved: Default::default(), window: window.max(1) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The next call to synthesize, waiting while the window is full; `None` when all are handed out or
+    /// the job stopped.
+    fn next(&self, calls: usize) -> Option<usize> {
+        let mut g = self.lock();
+        while !g.stopped && g.next < calls && g.next >= g.proved + self.window {
+            g = self.moved.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        if g.stopped || g.next >= calls {
+            return None;
+        }
+        g.next += 1;
+        Some(g.next - 1)
+    }
+
+    /// One more call proved: the window moves on.
+    fn proved(&self) {
+        self.lock().proved += 1;
+        self.moved.notify_all();
+    }
+
+    /// No more calls are handed out (failure, cancel, or the prover gave up).
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.moved.notify_all();
+    }
+}
+
+struct StopOnDrop<'a>(&'a Gate);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// Runs one repeat on the calling thread, the rayon pool and (when pipelining) the synthesis workers.
 pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> {
     let s = spec.sample;
     let t = &spec.toggles;
@@ -91,23 +160,49 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
         Ok(())
     };
     if pipelined {
+        // The window: calls held at once, the one proving included (as many as the budget holds).
+        let window = ahead + 2;
+        let workers = synth_workers(window, calls.len());
+        let gate = Gate::new(window);
         std::thread::scope(|scope| -> Result<(), EngineError> {
-            let (tx, rx) = sync_channel::<Result<Call, ProveError>>(ahead);
-            let calls = &calls;
-            scope.spawn(move || {
-                for c in calls {
-                    if probe.checkpoint().is_err() {
-                        break;
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Call, ProveError>)>();
+            for w in 0..workers {
+                let (tx, gate, calls) = (tx.clone(), &gate, &calls);
+                let probe = probe.with_slot_base(w * batch * s.circuits_per_sector());
+                scope.spawn(move || {
+                    while let Some(i) = gate.next(calls.len()) {
+                        if probe.checkpoint().is_err() {
+                            break;
+                        }
+                        let call = synthesize_call(spec, &probe, calls[i].clone());
+                        let failed = call.is_err();
+                        if tx.send((i, call)).is_err() || failed {
+                            break;
+                        }
                     }
-                    let call = synthesize_call(spec, probe, c.clone());
-                    let failed = call.is_err();
-                    if tx.send(call).is_err() || failed {
-                        break;
+                    // A worker that stops early stops the others: the prover then sees the channel close.
+                    gate.stop();
+                });
+            }
+            drop(tx);
+            // Stop the workers on every way out (an error in proving included).
+            let _stop = StopOnDrop(&gate);
+            let mut done: std::collections::BTreeMap<usize, Result<Call, ProveError>> = Default::default();
+            for i in 0..calls.len() {
+                let call = loop {
+                    if let Some(c) = done.remove(&i) {
+                        break Some(c);
                     }
-                }
-            });
-            for call in rx.iter() {
+                    match rx.recv() {
+                        Ok((k, c)) => {
+                            done.insert(k, c);
+                        }
+                        Err(_) => break None,
+                    }
+                };
+                let Some(call) = call else { break };
                 prove(call?, &mut out)?;
+                gate.proved();
             }
             Ok(())
         })?;
@@ -124,4 +219,34 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
         out.verified = Some(verify_batch(&pvk, &out.proofs, &out.inputs)?);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Gate;
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    use std::time::Duration;
+
+    #[test]
+    fn gate_hands_out_calls_in_order_within_the_window() {
+        let gate = Gate::new(2);
+        assert_eq!((gate.next(5), gate.next(5)), (Some(0), Some(1)));
+        std::thread::scope(|s| {
+            let (tx, rx) = channel();
+            let g = &gate;
+            s.spawn(move || {
+                let _ = tx.send(g.next(5));
+            });
+            // Two calls held and none proved: the third waits.
+            assert_eq!(rx.recv_timeout(Duration::from_millis(100)), Err(RecvTimeoutError::Timeout));
+            gate.proved();
+            assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(Some(2)));
+        });
+        gate.proved();
+        gate.proved();
+        assert_eq!((gate.next(5), gate.next(5), gate.next(5)), (Some(3), Some(4), None));
+        let stopped = Gate::new(3);
+        stopped.stop();
+        assert_eq!(stopped.next(5), None);
+    }
 }

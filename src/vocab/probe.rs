@@ -121,6 +121,8 @@ pub struct Probe {
     sink: Option<Arc<dyn PhaseSink>>,
     cancel: CancelToken,
     ids: Arc<AtomicU64>,
+    /// Added to every slotted site's slot: concurrent synthesis workers keep their spans on their own rows.
+    slot_base: u64,
 }
 
 impl std::fmt::Debug for Probe {
@@ -135,7 +137,7 @@ impl std::fmt::Debug for Probe {
 impl Probe {
     /// A probe reporting to `sink` and stopping when `cancel` is cancelled.
     pub fn new(sink: Arc<dyn PhaseSink>, cancel: CancelToken) -> Probe {
-        Probe { sink: Some(sink), cancel, ids: Arc::new(AtomicU64::new(0)) }
+        Probe { sink: Some(sink), cancel, ids: Arc::new(AtomicU64::new(0)), slot_base: 0 }
     }
 
     /// A probe that records nothing and is never cancelled (benchmarks, direct kernel calls).
@@ -145,7 +147,13 @@ impl Probe {
 
     /// A probe that records nothing but stops on `cancel`.
     pub fn quiet(cancel: CancelToken) -> Probe {
-        Probe { sink: None, cancel, ids: Arc::new(AtomicU64::new(0)) }
+        Probe { sink: None, cancel, ids: Arc::new(AtomicU64::new(0)), slot_base: 0 }
+    }
+
+    /// The same probe with slotted sites moved down by `base` rows (`synthesis c{slot + base}`), so
+    /// calls synthesized at the same time never share a timeline row.
+    pub fn with_slot_base(&self, base: usize) -> Probe {
+        Probe { slot_base: base as u64, ..self.clone() }
     }
 
     /// Whether spans are reported anywhere (a device lane skips its timing events when not).
@@ -177,8 +185,9 @@ impl Probe {
         self.start(site, Some(timer))
     }
 
-    fn start(&self, site: Site, timer: Option<Box<dyn DeviceTimer>>) -> Span {
+    fn start(&self, mut site: Site, timer: Option<Box<dyn DeviceTimer>>) -> Span {
         let host = Instant::now();
+        site.slot = site.slot.map(|s| s + self.slot_base);
         let Some(sink) = &self.sink else {
             return Span { live: None };
         };
