@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cudarc::driver::{CudaSlice, CudaView};
 
+use super::abc::{self, AbcBufs};
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
 use super::resident::{matches, upload};
@@ -48,6 +49,8 @@ pub struct GpuLane {
     clock: Arc<Mutex<ClockSlot>>,
     /// B2's pinned staging pool, allocated on the first call that uses it and kept for the process.
     staging: Mutex<Option<Staging>>,
+    /// The lane's a/b/c device buffers, kept across calls.
+    abc: Mutex<AbcBufs>,
 }
 
 /// The device copy of `bases`: a view of the resident SRS or of a call's gathered set (uploaded on first
@@ -124,15 +127,6 @@ impl Drop for Pinned {
     }
 }
 
-/// a/b/c copied into zero-padded device buffers of N = 2^log_n elements.
-fn upload_padded(gpu: &Gpu, v: &[Scalar], n: usize) -> GResult<CudaSlice<u64>> {
-    let mut d = gpu.stream.alloc_zeros::<u64>(4 * n)?;
-    if !v.is_empty() {
-        gpu.stream.memcpy_htod(limbs(v), &mut d.slice_mut(0..4 * v.len()))?;
-    }
-    Ok(d)
-}
-
 impl GpuLane {
     fn new(gpu: Arc<Gpu>, cpu: Arc<CpuBackend>) -> GpuLane {
         GpuLane {
@@ -141,6 +135,7 @@ impl GpuLane {
             state: Mutex::new(State::default()),
             clock: Arc::default(),
             staging: Mutex::new(None),
+            abc: Mutex::default(),
         }
     }
 
@@ -164,12 +159,25 @@ impl GpuLane {
         let log_n = n.trailing_zeros();
         let m = n.min(h.host.len());
         let window = msm::window_for(m.max(1));
-        let need = 3 * n * 32 + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
+        let mut held = self.abc.lock().unwrap_or_else(|p| p.into_inner());
+        let need = held.extra_bytes(n) + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
         gpu.check_mem("ntt_msm_h (a, b, c and scratch)", need)?;
         let CallOpts { pin_abc, pinned_pool, .. } = self.state().opts;
+        let prof = abc::HProfile::from_env();
         let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
-        let (mut da, mut db, mut dc) = if pinned_pool && !pin_abc {
-            self.upload_staged(&[&a, &b, &c], n)?
+        let mut bufs = held.take(gpu, n)?;
+        prof.mark("buffers");
+        if pinned_pool && !pin_abc {
+            let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
+            let pool = match &mut *slot {
+                Some(p) => p,
+                none => {
+                    let p = Staging::new(gpu)?;
+                    PINNED_BYTES.fetch_add(p.bytes(), Ordering::Relaxed);
+                    none.insert(p)
+                }
+            };
+            abc::fill(gpu, &mut bufs, [&a, &b, &c], n, |src, dst| pool.upload(gpu, src, dst))?;
         } else {
             let _pin = if pin_abc {
                 let site = Site::new(Phase::PinAbc).circuit(circuit).device(self.ordinal()).arg("n", n);
@@ -178,47 +186,30 @@ impl GpuLane {
             } else {
                 None
             };
-            let up = (upload_padded(gpu, &a, n)?, upload_padded(gpu, &b, n)?, upload_padded(gpu, &c, n)?);
+            abc::fill(gpu, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(gpu, src, dst))?;
+            // B1's registration ends with `_pin`: the copies must be done by then.
             gpu.stream.synchronize()?;
-            up
-        };
-        drop((a, b, c));
-        ntt::compute_h(gpu, &mut da, &mut db, &mut dc, log_n)?;
-        drop((db, dc));
+        }
+        prof.mark("upload (host side)");
+        abc::free_later([a, b, c]);
+        prof.mark("host free handed off");
+        let [da, db, dc] = &mut bufs;
+        ntt::compute_h(gpu, da, db, dc, log_n)?;
+        prof.sync_mark(gpu, "compute_h (+ queued copies)")?;
         drop(ntt_span);
         let _msm_span = self.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m));
-        if m == 0 {
-            return Ok(<G1Projective as group::Group>::identity());
-        }
-        let mut st = self.state();
-        let mut tmp = None;
-        let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
-        msm::msm_g1(gpu, &view, &da.slice(0..4 * m), m, None)
-    }
-
-    /// a/b/c into zero-padded device buffers of `n` elements through the lane's pinned pool (B2); the host
-    /// vectors may be freed on return.
-    fn upload_staged(
-        &self,
-        abc: &[&[Scalar]; 3],
-        n: usize,
-    ) -> GResult<(CudaSlice<u64>, CudaSlice<u64>, CudaSlice<u64>)> {
-        let gpu = &*self.gpu;
-        let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
-        let pool = match &mut *slot {
-            Some(p) => p,
-            none => {
-                let p = Staging::new(gpu)?;
-                PINNED_BYTES.fetch_add(p.bytes(), Ordering::Relaxed);
-                none.insert(p)
-            }
+        let r = if m == 0 {
+            Ok(<G1Projective as group::Group>::identity())
+        } else {
+            let mut st = self.state();
+            let mut tmp = None;
+            let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
+            msm::msm_g1(gpu, &view, &bufs[0].slice(0..4 * m), m, None)
         };
-        let mut up = |v: &[Scalar]| -> GResult<CudaSlice<u64>> {
-            let mut d = gpu.stream.alloc_zeros::<u64>(4 * n)?;
-            pool.upload(gpu, limbs(v), &mut d)?;
-            Ok(d)
-        };
-        Ok((up(abc[0])?, up(abc[1])?, up(abc[2])?))
+        prof.mark("msm_h");
+        prof.report(n);
+        held.keep(bufs);
+        r
     }
 
     fn msm_g1_impl(

@@ -10,6 +10,7 @@
 //! - [`timing`]: CUDA events mapped to host instants for the timeline.
 //! - [`floor`]: the device's peak multiply rate and bandwidths for `cuzk bench floor`.
 
+pub mod abc;
 pub mod backend;
 pub mod batch_add;
 pub mod compile;

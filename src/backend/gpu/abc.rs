@@ -1,0 +1,130 @@
+//! a, b, c on their way into `compute_h`: three device buffers per lane kept across calls (no per-call
+//! device allocation in steady state; reallocated only when a larger domain arrives), filled from the host
+//! vectors by the upload the toggles chose (B2's pinned pool, B1's page-locked vectors, or pageable copies),
+//! the padding up to the domain zeroed on the device; the host vectors are freed on another thread, off the
+//! lane's critical path (freeing 3 × 128 MiB at 2^22 returns ~100k pages to the kernel).
+
+use blstrs::Scalar;
+use cudarc::driver::CudaSlice;
+
+use super::device::Gpu;
+use super::error::GResult;
+use super::limbs;
+
+/// One lane's a/b/c device buffers (none before the first call).
+#[derive(Default)]
+pub struct AbcBufs {
+    held: Option<[CudaSlice<u64>; 3]>,
+}
+
+impl AbcBufs {
+    /// Device bytes the buffers take beyond what the lane holds already, for a domain of `n` elements: the
+    /// figure the memory check before `ntt_msm_h` counts.
+    pub fn extra_bytes(&self, n: usize) -> usize {
+        match &self.held {
+            Some(b) if b[0].len() >= 4 * n => 0,
+            _ => 3 * 32 * n,
+        }
+    }
+
+    /// Buffers of at least `n` elements: the lane's own when large enough, else new ones (the old freed first).
+    pub fn take(&mut self, gpu: &Gpu, n: usize) -> GResult<[CudaSlice<u64>; 3]> {
+        match self.held.take() {
+            Some(b) if b[0].len() >= 4 * n => Ok(b),
+            old => {
+                drop(old);
+                // SAFETY: every limb compute_h reads is first written: [0, len) by the upload, [len, n) zeroed
+                // by `fill`; limbs past n are never read.
+                let a = || unsafe { gpu.stream.alloc::<u64>(4 * n) };
+                Ok([a()?, a()?, a()?])
+            }
+        }
+    }
+
+    /// Keeps `bufs` for the next call.
+    pub fn keep(&mut self, bufs: [CudaSlice<u64>; 3]) {
+        self.held = Some(bufs);
+    }
+
+    /// Device bytes held between calls.
+    pub fn bytes(&self) -> u64 {
+        self.held.as_ref().map_or(0, |b| 3 * 8 * b[0].len() as u64)
+    }
+}
+
+/// Fills `dst[k]`'s first `n` elements with `src[k]` zero-padded: `upload(src, dst)` copies the vector into
+/// the start of the buffer, the rest of the first `n` elements is zeroed on the stream.
+pub fn fill(
+    gpu: &Gpu,
+    dst: &mut [CudaSlice<u64>; 3],
+    src: [&[Scalar]; 3],
+    n: usize,
+    mut upload: impl FnMut(&[u64], &mut CudaSlice<u64>) -> GResult<()>,
+) -> GResult<()> {
+    for (d, v) in dst.iter_mut().zip(src) {
+        if !v.is_empty() {
+            upload(limbs(v), d)?;
+        }
+        if v.len() < n {
+            gpu.stream.memset_zeros(&mut d.slice_mut(4 * v.len()..4 * n))?;
+        }
+    }
+    Ok(())
+}
+
+/// The pageable upload (neither B1 nor B2, or B1's page-locked vectors): one copy into the buffer's start.
+pub fn copy(gpu: &Gpu, src: &[u64], dst: &mut CudaSlice<u64>) -> GResult<()> {
+    gpu.stream.memcpy_htod(src, &mut dst.slice_mut(0..src.len()))?;
+    Ok(())
+}
+
+/// Frees the host vectors on a short-lived thread of their own (or here, if none can be started).
+pub fn free_later(v: [Vec<Scalar>; 3]) {
+    if v.iter().all(|x| x.capacity() < (1 << 16)) {
+        return;
+    }
+    let _ = std::thread::Builder::new().name("cuzk-free-abc".into()).spawn(move || drop(v));
+}
+
+/// Host-clock steps of one `ntt_msm_h`, printed on stderr when `CUZK_NTT_H_PROFILE` is set (the step
+/// before `compute_h` syncs the stream then, so device work is charged to the step that queued it).
+pub struct HProfile(Option<std::cell::RefCell<Steps>>);
+
+/// The clock at the last mark and the steps so far (name, milliseconds).
+type Steps = (std::time::Instant, Vec<(&'static str, f64)>);
+
+impl HProfile {
+    /// Inert unless `CUZK_NTT_H_PROFILE` is set.
+    pub fn from_env() -> HProfile {
+        let on = std::env::var_os("CUZK_NTT_H_PROFILE").is_some();
+        HProfile(on.then(|| std::cell::RefCell::new((std::time::Instant::now(), Vec::new()))))
+    }
+
+    /// Ends step `what` now.
+    pub fn mark(&self, what: &'static str) {
+        if let Some(c) = &self.0 {
+            let mut c = c.borrow_mut();
+            let ms = c.0.elapsed().as_secs_f64() * 1e3;
+            c.0 = std::time::Instant::now();
+            c.1.push((what, ms));
+        }
+    }
+
+    /// Ends step `what` once the stream has drained (when profiling).
+    pub fn sync_mark(&self, gpu: &Gpu, what: &'static str) -> GResult<()> {
+        if self.0.is_some() {
+            gpu.stream.synchronize()?;
+        }
+        self.mark(what);
+        Ok(())
+    }
+
+    /// Prints the steps (when profiling).
+    pub fn report(&self, n: usize) {
+        if let Some(c) = &self.0 {
+            let c = c.borrow();
+            let parts: Vec<String> = c.1.iter().map(|(k, v)| format!("{k} {v:.2}")).collect();
+            eprintln!("ntt_msm_h_profile n={n} ms: {}", parts.join(", "));
+        }
+    }
+}
