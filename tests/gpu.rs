@@ -16,7 +16,7 @@ use cuzk::backend::gpu::backend::GpuBackend;
 use cuzk::backend::gpu::{compile, discover, limbs, Gpu, GpuError};
 use cuzk::backend::select::select;
 use cuzk::circuits::{Sample, SampleCircuit};
-use cuzk::cs::ShapeCounter;
+use cuzk::cs::{Evals, ShapeCounter};
 use cuzk::groth16::prover::{prove_assignments, synthesize, CallSpec};
 use cuzk::groth16::setup::generate;
 use cuzk::groth16::verify::{verify_batch, PreparedVerifyingKey};
@@ -178,10 +178,10 @@ fn ntt_and_compute_h_match_cpu() {
         let h = g1_points(n - 1, 50);
         let p = Probe::silent();
         let want = cpu
-            .ntt_msm_h(&p, 0, [a.clone(), b.clone(), c.clone()], Bases::host(&h))
+            .ntt_msm_h(&p, 0, [a.clone().into(), b.clone().into(), c.clone().into()], Bases::host(&h))
             .unwrap_or_else(|e| panic!("{e}"));
         let got = g
-            .ntt_msm_h(&p, 0, [a, b, c], Bases::host(&h))
+            .ntt_msm_h(&p, 0, [a.into(), b.into(), c.into()], Bases::host(&h))
             .unwrap_or_else(|e| panic!("ntt_msm_h 2^{log_n}: {e}"));
         assert_eq!(got.to_affine(), want.to_affine(), "ntt_msm_h 2^{log_n}");
     }
@@ -317,13 +317,7 @@ struct FakeLane {
 
 macro_rules! delegate {
     () => {
-        fn ntt_msm_h(
-            &self,
-            p: &Probe,
-            c: usize,
-            abc: [Vec<Scalar>; 3],
-            h: Bases<'_>,
-        ) -> BResult<G1Projective> {
+        fn ntt_msm_h(&self, p: &Probe, c: usize, abc: [Evals; 3], h: Bases<'_>) -> BResult<G1Projective> {
             self.cpu().ntt_msm_h(p, c, abc, h)
         }
         fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
@@ -700,8 +694,49 @@ fn perf_probe() {
     }
 }
 
-/// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible
-/// order for a data-center GPU (an H200 does ~10^12 64-bit products/s, ~4 TB/s, ~50 GB/s pinned over PCIe).
+/// With `pce` and B2, synthesis writes a/b/c into the backend's page-locked pool, the lane copies them
+/// straight from there, and the proofs equal the CPU's (three calls, so blocks go back and are lent again).
+#[test]
+fn pool_written_abc_prove_like_the_cpu() {
+    use cuzk::cs::HostPool;
+    use cuzk::groth16::prover::{synthesize_with, PceSlot};
+    let Some(b) = gpu("pool_written_abc_prove_like_the_cpu") else { return };
+    for path in ["samples/porep-tiny.toml", "samples/sha256-chain.toml"] {
+        let (params, circuits) = setup_for(path);
+        let (shape, digest) = ShapeCounter::count_with_digest(&circuits[0]).expect("count");
+        let slot = PceSlot::new(shape, digest);
+        let t = Toggles::default();
+        assert!(t.on(Toggle::Pce) && t.on(Toggle::B2) && !t.on(Toggle::B1), "the defaults changed");
+        let want = prove(&CpuBackend::new(), &params, &circuits, &t);
+        let pool: Option<&dyn HostPool> = b.host_pool();
+        assert!(pool.is_some(), "the GPU backend lends no pool");
+        for call in 0..3 {
+            let p = Probe::silent();
+            let asgs =
+                synthesize_with(&p, &circuits, &t, Some(shape), 0, Some(&slot), pool).expect("synthesis");
+            // Circuit 0 of the first call records the shape (its a/b/c come from the recorder).
+            let lent = asgs
+                .iter()
+                .skip(usize::from(call == 0))
+                .all(|g| g.a.is_lent() && g.b.is_lent() && g.c.is_lent());
+            assert!(lent, "{path} call {call}: a/b/c not written into the pool");
+            let cs = CallSpec { params: &params, toggles: &t, seed: 77, first: 0 };
+            let got: Vec<[u8; 192]> = prove_assignments(&p, &b, cs, asgs)
+                .unwrap_or_else(|e| panic!("{path}: {e}"))
+                .iter()
+                .map(Proof::to_bytes)
+                .collect();
+            assert_eq!(got, want, "{path} call {call}: proofs from pool-written a/b/c differ from the CPU's");
+        }
+        // Every block came back once its copy was done (the release thread waits on the copy's event).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while b.pinned_pool().idle_blocks() < 3 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(b.pinned_pool().idle_blocks() >= 3, "{path}: lent blocks did not come back");
+    }
+}
+
 /// B2's staging pool: random vectors of 1 word, less than a chunk, exactly two chunks and 2.5 chunks reach
 /// the device intact (the double buffer reused, a partial last chunk), after a zero-filled prefix.
 #[test]
@@ -724,6 +759,8 @@ fn staging_pool_uploads_exactly() {
     assert!(pool.upload(g, &[1, 2, 3, 4], &mut small).is_err(), "a source longer than the buffer is refused");
 }
 
+/// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible
+/// order for a data-center GPU (an H200 does ~10^12 64-bit products/s, ~4 TB/s, ~50 GB/s pinned over PCIe).
 #[test]
 fn floor_measures_the_device() {
     let Some(b) = gpu("floor_measures_the_device") else { return };

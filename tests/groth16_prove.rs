@@ -49,7 +49,7 @@ fn prove_pce(
     slot: Option<&PceSlot>,
 ) -> Vec<Proof> {
     let hint = Some(ShapeCounter::count(&circuits[0]).expect("count"));
-    let asgs = synthesize_with(&Probe::silent(), circuits, t, hint, 0, slot).expect("synthesis");
+    let asgs = synthesize_with(&Probe::silent(), circuits, t, hint, 0, slot, None).expect("synthesis");
     let call = CallSpec { params, toggles: t, seed, first: 0 };
     prove_assignments(&Probe::silent(), &CpuBackend::new(), call, asgs).unwrap_or_else(|e| panic!("{e}"))
 }

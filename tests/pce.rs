@@ -8,8 +8,8 @@ use std::path::Path;
 use blstrs::Scalar;
 use cuzk::circuits::Sample;
 use cuzk::cs::{
-    Circuit, ConstraintSystem, Index, MatrixRecorder, Pce, PceError, ProvingAssignment, RecordOptions, Shape,
-    ShapeCounter, SynthesisError, Term, VecStore, WitnessOnly,
+    Circuit, ConstraintSystem, HostBlock, HostPool, Index, MatrixRecorder, Pce, PceError, ProvingAssignment,
+    RecordOptions, Shape, ShapeCounter, SynthesisError, Term, VecStore, WitnessOnly,
 };
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -400,4 +400,65 @@ fn degenerate_circuits_and_wrong_buffers_are_handled() {
     ));
     pce.evaluate_into(&w, &mut a, &mut b, &mut cc, 64).unwrap_or_else(|e| panic!("{e}"));
     assert!(a[..] == base.a[..n] && b[..] == base.b[..n] && cc[..] == base.c[..n]);
+}
+
+/// A lender of heap blocks (filled with a pattern, so unwritten slots would show) that counts what it lends
+/// and what comes back.
+struct CountingPool {
+    lent: std::sync::atomic::AtomicUsize,
+    back: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// Blocks this many scalars short of what is asked (0: exactly the size; > 0 forces a spill to the heap).
+    short: usize,
+}
+
+struct PatternBlock(Vec<Scalar>, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl HostBlock for PatternBlock {
+    fn ptr(&self) -> *mut Scalar {
+        self.0.as_ptr() as *mut Scalar
+    }
+    fn capacity(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl Drop for PatternBlock {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl HostPool for CountingPool {
+    fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>> {
+        self.lent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let fill = Scalar::from(0xdead_beefu64);
+        Some(Box::new(PatternBlock(vec![fill; scalars - self.short], self.back.clone())))
+    }
+}
+
+#[test]
+fn evaluations_written_into_lent_blocks_equal_heap_synthesis_and_the_blocks_come_back() {
+    use std::sync::atomic::Ordering;
+    for s in test_samples() {
+        let first = &s.sector_circuits(0)[0];
+        let (pce, _) = Pce::record(first).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        for short in [0, 1] {
+            let back = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let pool = CountingPool { lent: Default::default(), back: back.clone(), short };
+            let c = &s.sector_circuits(1)[1];
+            let name = format!("{} short {short}", s.name);
+            let got = pce.synthesize_into(c, || (), Some(&pool)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(pool.lent.load(Ordering::Relaxed), 3, "{name}: a, b, c each lent a block");
+            // Blocks that fit keep the values; one scalar short spills them to the heap and returns the block.
+            assert!([&got.a, &got.b, &got.c].iter().all(|e| e.is_lent() == (short == 0)), "{name}");
+            assert_eq!(back.load(Ordering::Relaxed), if short == 0 { 0 } else { 3 }, "{name}");
+            assert_same(
+                &name,
+                &got,
+                &ProvingAssignment::synthesize::<VecStore, _>(c, None).expect("synthesis"),
+            );
+            drop(got);
+            assert_eq!(back.load(Ordering::Relaxed), 3, "{name}: every block returned");
+        }
+    }
 }

@@ -175,7 +175,7 @@ fn a_record_of_another_shape_is_never_used() {
     let slot = PceSlot::new(chain_shape, chain_digest);
     assert!(matches!(slot.put(tiny_pce.clone().into()), Err(PceError::WrongCircuit { .. })));
     assert!(slot.get().is_none());
-    let err = synthesize_with(&Probe::silent(), &tiny_c, &toggles("pce=on"), None, 0, Some(&slot))
+    let err = synthesize_with(&Probe::silent(), &tiny_c, &toggles("pce=on"), None, 0, Some(&slot), None)
         .map(|_| ())
         .expect_err("a circuit of another shape");
     assert!(matches!(err, ProveError::Pce { circuit: 0, source: PceError::WrongCircuit { .. } }), "{err}");

@@ -2,6 +2,7 @@
 //! one phase by phase. Bases cross it as typed handles ([`Bases`]): a device finds its resident copies by
 //! identity (params id, query, offset), never by host address.
 
+use crate::cs::{Evals, HostPool};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -212,6 +213,12 @@ pub trait Backend: Send + Sync {
         false
     }
 
+    /// Host memory synthesis may write a/b/c into so they reach this backend without a host copy (the CUDA
+    /// backend's page-locked pool, used when B2 is on and B1 off); `None` where plain vectors serve.
+    fn host_pool(&self) -> Option<&dyn HostPool> {
+        None
+    }
+
     /// Opens a phase instance of this lane: host time by default, device time on a device lane.
     fn open(&self, probe: &Probe, site: Site) -> Span {
         probe.open(site)
@@ -231,7 +238,7 @@ pub trait Backend: Send + Sync {
         &self,
         probe: &Probe,
         circuit: usize,
-        abc: [Vec<Scalar>; 3],
+        abc: [Evals; 3],
         h_bases: Bases<'_>,
     ) -> BResult<G1Projective>;
 

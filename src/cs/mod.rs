@@ -3,6 +3,7 @@
 //! witness-only synthesis and the PCE recorder).
 
 mod density;
+mod evals;
 pub mod foreign;
 mod lc;
 pub mod pce;
@@ -11,6 +12,7 @@ mod shape;
 mod witness;
 
 pub use density::Density;
+pub use evals::{Evals, HostBlock, HostPool, Lent};
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
 pub use pce::{Pce, PceError, PceStats, RecordOptions};
 pub use prover::ProvingAssignment;

@@ -4,8 +4,8 @@ use blstrs::Scalar;
 use ff::Field;
 
 use super::{
-    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SynthesisError, Term, TermStore,
-    Variable,
+    Circuit, ConstraintSystem, Density, Evals, Index, Lc, LinearCombination, Shape, SynthesisError, Term,
+    TermStore, Variable,
 };
 
 /// Everything the prover needs from one circuit's synthesis.
@@ -15,11 +15,11 @@ use super::{
 #[derive(Clone, Debug, Default)]
 pub struct ProvingAssignment {
     /// ⟨A_i, w⟩ per constraint (then one entry per public input, `input_i * 1 = 0`).
-    pub a: Vec<Scalar>,
+    pub a: Evals,
     /// ⟨B_i, w⟩ per constraint.
-    pub b: Vec<Scalar>,
+    pub b: Evals,
     /// ⟨C_i, w⟩ per constraint.
-    pub c: Vec<Scalar>,
+    pub c: Evals,
     /// Public inputs, input 0 being the constant 1.
     pub input_assignment: Vec<Scalar>,
     /// Private values.

@@ -67,7 +67,10 @@ fn synthesize_call(
     let first = sectors.start * s.circuits_per_sector();
     let circuits: Vec<_> = sectors.flat_map(|sec| s.sector_circuits(sec)).collect();
     let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
-    let asgs = synthesize_with(probe, &circuits, &spec.toggles, Some(spec.shape), first, spec.pce)?;
+    let t = &spec.toggles;
+    // B2 (and not B1, which wins): a/b/c go into the backend's page-locked pool, if it has one.
+    let pool = spec.backend.host_pool().filter(|_| t.on(Toggle::B2) && !t.on(Toggle::B1));
+    let asgs = synthesize_with(probe, &circuits, t, Some(spec.shape), first, spec.pce, pool)?;
     check_inputs(&asgs, &inputs, first)?;
     Ok(Call { first, inputs, asgs })
 }

@@ -57,6 +57,7 @@ mod tests {
 
     use crate::backend::api::{BResult, Backend, Bases, DeviceMemory, MemoryUse};
     use crate::backend::cpu::backend::CpuBackend;
+    use crate::cs::Evals;
     use crate::timeline::{Capture, CaptureOpts};
     use crate::vocab::{Counter, Probe};
 
@@ -74,13 +75,7 @@ mod tests {
         fn device(&self) -> String {
             "test".into()
         }
-        fn ntt_msm_h(
-            &self,
-            p: &Probe,
-            c: usize,
-            abc: [Vec<Scalar>; 3],
-            h: Bases<'_>,
-        ) -> BResult<G1Projective> {
+        fn ntt_msm_h(&self, p: &Probe, c: usize, abc: [Evals; 3], h: Bases<'_>) -> BResult<G1Projective> {
             self.cpu.ntt_msm_h(p, c, abc, h)
         }
         fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {

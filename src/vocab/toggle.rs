@@ -90,7 +90,7 @@ toggles! {
         help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
     // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
     B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
-        help "B2: upload a/b/c through a reusable pinned host pool, copy overlapped with DMA (B1 wins if on).";
+        help "B2: a/b/c via reusable pinned host memory: with pce synthesis writes them there, else copied through it (B1 wins).";
 }
 
 impl Toggle {

@@ -1,5 +1,6 @@
 //! The CPU backend behind the `Backend` trait: every phase on the rayon pool.
 
+use crate::cs::Evals;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -49,9 +50,10 @@ impl Backend for CpuBackend {
         &self,
         probe: &Probe,
         circuit: usize,
-        [mut a, mut b, mut c]: [Vec<Scalar>; 3],
+        [a, b, c]: [Evals; 3],
         h_bases: Bases<'_>,
     ) -> BResult<G1Projective> {
+        let [mut a, mut b, mut c] = [a.into_vec(), b.into_vec(), c.into_vec()];
         let domain = self.domain(a.len())?;
         {
             let _span = probe.open(Site::new(Phase::NttH).circuit(circuit).arg("n", domain.size()));

@@ -10,6 +10,7 @@ use cudarc::driver::CudaSlice;
 use super::device::Gpu;
 use super::error::GResult;
 use super::limbs;
+use crate::cs::Evals;
 
 /// One lane's a/b/c device buffers (none before the first call).
 #[derive(Default)]
@@ -78,12 +79,32 @@ pub fn copy(gpu: &Gpu, src: &[u64], dst: &mut CudaSlice<u64>) -> GResult<()> {
     Ok(())
 }
 
-/// Frees the host vectors on a short-lived thread of their own (or here, if none can be started).
-pub fn free_later(v: [Vec<Scalar>; 3]) {
-    if v.iter().all(|x| x.capacity() < (1 << 16)) {
-        return;
+/// Releases the host a/b/c once the copies queued so far on the stream are done (a lent block must not go
+/// back to the pool while the copy engine still reads it), on a short-lived thread of its own: freeing
+/// 3 × 128 MiB of heap at 2^22 returns ~100k pages to the kernel, off the lane's critical path.
+pub fn release_after(gpu: &Gpu, v: [Evals; 3]) -> GResult<()> {
+    if v.iter().all(|x| !x.is_lent() && x.len() < (1 << 16)) {
+        return Ok(());
     }
-    let _ = std::thread::Builder::new().name("cuzk-free-abc".into()).spawn(move || drop(v));
+    let release = Release { copied: gpu.stream.record_event(None)?, v: Some(v) };
+    // If no thread can be started, the closure is dropped here, and `Release` still waits before freeing.
+    if let Err(e) = std::thread::Builder::new().name("cuzk-free-abc".into()).spawn(move || drop(release)) {
+        tracing::warn!("ntt_msm_h: freeing a/b/c on this thread: {e}");
+    }
+    Ok(())
+}
+
+/// a/b/c and the event after their copies: dropping it waits for the event, then frees them.
+struct Release {
+    copied: cudarc::driver::CudaEvent,
+    v: Option<[Evals; 3]>,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = self.copied.synchronize();
+        drop(self.v.take());
+    }
 }
 
 /// Host-clock steps of one `ntt_msm_h`, printed on stderr when `CUZK_NTT_H_PROFILE` is set (the step

@@ -12,6 +12,7 @@ use cudarc::driver::{CudaSlice, CudaView};
 use super::abc::{self, AbcBufs};
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
+use super::hostpool::{PinnedPool, POOL_BYTES};
 use super::resident::{matches, upload};
 use super::staging::Staging;
 use super::timing::{ClockSlot, GpuTimer};
@@ -21,6 +22,7 @@ use crate::backend::api::{
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::resident::{ResidentKey, ResidentSet};
+use crate::cs::{Evals, HostPool};
 use crate::vocab::{Phase, Probe, Site, Span};
 
 fn berr(op: &'static str) -> impl Fn(GpuError) -> BackendError {
@@ -151,7 +153,7 @@ impl GpuLane {
         &self,
         probe: &Probe,
         circuit: usize,
-        [a, b, c]: [Vec<Scalar>; 3],
+        [a, b, c]: [Evals; 3],
         h: Bases<'_>,
     ) -> GResult<G1Projective> {
         let gpu = &*self.gpu;
@@ -167,7 +169,11 @@ impl GpuLane {
         let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
         let mut bufs = held.take(gpu, n)?;
         prof.mark("buffers");
-        if pinned_pool && !pin_abc {
+        let lent = [&a, &b, &c].iter().all(|e| matches!(e, Evals::Lent(l) if l.block().page_locked()));
+        if lent {
+            // Synthesis wrote a/b/c into the page-locked pool: one DMA each, no host copy.
+            abc::fill(gpu, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(gpu, src, dst))?;
+        } else if pinned_pool && !pin_abc {
             let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
             let pool = match &mut *slot {
                 Some(p) => p,
@@ -191,8 +197,8 @@ impl GpuLane {
             gpu.stream.synchronize()?;
         }
         prof.mark("upload (host side)");
-        abc::free_later([a, b, c]);
-        prof.mark("host free handed off");
+        abc::release_after(gpu, [a, b, c])?;
+        prof.mark("host release handed off");
         let [da, db, dc] = &mut bufs;
         ntt::compute_h(gpu, da, db, dc, log_n)?;
         prof.sync_mark(gpu, "compute_h (+ queued copies)")?;
@@ -322,7 +328,7 @@ impl Backend for GpuLane {
         &self,
         probe: &Probe,
         circuit: usize,
-        abc: [Vec<Scalar>; 3],
+        abc: [Evals; 3],
         h: Bases<'_>,
     ) -> BResult<G1Projective> {
         self.ntt_msm_h_impl(probe, circuit, abc, h).map_err(berr("ntt_msm_h"))
@@ -360,6 +366,8 @@ impl Backend for GpuLane {
 /// tests) go to lane 0.
 pub struct GpuBackend {
     lanes: Vec<GpuLane>,
+    /// The page-locked blocks synthesis writes a/b/c into (B2 with `pce`).
+    pool: Arc<PinnedPool>,
 }
 
 impl GpuBackend {
@@ -376,7 +384,13 @@ impl GpuBackend {
             // The first device compiles (into the cache); devices of the same arch then read the cache.
             g.preload()?;
         }
-        Ok(GpuBackend { lanes })
+        let pool = PinnedPool::new(devices[0].ctx.clone());
+        Ok(GpuBackend { lanes, pool })
+    }
+
+    /// The page-locked pool synthesis writes a/b/c into (tests look at its idle blocks).
+    pub fn pinned_pool(&self) -> &Arc<PinnedPool> {
+        &self.pool
     }
 
     /// Lane 0, which direct calls use.
@@ -414,6 +428,10 @@ impl Backend for GpuBackend {
         self.lanes.get(i).map(|l| l as &dyn Backend)
     }
 
+    fn host_pool(&self) -> Option<&dyn HostPool> {
+        Some(&self.pool)
+    }
+
     fn overlaps_host(&self) -> bool {
         true
     }
@@ -447,7 +465,7 @@ impl Backend for GpuBackend {
         &self,
         probe: &Probe,
         circuit: usize,
-        abc: [Vec<Scalar>; 3],
+        abc: [Evals; 3],
         h: Bases<'_>,
     ) -> BResult<G1Projective> {
         self.first().ntt_msm_h(probe, circuit, abc, h)
@@ -488,6 +506,9 @@ impl Backend for GpuBackend {
                 })
             })
             .collect();
-        MemoryUse { pinned_bytes: Some(PINNED_BYTES.load(Ordering::Relaxed)), devices }
+        MemoryUse {
+            pinned_bytes: Some(PINNED_BYTES.load(Ordering::Relaxed) + POOL_BYTES.load(Ordering::Relaxed)),
+            devices,
+        }
     }
 }

@@ -18,6 +18,7 @@ pub mod device;
 pub mod discover;
 pub mod error;
 pub mod floor;
+pub mod hostpool;
 pub mod msm;
 pub mod ntt;
 mod resident;

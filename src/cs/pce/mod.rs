@@ -43,7 +43,7 @@ pub use serial::VERSION as FORMAT_VERSION;
 use blstrs::Scalar;
 
 use super::witness::{Witness, WitnessOnly};
-use super::{Circuit, Density, ProvingAssignment, Shape};
+use super::{Circuit, Density, Evals, HostPool, ProvingAssignment, Shape};
 
 /// Codes at or above this index the coefficient table; below it they are ±2^k Horner steps.
 pub const GENERAL: u16 = 0x8000;
@@ -220,15 +220,28 @@ impl Pce {
         circuit: &C,
         mark: impl FnOnce() -> G,
     ) -> Result<ProvingAssignment, PceError> {
+        self.synthesize_into(circuit, mark, None)
+    }
+
+    /// [`Pce::synthesize_marked`] with a, b, c written into blocks `pool` lends (the CUDA backend's
+    /// page-locked pool, toggle B2), or into pre-faulted heap vectors when there is no pool or it lends none.
+    pub fn synthesize_into<C: Circuit + ?Sized, G>(
+        &self,
+        circuit: &C,
+        mark: impl FnOnce() -> G,
+        pool: Option<&dyn HostPool>,
+    ) -> Result<ProvingAssignment, PceError> {
         let rows = self.shape.rows();
-        let (w, bufs) = rayon::join(
-            || WitnessOnly::synthesize(circuit, Some(self.shape)),
-            || [spmv::touched(rows), spmv::touched(rows), spmv::touched(rows)],
-        );
+        let buf = || match pool.and_then(|p| p.lend(rows)) {
+            Some(block) => Evals::lent(block),
+            None => Evals::Heap(spmv::touched(rows)),
+        };
+        let (w, bufs) =
+            rayon::join(|| WitnessOnly::synthesize(circuit, Some(self.shape)), || [buf(), buf(), buf()]);
         let w = w?;
         self.check_witness(&w)?;
         let _mark = mark();
-        self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, Some(bufs))
+        self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, bufs)
     }
 
     /// Errors unless `w` is of the recorded shape and fingerprint.
@@ -264,16 +277,16 @@ impl Pce {
         aux: Vec<Scalar>,
         chunk_rows: usize,
     ) -> Result<ProvingAssignment, PceError> {
-        self.evaluate_into_vecs(inputs, aux, chunk_rows, None)
+        self.evaluate_into_vecs(inputs, aux, chunk_rows, Default::default())
     }
 
-    /// The evaluation, into `bufs` (empty vectors with capacity for `rows()`) when given.
+    /// The evaluation, into `bufs` (grown to `rows()` when smaller).
     fn evaluate_into_vecs(
         &self,
         inputs: Vec<Scalar>,
         mut aux: Vec<Scalar>,
         chunk_rows: usize,
-        bufs: Option<[Vec<Scalar>; 3]>,
+        bufs: [Evals; 3],
     ) -> Result<ProvingAssignment, PceError> {
         let found = Shape { constraints: self.shape.constraints, inputs: inputs.len(), aux: aux.len() };
         if found != self.shape {
@@ -281,7 +294,7 @@ impl Pce {
         }
         let n_aux = aux.len();
         aux.extend_from_slice(&inputs);
-        let (a, b, c) = spmv::evaluate(self, &aux, &inputs, chunk_rows.max(1), bufs);
+        let [a, b, c] = spmv::evaluate(self, &aux, &inputs, chunk_rows.max(1), bufs);
         aux.truncate(n_aux);
         Ok(ProvingAssignment {
             a,

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::fr::{self, as_limbs, Limbs};
 use super::{Coeff, Pce, GENERAL};
+use crate::cs::Evals;
 
 /// Evaluates the record's rows against `w` (aux values, then inputs): returns a, b, c of length
 /// `rows()` (constraints plus inputs) with the input rows set to (input, 0, 0).
@@ -21,13 +22,13 @@ pub(super) fn evaluate(
     w: &[Scalar],
     inputs: &[Scalar],
     chunk_rows: usize,
-    bufs: Option<[Vec<Scalar>; 3]>,
-) -> (Vec<Scalar>, Vec<Scalar>, Vec<Scalar>) {
+    bufs: [Evals; 3],
+) -> [Evals; 3] {
     let n = pce.shape.constraints;
     let rows = pce.shape.rows();
     debug_assert_eq!(rows, n + inputs.len());
     // Written, not zeroed first: with reused heap memory a zero fill would be one more pass over 96 B/row.
-    let [mut a, mut b, mut c] = bufs.unwrap_or_default();
+    let [mut a, mut b, mut c] = bufs;
     for v in [&mut a, &mut b, &mut c] {
         v.clear();
         v.reserve_exact(rows);
@@ -53,7 +54,7 @@ pub(super) fn evaluate(
         b.set_len(rows);
         c.set_len(rows);
     }
-    (a, b, c)
+    [a, b, c]
 }
 
 /// An empty vector with capacity for `rows` scalars whose pages are already faulted in (one write per

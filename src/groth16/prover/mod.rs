@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use super::keys::Parameters;
 use super::proof::Proof;
 use crate::backend::api::{Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
-use crate::cs::{ProvingAssignment, SynthesisError};
+use crate::cs::{Evals, ProvingAssignment, SynthesisError};
 use crate::vocab::{Cancelled, Phase, Probe, Site, Toggle, Toggles};
 
 /// Why a batch could not be proved.
@@ -373,7 +373,7 @@ pub fn prove_assignments(
     let n = asgs.len();
     let b_inputs = asgs[0].b_input_density.popcount();
     // ntt_msm_h consumes a/b/c; take them out so prep_msm can borrow the assignments meanwhile.
-    let mut abc: Vec<[Vec<Scalar>; 3]> = asgs
+    let mut abc: Vec<[Evals; 3]> = asgs
         .iter_mut()
         .map(|g| [std::mem::take(&mut g.a), std::mem::take(&mut g.b), std::mem::take(&mut g.c)])
         .collect();
@@ -390,7 +390,7 @@ pub fn prove_assignments(
     let _call = CallGuard(backend);
     let ranges = split(n, backend.lanes());
     // Each lane takes its circuits' a/b/c out of its slot once.
-    let chunks: Vec<Mutex<Vec<[Vec<Scalar>; 3]>>> =
+    let chunks: Vec<Mutex<Vec<[Evals; 3]>>> =
         ranges.iter().map(|r| Mutex::new(abc.drain(..r.len()).collect())).collect();
 
     let call_id = CallId::fresh();

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rayon::prelude::*;
 
 use super::ProveError;
-use crate::cs::{Circuit, Pce, PceError, ProvingAssignment, RecordOptions, Shape, SmallStore, VecStore};
+use crate::cs::{
+    Circuit, HostPool, Pce, PceError, ProvingAssignment, RecordOptions, Shape, SmallStore, VecStore,
+};
 use crate::vocab::{Phase, Probe, Site, Toggle, Toggles};
 
 /// The PCE record of one circuit shape, recorded on first use and shared by every later circuit of that shape
@@ -165,14 +167,14 @@ pub fn synthesize<C: Circuit>(
     hint: Option<Shape>,
     first: usize,
 ) -> Result<Vec<ProvingAssignment>, ProveError> {
-    synthesize_with(probe, circuits, toggles, hint, first, None)
+    synthesize_with(probe, circuits, toggles, hint, first, None, None)
 }
 
 /// `synthesis`: every circuit into a `ProvingAssignment`, in parallel, one span per circuit. `first` is the
 /// job-wide index of circuit 0. With `pce` on and a slot: the slot's record (recorded from circuit 0 first
 /// when the slot is empty, span `pce_record` inside its `synthesis`), then every other circuit by
 /// `Pce::synthesize` (span `spmv` inside its `synthesis`). Otherwise A1 picks the term store and A2 passes
-/// the shape as a capacity hint.
+/// the shape as a capacity hint. With `pool`, `pce`'s a/b/c are written into blocks it lends (B2).
 pub fn synthesize_with<C: Circuit>(
     probe: &Probe,
     circuits: &[C],
@@ -180,6 +182,7 @@ pub fn synthesize_with<C: Circuit>(
     hint: Option<Shape>,
     first: usize,
     pce: Option<&PceSlot>,
+    pool: Option<&dyn HostPool>,
 ) -> Result<Vec<ProvingAssignment>, ProveError> {
     let site = |p: Phase, i: usize| Site::new(p).circuit(first + i).slot(i);
     let Some(slot) = pce.filter(|_| toggles.on(Toggle::Pce)) else {
@@ -189,7 +192,7 @@ pub fn synthesize_with<C: Circuit>(
     // Witness-only synthesis + SpMV of circuit i, the SpMV in its own `spmv` span (inside `synthesis`).
     let spmv = |record: &Pce, i: usize, c: &C| {
         let mark = || probe.open(site(Phase::Spmv, i).arg("constraints", record.shape().constraints));
-        record.synthesize_marked(c, mark).map_err(|e| pce_error(first + i, e))
+        record.synthesize_into(c, mark, pool).map_err(|e| pce_error(first + i, e))
     };
     let (record, asg0) = match slot.get() {
         Some(record) => (record, None),

@@ -1,0 +1,139 @@
+//! The page-locked host pool synthesis writes a/b/c into (toggle B2 with `pce`): blocks allocated once with
+//! `cuMemHostAlloc` (portable, so every device's context sees them as page-locked), lent to synthesis, read
+//! by the copy engine straight into the lane's device buffers (one DMA per vector, no host copy), and given
+//! back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use blstrs::Scalar;
+use cudarc::driver::{sys, CudaContext, PinnedHostSlice};
+
+use crate::cs::{HostBlock, HostPool};
+
+/// Idle blocks kept for reuse: a, b, c of four circuits in flight (the pipeline's usual depth on one
+/// device); more are freed when returned.
+pub const MAX_IDLE: usize = 12;
+
+/// Page-locked bytes the pool holds (lent and idle), for the memory lanes' `host_pinned`.
+pub static POOL_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// The pool of one backend.
+pub struct PinnedPool {
+    ctx: Arc<CudaContext>,
+    idle: Mutex<Vec<Mem>>,
+    warned: std::sync::Once,
+}
+
+/// One allocation and its first scalar.
+struct Mem {
+    slice: PinnedHostSlice<u8>,
+    ptr: *mut Scalar,
+    scalars: usize,
+}
+
+// SAFETY: `ptr` points into `slice`, which is Send + Sync; a block is used by one owner at a time.
+unsafe impl Send for Mem {}
+// SAFETY: as above.
+unsafe impl Sync for Mem {}
+
+impl PinnedPool {
+    /// An empty pool allocating in `ctx`.
+    pub fn new(ctx: Arc<CudaContext>) -> Arc<PinnedPool> {
+        Arc::new(PinnedPool { ctx, idle: Mutex::new(Vec::new()), warned: std::sync::Once::new() })
+    }
+
+    fn alloc(&self, scalars: usize) -> Option<Mem> {
+        let bytes = scalars.checked_mul(32)?;
+        // SAFETY: the block is written by synthesis before any of it is read (Evals::set_len / push).
+        let r = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
+        match r.and_then(|mut s| s.as_mut_ptr().map(|p| (p, s))) {
+            Ok((p, slice)) if (p as usize).is_multiple_of(std::mem::align_of::<Scalar>()) => {
+                POOL_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+                Some(Mem { slice, ptr: p.cast(), scalars })
+            }
+            Ok(_) => None,
+            Err(e) => {
+                self.warned.call_once(|| {
+                    tracing::warn!(
+                        "pinned pool: cuMemHostAlloc of {bytes} bytes: {e}; a/b/c go through the heap"
+                    )
+                });
+                None
+            }
+        }
+    }
+
+    fn give_back(&self, m: Mem) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < MAX_IDLE {
+            idle.push(m);
+        } else {
+            drop(idle);
+            free(m);
+        }
+    }
+
+    /// Idle blocks (for tests and the memory picture).
+    pub fn idle_blocks(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+fn free(m: Mem) {
+    POOL_BYTES.fetch_sub(m.slice.num_bytes() as u64, Ordering::Relaxed);
+    drop(m);
+}
+
+impl HostPool for Arc<PinnedPool> {
+    fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>> {
+        let reused = {
+            let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+            // The smallest idle block that fits.
+            let best =
+                (0..idle.len()).filter(|&i| idle[i].scalars >= scalars).min_by_key(|&i| idle[i].scalars);
+            best.map(|i| idle.swap_remove(i))
+        };
+        let mem = match reused {
+            Some(m) => m,
+            None => self.alloc(scalars.max(1))?,
+        };
+        Some(Box::new(Block { mem: Some(mem), pool: Arc::clone(self) }))
+    }
+}
+
+/// A lent block; returns to its pool when dropped.
+struct Block {
+    mem: Option<Mem>,
+    pool: Arc<PinnedPool>,
+}
+
+impl HostBlock for Block {
+    fn ptr(&self) -> *mut Scalar {
+        self.mem.as_ref().map_or(std::ptr::null_mut(), |m| m.ptr)
+    }
+
+    fn capacity(&self) -> usize {
+        self.mem.as_ref().map_or(0, |m| m.scalars)
+    }
+
+    fn page_locked(&self) -> bool {
+        true
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if let Some(m) = self.mem.take() {
+            self.pool.give_back(m);
+        }
+    }
+}
+
+impl Drop for PinnedPool {
+    fn drop(&mut self) {
+        for m in self.idle.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            free(m);
+        }
+    }
+}
