@@ -75,12 +75,13 @@ fn synthesize_call(
     Ok(Call { first, inputs, asgs })
 }
 
-/// Synthesis workers of a pipelined job: one per 8 host threads (witness generation of one circuit is
-/// mostly one thread; the rest of the cores run SpMV, prep_msm and b_g2_msm), at most the budget's window
-/// and the number of calls. `CUZK_SYNTH_WORKERS` overrides it (for measuring; still bounded by the window).
-/// Measured in docs/PERF.md (sha256-chain-39, 8 sectors, 16 cores).
+/// Synthesis workers of a pipelined job: one per 32 host threads (one on the 16-core H200 host), at most the
+/// budget's window and the number of calls; `CUZK_SYNTH_WORKERS` overrides it (still bounded by the window).
+/// Measured there (docs/PERF.md, sha256-chain-39 × 8 on the GPU with pool-written a/b/c): one worker
+/// 398–407 ms, two 453–465 ms — the host's prep_msm and b_g2_msm share those cores, so a second worker
+/// only slows them.
 fn synth_workers(window: usize, calls: usize) -> usize {
-    let by_cores = (rayon::current_num_threads() / 8).max(1);
+    let by_cores = (rayon::current_num_threads() / 32).max(1);
     let want =
         std::env::var("CUZK_SYNTH_WORKERS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(by_cores);
     want.clamp(1, window.max(1)).min(calls.max(1))
