@@ -384,7 +384,7 @@ impl GpuBackend {
             // The first device compiles (into the cache); devices of the same arch then read the cache.
             g.preload()?;
         }
-        let pool = PinnedPool::new(devices[0].ctx.clone());
+        let pool = PinnedPool::new(devices[0].ctx.clone(), super::hostpool::cap_bytes());
         Ok(GpuBackend { lanes, pool })
     }
 

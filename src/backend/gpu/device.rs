@@ -10,6 +10,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use super::compile::{self, Module};
 use super::discover::{discovery, DeviceInfo};
 use super::error::{GResult, GpuError};
+use super::mempool::{keep_bytes, DevicePool};
 
 /// A device with everything the ops need; every op of this device enqueues on `stream`.
 pub struct Gpu {
@@ -27,6 +28,8 @@ pub struct Gpu {
     pub ctx: Arc<CudaContext>,
     /// The one stream of this device.
     pub stream: Arc<CudaStream>,
+    /// The stream-ordered pool kept warm between calls (`None`: the driver's default, nothing kept).
+    pub pool: Option<DevicePool>,
     modules: Mutex<HashMap<Module, Arc<CudaModule>>>,
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
@@ -41,7 +44,9 @@ impl Gpu {
     fn open(info: &DeviceInfo) -> GResult<Gpu> {
         let ctx = CudaContext::new(info.ordinal)?;
         let stream = ctx.new_stream()?;
+        let pool = DevicePool::open(&ctx, keep_bytes(info.mem_total));
         Ok(Gpu {
+            pool,
             ordinal: info.ordinal,
             name: info.name.clone(),
             arch: info.arch,
@@ -140,9 +145,16 @@ impl Gpu {
         Ok(v)
     }
 
-    /// Fails with `GpuError::OutOfMemory{what, need, free}` when `need` bytes would not fit.
+    /// Fails with `GpuError::OutOfMemory{what, need, free}` when `need` bytes would not fit, after handing
+    /// the kept pool's unused bytes back to the driver.
     pub fn check_mem(&self, what: &str, need: usize) -> GResult<()> {
-        let free = self.free_mem()?;
+        let mut free = self.free_mem()?;
+        if need > free {
+            if let Some(p) = &self.pool {
+                p.trim(&self.ctx);
+                free = self.free_mem()?;
+            }
+        }
         if need > free {
             return Err(GpuError::OutOfMemory { device: self.ordinal, what: what.to_string(), need, free });
         }

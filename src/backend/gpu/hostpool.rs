@@ -1,7 +1,9 @@
 //! The page-locked host pool synthesis writes a/b/c into (toggle B2 with `pce`): blocks allocated once with
 //! `cuMemHostAlloc` (portable, so every device's context sees them as page-locked), lent to synthesis, read
 //! by the copy engine straight into the lane's device buffers (one DMA per vector, no host copy), and given
-//! back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold).
+//! back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold), and the
+//! pool never holds more than its byte cap ([`cap_bytes`]): past it a/b/c go through the heap, as with the
+//! pool off, and the run says so once.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,6 +17,20 @@ use crate::cs::{HostBlock, HostPool};
 /// device); more are freed when returned.
 pub const MAX_IDLE: usize = 12;
 
+/// The pool's byte cap: `CUZK_PINNED_POOL_MAX` (bytes), else a quarter of physical memory (0 where unknown
+/// means no cap). Page-locked memory cannot be swapped or reclaimed, so an uncapped pool at 2^24 (a, b, c of
+/// 512 MiB each, up to [`MAX_IDLE`] kept) could lock 6 GiB of a small host; a quarter still holds the
+/// pipeline's circuits in flight on the 128 GiB device host (12 blocks of 512 MiB).
+pub fn cap_bytes() -> u64 {
+    match std::env::var("CUZK_PINNED_POOL_MAX").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+        Some(v) => v,
+        None => match crate::util::meminfo::memory_bytes() / 4 {
+            0 => u64::MAX,
+            q => q,
+        },
+    }
+}
+
 /// Page-locked bytes the pool holds (lent and idle), for the memory lanes' `host_pinned`.
 pub static POOL_BYTES: AtomicU64 = AtomicU64::new(0);
 
@@ -22,7 +38,12 @@ pub static POOL_BYTES: AtomicU64 = AtomicU64::new(0);
 pub struct PinnedPool {
     ctx: Arc<CudaContext>,
     idle: Mutex<Vec<Mem>>,
+    /// Bytes this pool may hold, lent and idle together.
+    cap: u64,
+    /// Bytes this pool holds now.
+    held: AtomicU64,
     warned: std::sync::Once,
+    capped: std::sync::Once,
 }
 
 /// One allocation and its first scalar.
@@ -38,18 +59,47 @@ unsafe impl Send for Mem {}
 unsafe impl Sync for Mem {}
 
 impl PinnedPool {
-    /// An empty pool allocating in `ctx`.
-    pub fn new(ctx: Arc<CudaContext>) -> Arc<PinnedPool> {
-        Arc::new(PinnedPool { ctx, idle: Mutex::new(Vec::new()), warned: std::sync::Once::new() })
+    /// An empty pool allocating in `ctx` and holding at most `cap` bytes.
+    pub fn new(ctx: Arc<CudaContext>, cap: u64) -> Arc<PinnedPool> {
+        Arc::new(PinnedPool {
+            ctx,
+            idle: Mutex::new(Vec::new()),
+            cap,
+            held: AtomicU64::new(0),
+            warned: std::sync::Once::new(),
+            capped: std::sync::Once::new(),
+        })
+    }
+
+    /// Bytes this pool holds now (lent and idle).
+    pub fn held_bytes(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
     }
 
     fn alloc(&self, scalars: usize) -> Option<Mem> {
         let bytes = scalars.checked_mul(32)?;
+        let held = self.held.load(Ordering::Relaxed);
+        if held.saturating_add(bytes as u64) > self.cap {
+            // Free idle blocks first: a smaller circuit's blocks should not keep a larger one off the pool.
+            let idle: Vec<Mem> = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+            idle.into_iter().for_each(|m| self.free(m));
+            if self.held.load(Ordering::Relaxed).saturating_add(bytes as u64) > self.cap {
+                let cap = self.cap;
+                self.capped.call_once(|| {
+                    tracing::warn!(
+                        "pinned pool: {bytes} more bytes would pass its cap of {cap} bytes \
+                         (CUZK_PINNED_POOL_MAX); a/b/c go through the heap"
+                    )
+                });
+                return None;
+            }
+        }
         // SAFETY: the block is written by synthesis before any of it is read (Evals::set_len / push).
         let r = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
         match r.and_then(|mut s| s.as_mut_ptr().map(|p| (p, s))) {
             Ok((p, slice)) if (p as usize).is_multiple_of(std::mem::align_of::<Scalar>()) => {
                 POOL_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+                self.held.fetch_add(bytes as u64, Ordering::Relaxed);
                 Some(Mem { slice, ptr: p.cast(), scalars })
             }
             Ok(_) => None,
@@ -70,19 +120,21 @@ impl PinnedPool {
             idle.push(m);
         } else {
             drop(idle);
-            free(m);
+            self.free(m);
         }
+    }
+
+    fn free(&self, m: Mem) {
+        let bytes = m.slice.num_bytes() as u64;
+        POOL_BYTES.fetch_sub(bytes, Ordering::Relaxed);
+        self.held.fetch_sub(bytes, Ordering::Relaxed);
+        drop(m);
     }
 
     /// Idle blocks (for tests and the memory picture).
     pub fn idle_blocks(&self) -> usize {
         self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
-}
-
-fn free(m: Mem) {
-    POOL_BYTES.fetch_sub(m.slice.num_bytes() as u64, Ordering::Relaxed);
-    drop(m);
 }
 
 impl HostPool for Arc<PinnedPool> {
@@ -132,8 +184,7 @@ impl Drop for Block {
 
 impl Drop for PinnedPool {
     fn drop(&mut self) {
-        for m in self.idle.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
-            free(m);
-        }
+        let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(|p| p.into_inner()));
+        idle.into_iter().for_each(|m| self.free(m));
     }
 }

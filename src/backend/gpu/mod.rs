@@ -7,6 +7,7 @@
 //! - [`device`]: one [`Gpu`] per visible device (context, stream, modules, per-device memo).
 //! - [`ntt`], [`msm`], [`batch_add`]: the kernels' Rust wrappers (one enqueue per op on `Gpu::stream`).
 //! - [`backend`]: [`backend::GpuBackend`], the `Backend` implementation with one lane per device.
+//! - [`mempool`]: the device's stream-ordered pool kept warm between calls.
 //! - [`timing`]: CUDA events mapped to host instants for the timeline.
 //! - [`floor`]: the device's peak multiply rate and bandwidths for `cuzk bench floor`.
 
@@ -19,6 +20,7 @@ pub mod discover;
 pub mod error;
 pub mod floor;
 pub mod hostpool;
+pub mod mempool;
 pub mod msm;
 pub mod ntt;
 mod resident;

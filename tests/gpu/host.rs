@@ -1,0 +1,119 @@
+//! What needs no device: backend selection and its reasons, the CLI without a GPU, the NVRTC compile of
+//! every module, the kernel cache.
+
+use super::*;
+
+#[test]
+fn selection_says_why() {
+    let d = discover::discovery();
+    let auto = select(BackendKind::Auto).unwrap_or_else(|e| panic!("auto never fails: {e}"));
+    assert!(auto.reason.starts_with("auto: "), "{}", auto.reason);
+    match select(BackendKind::Gpu) {
+        Ok(s) => {
+            assert!(d.usable());
+            assert_eq!(s.backend.name(), "gpu");
+            assert_eq!(auto.backend.name(), "gpu");
+        }
+        Err(e) => {
+            assert!(!d.usable());
+            let msg = e.to_string();
+            assert!(msg.starts_with("--backend gpu: no usable GPU: "), "{msg}");
+            assert!(!msg.contains('\n'), "{msg}");
+            assert_eq!(auto.backend.name(), "cpu", "{}", auto.reason);
+            eprintln!("\n*** no GPU here: auto → cpu ({}) ***\n", auto.reason);
+        }
+    }
+}
+
+fn cuzk_bin() -> PathBuf {
+    match std::env::var_os("CUZK_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_cuzk")),
+    }
+}
+
+#[test]
+fn cli_backend_gpu_without_gpu_is_one_line() {
+    if discover::discovery().usable() {
+        eprintln!("\n*** cli_backend_gpu_without_gpu_is_one_line: skipped: a GPU is present ***\n");
+        return;
+    }
+    let bin = cuzk_bin();
+    if !bin.exists() {
+        eprintln!("\n*** cli test skipped: {} not found (set CUZK_BIN) ***\n", bin.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cuzk-gpu-cli-{}", std::process::id()));
+    for args in [
+        &["bench", "msm", "--backend", "gpu", "--log-size", "4"][..],
+        &["prove", "--sample", "samples/porep-tiny.toml", "--backend", "gpu"],
+    ] {
+        let o = std::process::Command::new(&bin)
+            .args(args)
+            .env("CUZK_CACHE", &dir)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: --backend gpu: no usable GPU"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn nvrtc_compiles_every_module() {
+    if !discover::nvrtc_present() {
+        eprintln!(
+            "\n*** nvrtc_compiles_every_module: SKIPPED: libnvrtc not found (set {} or CUDA_HOME, or LD_LIBRARY_PATH) ***\n",
+            discover::NVRTC_LIB_ENV
+        );
+        return;
+    }
+    // The device's own arch when there is one, else the H200's (sm_90): one compile per module (each takes
+    // a while: the curve arithmetic is fully inlined).
+    let arch = discover::discovery().devices.first().map_or((9, 0), |d| d.arch);
+    for m in compile::Module::ALL {
+        let t = std::time::Instant::now();
+        let cubin =
+            compile::compile_cubin(m, arch).unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
+        assert!(cubin.starts_with(b"\x7fELF"), "{m:?} is not a cubin");
+        // CUZK_PREBUILD_KERNELS=DIR: also store the cubin in DIR/kernels as the kernel cache names it, so a
+        // device machine with the same NVRTC loads it instead of compiling (device time is scarce).
+        if let (Some(dir), Some(v)) = (std::env::var_os("CUZK_PREBUILD_KERNELS"), discover::nvrtc_version()) {
+            let name = compile::cache_name(m, arch, v).unwrap_or_else(|e| panic!("{e}"));
+            let path = Path::new(&dir).join("kernels").join(name);
+            compile::write_cached(&path, &cubin).unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("NVRTC: cached {}", path.display());
+        }
+        eprintln!(
+            "NVRTC: cuda/{} → sm_{}{} cubin, {} bytes, {:.1} s",
+            m.file(),
+            arch.0,
+            arch.1,
+            cubin.len(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn kernel_cache_detects_corruption() {
+    let dir = std::env::temp_dir().join(format!("cuzk-kcache-{}", std::process::id()));
+    let p = dir.join("x.cubin");
+    compile::write_cached(&p, b"\x7fELF cubin bytes").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compile::read_cached(&p).as_deref(), Some(&b"\x7fELF cubin bytes"[..]));
+    let mut bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{e}"));
+    bytes[2] ^= 1;
+    std::fs::write(&p, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compile::read_cached(&p), None, "a flipped bit must be detected");
+    std::fs::write(&p, &bytes[..10]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compile::read_cached(&p), None, "a truncated file must be detected");
+    let _ = std::fs::remove_dir_all(&dir);
+    // Sources resolve their includes (no `#include` left for NVRTC to miss).
+    for m in compile::Module::ALL {
+        if let Ok(src) = compile::source(m) {
+            assert!(!src.contains("#include \""), "{m:?} still includes a file");
+        }
+    }
+}

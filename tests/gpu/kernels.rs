@@ -1,0 +1,192 @@
+//! Kernels against the CPU backend on random inputs and edge values: G1 MSM, batch addition, NTTs and
+//! compute_h, and the floor probe's sanity.
+
+use super::*;
+
+#[test]
+fn msm_g1_matches_cpu() {
+    let Some(g) = gpu("msm_g1_matches_cpu") else { return };
+    let cpu = CpuBackend::new();
+    for (k, &n) in
+        [1usize, 2, 100, (1 << 10) - 1, 1 << 12, (1 << 12) + 1, 1 << 16, 100_003].iter().enumerate()
+    {
+        let bases = g1_points(n, 10 + k as u64);
+        for mix in [true, false] {
+            let s = scalars(n, &mut rng(100 + k as u64), mix);
+            let want =
+                cpu.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+            let windows: &[Option<usize>] = if n == 1 << 12 || n == 100_003 {
+                &[None, Some(4), Some(8), Some(11), Some(16)]
+            } else {
+                &[None]
+            };
+            for &w in windows {
+                let got = g
+                    .msm_g1(Bases::host(&bases), &s, w)
+                    .unwrap_or_else(|e| panic!("n={n} window={w:?}: {e}"));
+                assert_eq!(got.to_affine(), want, "msm_g1 n={n} mix={mix} window={w:?}");
+            }
+        }
+    }
+    // Below GPU_MSM_MIN the backend answers on the host: check the device kernels there directly too.
+    if let Some(dev) = g.gpu(0) {
+        for (k, &n) in [1usize, 2, 3, 100, 255].iter().enumerate() {
+            let bases = g1_points(n, 60 + k as u64);
+            let s = scalars(n, &mut rng(61 + k as u64), true);
+            let want =
+                cpu.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+            let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
+            let dsc = dev.stream.clone_htod(limbs(&s)).unwrap_or_else(|e| panic!("{e}"));
+            let got = cuzk::backend::gpu::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(got.to_affine(), want, "device msm_g1 n={n}");
+        }
+    }
+    // Input shapes that concentrate the buckets (runs of ±1, half the scalars equal, the porep mix).
+    let bases = g1_points(1 << 16, 62);
+    for shape in ["pm1_runs", "half_equal", "porep_mix", "equal"] {
+        let sc = shaped_scalars(shape, bases.len(), 63);
+        let want = cpu.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+        let got = g.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got.to_affine(), want, "msm_g1 shape {shape}");
+    }
+    // All scalars equal (one bucket takes every point) and all zero.
+    for s in [Scalar::from(5u64), Scalar::ZERO] {
+        let bases = g1_points(4097, 3);
+        let sc = vec![s; bases.len()];
+        let want = cpu.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+        assert_eq!(
+            g.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine(),
+            want
+        );
+    }
+}
+
+#[test]
+fn batch_add_matches_cpu() {
+    let Some(g) = gpu("batch_add_matches_cpu") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    let cpu = CpuBackend::new();
+    for (k, &n) in [1usize, 64, 100, 4097, 1 << 16].iter().enumerate() {
+        let b1 = g1_points(n, 20 + k as u64);
+        let b2 = g2_points(n.min(4097), 30 + k as u64);
+        for (name, bm) in bitmaps(n, 40 + k as u64) {
+            let want = cpu.batch_add_g1(Bases::host(&b1), &bm).unwrap_or_else(|e| panic!("{e}"));
+            let got =
+                g.batch_add_g1(Bases::host(&b1), &bm).unwrap_or_else(|e| panic!("g1 n={n} {name}: {e}"));
+            assert_eq!(got.to_affine(), want.to_affine(), "batch_add_g1 n={n} {name}");
+            let m = b2.len();
+            let bm2: Vec<u64> = bm[..m.div_ceil(64)].to_vec();
+            let want2 = cpu.batch_add_g2(&b2, &bm2).unwrap_or_else(|e| panic!("{e}"));
+            let d = dev.stream.clone_htod(limbs(&b2)).unwrap_or_else(|e| panic!("{e}"));
+            let got2 = cuzk::backend::gpu::batch_add::batch_add_g2(dev, &d.slice(..), m, &bm2)
+                .unwrap_or_else(|e| panic!("g2 n={m} {name}: {e}"));
+            assert_eq!(got2.to_affine(), want2.to_affine(), "batch_add_g2 n={m} {name}");
+        }
+    }
+}
+
+#[test]
+fn ntt_and_compute_h_match_cpu() {
+    let Some(g) = gpu("ntt_and_compute_h_match_cpu") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    for log_n in [1u32, 4, 10, 11, 16, 20] {
+        let r =
+            ntt_check_against_cpu(dev, log_n, 7 + log_n as u64).unwrap_or_else(|e| panic!("2^{log_n}: {e}"));
+        if let Err(m) = r {
+            panic!("ntt 2^{log_n}: {m}");
+        }
+    }
+    // The whole ntt_msm_h phase (compute_h, then the MSM with the first N − 1 coefficients).
+    let cpu = CpuBackend::new();
+    for log_n in [10u32, 16] {
+        let n = 1usize << log_n;
+        let mut r = rng(log_n as u64);
+        let (a, b, c) =
+            (scalars(n - 3, &mut r, false), scalars(n - 3, &mut r, false), scalars(n - 3, &mut r, true));
+        let h = g1_points(n - 1, 50);
+        let p = Probe::silent();
+        let want = cpu
+            .ntt_msm_h(&p, 0, [a.clone().into(), b.clone().into(), c.clone().into()], Bases::host(&h))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let got = g
+            .ntt_msm_h(&p, 0, [a.into(), b.into(), c.into()], Bases::host(&h))
+            .unwrap_or_else(|e| panic!("ntt_msm_h 2^{log_n}: {e}"));
+        assert_eq!(got.to_affine(), want.to_affine(), "ntt_msm_h 2^{log_n}");
+    }
+}
+
+/// Runs all four transforms and compute_h at 2^log_n on pseudo-random inputs and compares with the CPU
+/// backend element for element. Returns a one-line description of the first mismatch.
+pub(crate) fn ntt_check_against_cpu(
+    gpu: &Gpu,
+    log_n: u32,
+    seed: u64,
+) -> Result<Result<(), String>, GpuError> {
+    use cuzk::backend::cpu::ntt as cpu;
+    use cuzk::backend::gpu::limbs_mut;
+    use cuzk::backend::gpu::ntt::{compute_h, ntt, NttDir};
+    let n = 1usize << log_n;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rand_vec = |len: usize| -> Vec<Scalar> { (0..len).map(|_| Scalar::random(&mut rng)).collect() };
+    let dom = cpu::Domain::new(log_n).map_err(|e| GpuError::Invalid(e.to_string()))?;
+    let from_dev = |d: &CudaSlice<u64>| -> Result<Vec<Scalar>, GpuError> {
+        let mut v = vec![Scalar::ZERO; n];
+        gpu.stream.memcpy_dtoh(&d.slice(0..4 * n), limbs_mut(&mut v))?;
+        Ok(v)
+    };
+    for dir in [NttDir::Forward, NttDir::Inverse, NttDir::CosetForward, NttDir::CosetInverse] {
+        let x = rand_vec(n);
+        let mut want = x.clone();
+        match dir {
+            NttDir::Forward => dom.ntt(&mut want),
+            NttDir::Inverse => dom.intt(&mut want),
+            NttDir::CosetForward => dom.coset_ntt(&mut want),
+            NttDir::CosetInverse => dom.icoset_ntt(&mut want),
+        }
+        .map_err(|e| GpuError::Invalid(e.to_string()))?;
+        let mut d = gpu.stream.clone_htod(limbs(&x))?;
+        ntt(gpu, &mut d, log_n, dir)?;
+        let got = from_dev(&d)?;
+        if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
+            return Ok(Err(format!("ntt {dir:?} 2^{log_n}: first mismatch at {i} of {n}")));
+        }
+    }
+    let (x, y) = (rand_vec(n), rand_vec(n));
+    let mut z = rand_vec(n);
+    z.truncate(n - n / 4); // zero-padded on the device, short on the CPU (as the prover passes it)
+    let mut zp = z.clone();
+    zp.resize(n, Scalar::ZERO);
+    let (mut da, mut db, mut dc) = (
+        gpu.stream.clone_htod(limbs(&x))?,
+        gpu.stream.clone_htod(limbs(&y))?,
+        gpu.stream.clone_htod(limbs(&zp))?,
+    );
+    compute_h(gpu, &mut da, &mut db, &mut dc, log_n)?;
+    let got = from_dev(&da)?;
+    let (mut a, mut b, mut c) = (x, y, z);
+    cpu::compute_h(&mut a, &mut b, &mut c, &dom).map_err(|e| GpuError::Invalid(e.to_string()))?;
+    if let Some(i) = (0..a.len()).find(|&i| got[i] != a[i]) {
+        return Ok(Err(format!("compute_h 2^{log_n}: first mismatch at {i} of {}", a.len())));
+    }
+    Ok(Ok(()))
+}
+
+/// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible
+/// order for a data-center GPU (an H200 does ~10^12 64-bit products/s, ~4 TB/s, ~50 GB/s pinned over PCIe).
+#[test]
+fn floor_measures_the_device() {
+    let Some(b) = gpu("floor_measures_the_device") else { return };
+    let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
+    let f = cuzk::backend::gpu::floor::measure(g).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "gpu0 floor: {:.3e} mul64/s, memory {:.0} GB/s, h2d pinned {:.1} GB/s, pageable {:.1} GB/s",
+        f.mul64_per_s,
+        f.mem_bytes_per_s / 1e9,
+        f.h2d_pinned_bytes_per_s / 1e9,
+        f.h2d_pageable_bytes_per_s / 1e9
+    );
+    assert!(f.mul64_per_s > 1e10, "{f:?}");
+    assert!(f.mem_bytes_per_s > 1e11, "{f:?}");
+    assert!(f.h2d_pinned_bytes_per_s > 1e9 && f.h2d_pageable_bytes_per_s > 1e8, "{f:?}");
+}

@@ -1,0 +1,112 @@
+//! The host pools a/b/c reach the device through: the pinned pool synthesis writes into, B2's staging pool.
+
+use super::*;
+
+/// With `pce` and B2, synthesis writes a/b/c into the backend's page-locked pool, the lane copies them
+/// straight from there, and the proofs equal the CPU's (three calls, so blocks go back and are lent again).
+#[test]
+fn pool_written_abc_prove_like_the_cpu() {
+    use cuzk::cs::HostPool;
+    use cuzk::groth16::prover::{synthesize_with, PceSlot};
+    let Some(b) = gpu("pool_written_abc_prove_like_the_cpu") else { return };
+    for path in ["samples/porep-tiny.toml", "samples/sha256-chain.toml"] {
+        let (params, circuits) = setup_for(path);
+        let (shape, digest) = ShapeCounter::count_with_digest(&circuits[0]).expect("count");
+        let slot = PceSlot::new(shape, digest);
+        let t = Toggles::default();
+        assert!(t.on(Toggle::Pce) && t.on(Toggle::B2) && !t.on(Toggle::B1), "the defaults changed");
+        let want = prove(&CpuBackend::new(), &params, &circuits, &t);
+        let pool: Option<&dyn HostPool> = b.host_pool();
+        assert!(pool.is_some(), "the GPU backend lends no pool");
+        for call in 0..3 {
+            let p = Probe::silent();
+            let asgs =
+                synthesize_with(&p, &circuits, &t, Some(shape), 0, Some(&slot), pool).expect("synthesis");
+            // Circuit 0 of the first call records the shape (its a/b/c come from the recorder).
+            let lent = asgs
+                .iter()
+                .skip(usize::from(call == 0))
+                .all(|g| g.a.is_lent() && g.b.is_lent() && g.c.is_lent());
+            assert!(lent, "{path} call {call}: a/b/c not written into the pool");
+            let cs = CallSpec { params: &params, toggles: &t, seed: 77, first: 0 };
+            let got: Vec<[u8; 192]> = prove_assignments(&p, &b, cs, asgs)
+                .unwrap_or_else(|e| panic!("{path}: {e}"))
+                .iter()
+                .map(Proof::to_bytes)
+                .collect();
+            assert_eq!(got, want, "{path} call {call}: proofs from pool-written a/b/c differ from the CPU's");
+        }
+        // Every block came back once its copy was done (the release thread waits on the copy's event).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while b.pinned_pool().idle_blocks() < 3 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(b.pinned_pool().idle_blocks() >= 3, "{path}: lent blocks did not come back");
+    }
+}
+
+/// B2's staging pool: random vectors of 1 word, less than a chunk, exactly two chunks and 2.5 chunks reach
+/// the device intact (the double buffer reused, a partial last chunk), after a zero-filled prefix.
+#[test]
+fn staging_pool_uploads_exactly() {
+    use cuzk::backend::gpu::staging::{Staging, CHUNK_BYTES};
+    let Some(b) = gpu("staging_pool_uploads_exactly") else { return };
+    let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
+    let mut pool = Staging::new(g).unwrap_or_else(|e| panic!("{e}"));
+    let words = CHUNK_BYTES / 8;
+    let mut r = rng(41);
+    for len in [1, words / 3, 2 * words, 5 * words / 2] {
+        let src: Vec<u64> = (0..len).map(|_| r.gen()).collect();
+        let mut d = g.stream.alloc_zeros::<u64>(len + 7).unwrap_or_else(|e| panic!("{e}"));
+        pool.upload(g, &src, &mut d).unwrap_or_else(|e| panic!("{e}"));
+        let back = g.stream.clone_dtoh(&d).unwrap_or_else(|e| panic!("{e}"));
+        assert!(back[..len] == src[..], "{len} words came back different");
+        assert!(back[len..].iter().all(|&w| w == 0), "{len} words: the padding was written");
+    }
+    let mut small = g.stream.alloc_zeros::<u64>(3).unwrap_or_else(|e| panic!("{e}"));
+    assert!(pool.upload(g, &[1, 2, 3, 4], &mut small).is_err(), "a source longer than the buffer is refused");
+}
+
+/// The pinned pool never holds more than its cap: within it blocks are lent and reused; past it `lend`
+/// says no (a/b/c then go through the heap), and idle blocks are freed to make room for a larger one.
+#[test]
+fn pinned_pool_keeps_to_its_cap() {
+    use cuzk::backend::gpu::hostpool::PinnedPool;
+    use cuzk::cs::HostPool;
+    let Some(b) = gpu("pinned_pool_keeps_to_its_cap") else { return };
+    let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
+    let pool = PinnedPool::new(g.ctx.clone(), 3 * 32 * 1000);
+    let a = pool.lend(1000).unwrap_or_else(|| panic!("one block within the cap"));
+    let b2 = pool.lend(2000).unwrap_or_else(|| panic!("two blocks within the cap"));
+    assert_eq!(pool.held_bytes(), 3 * 32 * 1000);
+    assert!(pool.lend(1).is_none(), "a block past the cap was lent");
+    let ptr = a.ptr();
+    drop(a);
+    let again = pool.lend(900).unwrap_or_else(|| panic!("an idle block is reused"));
+    assert_eq!(again.ptr(), ptr, "the idle block was not reused");
+    drop((again, b2));
+    assert_eq!(pool.idle_blocks(), 2);
+    // 2500 scalars fit only once the idle blocks are freed.
+    let big = pool.lend(2500).unwrap_or_else(|| panic!("idle blocks were not freed for a larger block"));
+    assert_eq!((pool.idle_blocks(), pool.held_bytes()), (0, 2500 * 32));
+    drop(big);
+}
+
+/// The device pool kept between calls changes nothing but speed: MSMs give the CPU's result call after call,
+/// and asking for more than the device has is still a clear out-of-memory error (after the pool is trimmed).
+#[test]
+fn device_pool_keeps_results_and_reports_shortage() {
+    let Some(b) = gpu("device_pool_keeps_results_and_reports_shortage") else { return };
+    let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
+    eprintln!("device pool keeps {:?} bytes", g.pool.as_ref().map(|p| p.keep));
+    let n = 1 << 14;
+    let bases = g1_points(n, 5);
+    let s = scalars(n, &mut rng(6), true);
+    let want = CpuBackend::new().msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}"));
+    for call in 0..3 {
+        let got = b.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got, want, "call {call}");
+    }
+    let err = g.check_mem("a test's impossible request", g.mem_total + 1).err();
+    assert!(matches!(err, Some(GpuError::OutOfMemory { .. })), "got {err:?}");
+}
