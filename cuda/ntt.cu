@@ -154,6 +154,110 @@ HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t 
     a[r] = hi;
 }
 
+// ---- Strided multi-stage passes (the default path; the kernels above serve CUZK_NTT_OLD=1) ----
+// One pass runs log_b ≤ SMEM_LOG radix-2 stages, spans 2^(p_lo+log_b−1) … 2^p_lo, in shared memory. With
+// L = 2^p_lo and M = 2^(p_lo+log_b) (the size of the sub-transforms the pass starts), a block holds C = 2^log_c
+// columns (consecutive low = P mod L, so C fr_t are contiguous in global memory) of 2^log_b elements each
+// (m = (P >> p_lo) mod 2^log_b, stride L). Six-step split of the size-M transform: X[k1 + 2^B·k2] =
+// Σ_low ω_L^(low·k2)·ω_M^(low·k1)·Σ_m x[m·L + low]·ω_(2^B)^(m·k1), B = log_b:
+//   * DIF (natural → bit-reversed): the 2^B-point DIF of each column (compact twiddles lt), then the "twist"
+//     ω_M^(±low·k1) with k1 = bitrev_B(m) on the way out; the remaining passes transform each m-row.
+//   * DIT (bit-reversed → natural), the exact reverse: passes in the opposite order, the twist on the way in,
+//     then the 2^B-point DIT of each column.
+// Twists come from the two-level table of ω_N (tw_lo/tw_hi, exponents < N): no N/2-entry table. The last
+// DIF pass / first DIT pass has p_lo = 0 (low = 0, no twist). Optional scaling by c·g^idx (second two-level
+// table s_lo/s_hi) on load (idx = P) or on store (idx = P or bitrev_log_n(P)): 1/N and coset shifts.
+#define PF_INV 1u         // ω^(−1) (inverse transform)
+#define PF_DIT 2u         // decimation in time (bit-reversed in, natural out); else DIF
+#define PF_LOAD_SCALE 4u  // x ← x·s(P) after the load
+#define PF_STORE_SCALE 8u // x ← x·s(idx) before the store
+#define PF_STORE_REV 16u  // the store's idx is bitrev_log_n(P) (the element's natural index in DIF output)
+struct PassArgs {
+    const fr_t *lt, *tw_lo, *tw_hi, *s_lo, *s_hi;
+    u32 log_n, p_lo, log_b, log_c, lo_bits, flags;
+};
+// Shared layout: column-major, each column's 2^log_b elements contiguous (a stage's butterflies then read
+// consecutive fr_t across a warp), columns padded by one fr_t when C ≤ 32 so that the loads and stores (lanes
+// walk the C columns of one m first, for coalesced global access) fall in different banks.
+#define SM_PAD_LOG_C 5
+#define SM_LEN ((1u << SMEM_LOG) + (1u << SM_PAD_LOG_C))
+HD u32 pass_sidx(const PassArgs &p, u32 col, u32 m) {
+    u32 pad = p.log_c <= SM_PAD_LOG_C ? 1u : 0u;
+    return col * ((1u << p.log_b) + pad) + m;
+}
+// Global index of flat element e = m·C + col of block blk; col, low and m out.
+HD u32 pass_pos(const PassArgs &p, u32 blk, u32 e, u32 &col, u32 &low, u32 &m) {
+    col = e & ((1u << p.log_c) - 1);
+    m = e >> p.log_c;
+    u32 gsh = p.p_lo - p.log_c;  // column groups per m-row: 2^gsh
+    u32 lowgrp = blk & ((1u << gsh) - 1);
+    u32 hi = blk >> gsh;
+    low = (lowgrp << p.log_c) | col;
+    return (hi << (p.p_lo + p.log_b)) | (m << p.p_lo) | low;
+}
+// ω_M^(±low·bitrev_B(m)) as a power of ω_N.
+HD fr_t pass_twist(const PassArgs &p, u32 low, u32 m) {
+    u32 k1 = brev_bits(m, p.log_b);
+    u32 n_mask = (1u << p.log_n) - 1;
+    u32 e = (low * k1) << (p.log_n - p.p_lo - p.log_b);
+    if (p.flags & PF_INV) e = (0u - e) & n_mask;
+    return pow_at(p.tw_lo, p.tw_hi, e, p.lo_bits);
+}
+// Thread tid of 2^(log_b−1+log_c) loads elements tid and tid + T.
+HD void pass_load(fr_t *sm, const fr_t *a, const PassArgs &p, u32 blk, u32 tid) {
+    u32 T = 1u << (p.log_b - 1 + p.log_c);
+    for (u32 e = tid; e < 2 * T; e += T) {
+        u32 col, low, m;
+        u32 P = pass_pos(p, blk, e, col, low, m);
+        fr_t x = a[P];
+        if (p.flags & PF_LOAD_SCALE) x = x * pow_at(p.s_lo, p.s_hi, P, p.lo_bits);
+        if ((p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
+        sm[pass_sidx(p, col, m)] = x;
+    }
+}
+// One radix-2 stage of local span 2^ls within every column (DIF or DIT butterfly); thread tid does butterfly
+// u of column col (u fastest, so a warp stays in one column once log_b ≥ 6).
+HD void pass_stage(fr_t *sm, const PassArgs &p, u32 tid, u32 ls) {
+    u32 col = tid >> (p.log_b - 1);
+    u32 u = tid & ((1u << (p.log_b - 1)) - 1);
+    u32 h = 1u << ls;
+    u32 j = u & (h - 1);
+    u32 m0 = ((u >> ls) << (ls + 1)) + j;
+    u32 i0 = pass_sidx(p, col, m0), i1 = i0 + h;
+    bool inv = (p.flags & PF_INV) != 0;
+    const fr_t *lt = p.lt + LT_BASE(ls);
+    fr_t x = sm[i0], y = sm[i1];
+    if (p.flags & PF_DIT) {
+        // y·ω_2h^(±j); ω_2h^(−j) = −ω_2h^(h−j), so the inverse swaps the sum and the difference.
+        fr_t t = y * lt[inv ? h - j : j];
+        fr_t s = x + t, d = x - t;
+        sm[i0] = inv ? d : s;
+        sm[i1] = inv ? s : d;
+    } else {
+        sm[i0] = x + y;
+        sm[i1] = dif_diff(x, y, lt, j, h, inv);
+    }
+}
+HD void pass_store(const fr_t *sm, fr_t *a, const PassArgs &p, u32 blk, u32 tid) {
+    u32 T = 1u << (p.log_b - 1 + p.log_c);
+    for (u32 e = tid; e < 2 * T; e += T) {
+        u32 col, low, m;
+        u32 P = pass_pos(p, blk, e, col, low, m);
+        fr_t x = sm[pass_sidx(p, col, m)];
+        if (!(p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
+        if (p.flags & PF_STORE_SCALE) {
+            u32 idx = (p.flags & PF_STORE_REV) ? brev_bits(P, p.log_n) : P;
+            x = x * pow_at(p.s_lo, p.s_hi, idx, p.lo_bits);
+        }
+        a[P] = x;
+    }
+}
+
+// Pointwise (a·b − c)·z⁻¹ in place, any order (all three in the same order).
+HD void pointwise_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *zinv, u32 i) {
+    a[i] = (a[i] * b[i] - c[i]) * zinv[0];
+}
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
 #define TID() (blockIdx.x * blockDim.x + threadIdx.x)
@@ -210,6 +314,33 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pointwise_bitrev(u64 *a, c
     u32 i = TID();
     if (i >= (1u << log_n)) return;
     pointwise_bitrev_body(FR(a), CFR(b), CFR(c), CFR(zinv), i, log_n);
+}
+
+// grid = N >> (log_b + log_c) blocks, block = 2^(log_b − 1 + log_c) ≤ 512 threads (log_b + log_c ≤ SMEM_LOG).
+extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
+    __shared__ fr_t sm[SM_LEN];
+    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), log_n, p_lo, log_b, log_c, lo_bits, flags};
+    u32 tid = threadIdx.x, blk = blockIdx.x;
+    pass_load(sm, CFR(a), p, blk, tid);
+    __syncthreads();
+    if (flags & PF_DIT) {
+        for (u32 ls = 0; ls < log_b; ls++) {
+            pass_stage(sm, p, tid, ls);
+            __syncthreads();
+        }
+    } else {
+        for (int ls = (int)log_b - 1; ls >= 0; ls--) {
+            pass_stage(sm, p, tid, (u32)ls);
+            __syncthreads();
+        }
+    }
+    pass_store(sm, FR(a), p, blk, tid);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_pointwise(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ c, const u64 *__restrict__ zinv, u32 log_n) {
+    u32 i = TID();
+    if (i >= (1u << log_n)) return;
+    pointwise_body(FR(a), CFR(b), CFR(c), CFR(zinv), i);
 }
 
 #endif

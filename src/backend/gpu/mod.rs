@@ -21,6 +21,7 @@ pub mod floor;
 pub mod hostpool;
 pub mod msm;
 pub mod ntt;
+mod ntt_pass;
 mod resident;
 pub mod staging;
 pub mod timing;
