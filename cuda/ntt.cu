@@ -1,6 +1,9 @@
 // NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h (src/backend/gpu/ntt.rs).
 //
-// Scheme (all transforms in place, one vector of N = 2^log_n fr_t):
+// Two paths (src/backend/gpu/ntt.rs's header has the launch sequences): the strided multi-stage passes
+// (ntt_pass, ntt_pointwise, ntt_bitrev_scale; described where ntt_pass's bodies start below) by default, and
+// the old scheme (CUZK_NTT_OLD=1) that follows.
+// Old scheme (all transforms in place, one vector of N = 2^log_n fr_t):
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
 //     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
 //     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
@@ -22,8 +25,9 @@
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
 // ntt_dif_r2 40, ntt_dif_smem 64 (+ 32768 B static shared), ntt_bitrev_scale 72, ntt_scale 40,
-// ntt_pointwise_bitrev 48, ntt_powers 38. SASS: ~234 instructions per fr_t multiplication (field32.cuh's
-// 32-bit chains; 621 with the earlier 64-bit CIOS). 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
+// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 56 (+ 33792 B static shared), ntt_pointwise 40.
+// SASS: ~234 instructions per fr_t multiplication (field32.cuh's 32-bit chains; 621 with the earlier 64-bit
+// CIOS). Old path 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
 // 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
 // field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
@@ -227,7 +231,10 @@ HD void pass_stage(fr_t *sm, const PassArgs &p, u32 tid, u32 ls) {
     bool inv = (p.flags & PF_INV) != 0;
     const fr_t *lt = p.lt + LT_BASE(ls);
     fr_t x = sm[i0], y = sm[i1];
-    if (p.flags & PF_DIT) {
+    if (ls == 0) {  // span 1: the twiddle is ±1 and both directions and orders give (x + y, x − y)
+        sm[i0] = x + y;
+        sm[i1] = x - y;
+    } else if (p.flags & PF_DIT) {
         // y·ω_2h^(±j); ω_2h^(−j) = −ω_2h^(h−j), so the inverse swaps the sum and the difference.
         fr_t t = y * lt[inv ? h - j : j];
         fr_t s = x + t, d = x - t;

@@ -1,5 +1,6 @@
 // Host check of cuda/ntt.cu without a GPU: runs the kernels' HD bodies over every (block, thread) index in
-// the same launch sequence as src/backend/gpu/ntt.rs, and compares with a naive O(N^2) DFT in fr_t for
+// the same launch sequences as src/backend/gpu/ntt.rs (the old path) and ntt_pass.rs (the pass path,
+// gpu_ntt2/gpu_compute_h2 below, for several pass splits via max stages per pass), and compares with a naive O(N^2) DFT in fr_t for
 // log_n = 0..12 (several shared-memory block sizes, so the radix-2/radix-4 global passes are exercised at
 // small N too). Writes small cases (canonical hex) to stdout for ntt_check.py, which recomputes them with
 // Python big ints from the constants alone (r, g = 7, ω = 7^((r−1)/2^32)^(2^(32−log_n))).
@@ -141,12 +142,13 @@ static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
 }
 
 // ---- the strided-pass path (default in ntt.rs; mirrors pass_split / run_passes there) ----
-// Stage counts per pass from the top (largest spans first): ⌈log_n/max_b⌉ passes as equal as possible.
+// Stage counts per pass from the top (largest spans first): ⌈log_n/max_b⌉ passes as equal as possible,
+// the larger ones last (as pass_split in ntt_pass.rs).
 static std::vector<u32> pass_split(u32 log_n, u32 max_b) {
     std::vector<u32> out;
     if (log_n == 0) return out;
     u32 k = (log_n + max_b - 1) / max_b, base = log_n / k, extra = log_n % k;
-    for (u32 i = 0; i < k; i++) out.push_back(base + (i < extra ? 1 : 0));
+    for (u32 i = 0; i < k; i++) out.push_back(base + (i >= k - extra ? 1 : 0));
     return out;
 }
 struct Scale { const Vec *lo, *hi; };

@@ -1,6 +1,6 @@
 //! The NTT's strided-pass path (default) and the CUZK_NTT_OLD path against the CPU `Domain` functions,
 //! element for element: every direction and compute_h at 2^1 … 2^12 (one to two passes, odd and even splits,
-//! blocks below 2^10) and 2^20, 2^22 (two and three passes, the 10+10 and 8+7+7 splits).
+//! blocks below 2^10) and 2^20, 2^22 (two and three passes, the 10+10 and 7+7+8 splits).
 
 use super::*;
 use cuzk::backend::cpu::ntt as cpu;
@@ -70,4 +70,40 @@ fn ntt_passes_match_cpu_every_size() {
         }
     }
     assert!(bad.is_empty(), "NTT mismatches:\n{}", bad.join("\n"));
+}
+
+/// Device timings of both NTT paths in one run (ignored; on the device:
+/// `cargo test --release --test gpu -- --ignored --nocapture ntt_paths_perf`). Prints
+/// `PERF ntt_path {pass|old} 2^k median … ms` (Forward, data on the device) and
+/// `PERF compute_h_path {pass|old} 2^k median … ms` for 2^20, 2^22, 2^24 (`CUZK_PERF_MAX_LOG` caps).
+#[test]
+#[ignore]
+fn ntt_paths_perf() {
+    let Some(g) = gpu("ntt_paths_perf") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    let max_log: u32 = std::env::var("CUZK_PERF_MAX_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    let fail = |e: GpuError| -> ! { panic!("{e}") };
+    let sync = || dev.stream.synchronize().unwrap_or_else(|e| fail(e.into()));
+    for lg in [20u32, 22, 24].into_iter().filter(|&l| l <= max_log) {
+        let x = scalars(1 << lg, &mut rng(lg as u64), false);
+        for old in [false, true] {
+            let path = if old { "old" } else { "pass" };
+            let mut d = dev.stream.clone_htod(limbs(&x)).unwrap_or_else(|e| fail(e.into()));
+            ntt_on(dev, &mut d, lg, NttDir::Forward, old).unwrap_or_else(|e| fail(e));
+            sync();
+            let ms = median_ms(time_ms(7, || {
+                ntt_on(dev, &mut d, lg, NttDir::Forward, old).unwrap_or_else(|e| fail(e));
+                sync()
+            }));
+            println!("PERF ntt_path {path} 2^{lg} median {ms:.3} ms");
+            let (mut da, mut db, mut dc) = (d.clone(), d.clone(), d.clone());
+            compute_h_on(dev, &mut da, &mut db, &mut dc, lg, old).unwrap_or_else(|e| fail(e));
+            sync();
+            let ms = median_ms(time_ms(7, || {
+                compute_h_on(dev, &mut da, &mut db, &mut dc, lg, old).unwrap_or_else(|e| fail(e));
+                sync()
+            }));
+            println!("PERF compute_h_path {path} 2^{lg} median {ms:.3} ms");
+        }
+    }
 }

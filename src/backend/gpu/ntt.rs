@@ -1,25 +1,41 @@
 //! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
 //!
-//! Every transform is a decimation-in-frequency pass sequence (natural in, bit-reversed out): spans N/2 …
-//! 2^10 as global-memory passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count
-//! is odd), the last min(log_n, 10) stages in one shared-memory kernel (`ntt_dif_smem`, 2^10 fr_t = 32 KiB
-//! per block, with a compact 1033-entry twiddle table so a warp's twiddle reads are contiguous). Inverse
-//! transforms use the same table (ω^(−k) = −ω^(N/2−k)). A final in-place pass
-//! (`ntt_bitrev_scale`) swaps i ↔ bitrev(i) and multiplies by c·g^i (1/N and coset shifts folded in).
+//! Two launch paths, identical results:
+//! - **Passes** (default; src/backend/gpu/ntt_pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
+//!   running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
+//!   elements strided by the pass's lowest span, so the C columns are contiguous in global memory); splits as
+//!   equal as possible, larger last: 2^24 8+8+8, 2^22 7+7+8, 2^20 10+10. Between passes the six-step "twist"
+//!   ω_M^(±low·k1) is applied in the pass (DIF: before the store; DIT: after the load), read from a two-level
+//!   table of ω_N (ω^k = lo[k mod 2^12]·hi[k >> 12]); the shared stages read the compact 1033-entry table.
+//!   DIF (Gentleman–Sande) maps natural → bit-reversed, DIT (Cooley–Tukey, passes in reverse order)
+//!   bit-reversed → natural; either can run with ω^(−1). Scaling c·g^idx (1/N, coset shifts) rides on the first
+//!   pass's loads (idx = P) or the last pass's stores (idx = P or bitrev(P)).
+//! - **Old** (`CUZK_NTT_OLD=1`, read per call, part of the table cache key): DIF only; spans N/2 … 2^10 as
+//!   global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is odd), the
+//!   last min(log_n, 10) stages in `ntt_dif_smem`, twiddles from a full table ω^k, k ≤ N/2 (inverse via
+//!   ω^(−k) = −ω^(N/2−k)), then `ntt_bitrev_scale` (i ↔ bitrev(i), ·c·g^i).
 //!
-//! Launch sequences (N = 2^log_n):
-//! - Forward: DIF; bitrev.            Inverse: DIF⁻¹; bitrev·(1/N).
-//! - CosetForward: `ntt_scale` (g^i); DIF; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
-//! - compute_h: for v in a, b, c: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) — then `ntt_pointwise_bitrev`
-//!   (a ← (a·b − c)·z⁻¹, bit-reversed → natural), DIF⁻¹(a), bitrev·(g^(−i)/N).
+//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = `ntt_bitrev_scale` with table s):
+//! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
+//! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
+//! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
+//!   shifted); DIT(v) (coset evaluations, natural) — then `ntt_pointwise` a ← (a·b − c)·z⁻¹ (natural),
+//!   DIF⁻¹(a), bitrev·(g^(−i)/N). Each of the three transforms per vector flips the order, so one permutation
+//!   is unavoidable; it is paid once, on a (the old path pays 7).
+//! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
+//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
+//!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N).
 //!
-//! Device memory per (device, log_n), cached for the process: the twiddle table ω^k, k ≤ N/2 ((N/2 + 1)·32 B:
-//! 256 MiB at 2^24, 1 GiB at 2^26), plus small two-level power tables (2^12 + N/2^12 entries per variant)
-//! and the shared stages' compact table: [`scratch_bytes`], ≈ 257 MiB at 2^24.
-//! Traffic per NTT at 2^24: ⌈14/2⌉ = 7 global passes + 1 shared pass + 1 permutation pass, each reading and
-//! writing 512 MiB (≈ 9 GiB), plus ≲ 0.5 GiB of twiddle reads.
+//! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): five two-level power
+//! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i; 2^12 + N/2^12 entries each), z⁻¹ and the compact table: ≈ 1.3 MiB at
+//! 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
+//! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
+//! twist/table reads are L2 hits); old path 7 global + 1 shared + 1 permutation (≈ 9 GiB) plus ≲ 0.5 GiB of
+//! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes + pointwise + 1 permutation
+//! ≈ 6 GiB; old path ≈ 13.5 GiB. Measured (H200, old path): 2^24 forward 6.24 ms, compute_h 2^22 10.7 ms;
+//! the pass path is not yet measured on the device (perf_probe prints both).
 //!
-//! Host check of the kernels (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
+//! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
 use std::sync::Arc;
 

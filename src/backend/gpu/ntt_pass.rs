@@ -16,15 +16,16 @@ const PF_LOAD_SCALE: u32 = 4;
 const PF_STORE_SCALE: u32 = 8;
 const PF_STORE_REV: u32 = 16;
 
-/// Stage counts per pass from the top (largest spans first): ⌈log_n / max_b⌉ passes, as equal as possible
-/// (2^24: 8+8+8, 2^22: 8+7+7, 2^20: 10+10), so every pass's blocks hold 2^10 elements (2^(10 − B) columns).
+/// Stage counts per pass from the top (largest spans first): ⌈log_n / max_b⌉ passes, as equal as possible,
+/// the larger ones last (2^24: 8+8+8, 2^22: 7+7+8, 2^20: 10+10): a pass with lowest span 1 has one column
+/// (2^B elements per block), the others 2^(10 − B) columns (2^10 elements), so the bottom pass gets the most.
 pub(crate) fn pass_split(log_n: u32, max_b: u32) -> Vec<u32> {
     if log_n == 0 {
         return Vec::new();
     }
     let k = log_n.div_ceil(max_b);
     let (base, extra) = (log_n / k, log_n % k);
-    (0..k).map(|i| base + u32::from(i < extra)).collect()
+    (0..k).map(|i| base + u32::from(i >= k - extra)).collect()
 }
 
 /// Scaling folded into a pass: the table c·x^idx, and on the store whether idx is bitrev(position).
@@ -158,7 +159,8 @@ mod tests {
     #[test]
     fn pass_splits() {
         assert_eq!(pass_split(24, 10), vec![8, 8, 8]);
-        assert_eq!(pass_split(22, 10), vec![8, 7, 7]);
+        assert_eq!(pass_split(22, 10), vec![7, 7, 8]);
+        assert_eq!(pass_split(11, 10), vec![5, 6]);
         assert_eq!(pass_split(20, 10), vec![10, 10]);
         assert_eq!(pass_split(1, 10), vec![1]);
         for log_n in 1..=28 {
