@@ -25,7 +25,7 @@
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
 // ntt_dif_r2 40, ntt_dif_smem 64 (+ 32768 B static shared), ntt_bitrev_scale 72, ntt_scale 40,
-// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 56 (+ 33792 B static shared), ntt_pointwise 40.
+// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise 40.
 // SASS: ~234 instructions per fr_t multiplication (field32.cuh's 32-bit chains; 621 with the earlier 64-bit
 // CIOS). Old path 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
 // 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
@@ -176,8 +176,9 @@ HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t 
 #define PF_LOAD_SCALE 4u  // x ← x·s(P) after the load
 #define PF_STORE_SCALE 8u // x ← x·s(idx) before the store
 #define PF_STORE_REV 16u  // the store's idx is bitrev_log_n(P) (the element's natural index in DIF output)
+#define PF_LOAD_PW 32u    // x ← (x·pw_b[P] − pw_c[P])·pw_z[0] on the load (compute_h's pointwise step, fused)
 struct PassArgs {
-    const fr_t *lt, *tw_lo, *tw_hi, *s_lo, *s_hi;
+    const fr_t *lt, *tw_lo, *tw_hi, *s_lo, *s_hi, *pw_b, *pw_c, *pw_z;
     u32 log_n, p_lo, log_b, log_c, lo_bits, flags;
 };
 // Shared layout: column-major, each column's 2^log_b elements contiguous (a stage's butterflies then read
@@ -214,6 +215,7 @@ HD void pass_load(fr_t *sm, const fr_t *a, const PassArgs &p, u32 blk, u32 tid) 
         u32 col, low, m;
         u32 P = pass_pos(p, blk, e, col, low, m);
         fr_t x = a[P];
+        if (p.flags & PF_LOAD_PW) x = (x * p.pw_b[P] - p.pw_c[P]) * p.pw_z[0];
         if (p.flags & PF_LOAD_SCALE) x = x * pow_at(p.s_lo, p.s_hi, P, p.lo_bits);
         if ((p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
         sm[pass_sidx(p, col, m)] = x;
@@ -324,9 +326,9 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pointwise_bitrev(u64 *a, c
 }
 
 // grid = N >> (log_b + log_c) blocks, block = 2^(log_b − 1 + log_c) ≤ 512 threads (log_b + log_c ≤ SMEM_LOG).
-extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
+extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, const u64 *__restrict__ pw_b, const u64 *__restrict__ pw_c, const u64 *__restrict__ pw_z, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
     __shared__ fr_t sm[SM_LEN];
-    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), log_n, p_lo, log_b, log_c, lo_bits, flags};
+    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), CFR(pw_b), CFR(pw_c), CFR(pw_z), log_n, p_lo, log_b, log_c, lo_bits, flags};
     u32 tid = threadIdx.x, blk = blockIdx.x;
     pass_load(sm, CFR(a), p, blk, tid);
     __syncthreads();

@@ -153,10 +153,12 @@ static std::vector<u32> pass_split(u32 log_n, u32 max_b) {
 }
 struct Scale { const Vec *lo, *hi; };
 // One launch of ntt_pass: blocks × phases × threads, as the device runs it.
-static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale s) {
+struct Pw { const Vec *b, *c, *z; };  // compute_h's pointwise operands, fused into a load (PF_LOAD_PW)
+static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale s, Pw pw) {
     u32 log_c = SMEM_LOG - log_b < p_lo ? SMEM_LOG - log_b : p_lo;
     PassArgs p = {d.lt.data(), d.om_lo.data(), d.om_hi.data(), s.lo ? s.lo->data() : nullptr,
-                  s.hi ? s.hi->data() : nullptr, d.log_n, p_lo, log_b, log_c, d.lo_bits, flags};
+                  s.hi ? s.hi->data() : nullptr, pw.b ? pw.b->data() : nullptr, pw.c ? pw.c->data() : nullptr,
+                  pw.z ? pw.z->data() : nullptr, d.log_n, p_lo, log_b, log_c, d.lo_bits, flags};
     u32 threads = 1u << (log_b - 1 + log_c);
     std::vector<fr_t> sm(SM_LEN);
     // The padded column-major layout stays inside the static shared array, and a block fits 2^SMEM_LOG.
@@ -178,7 +180,8 @@ static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale
 }
 // A whole transform: DIF passes top-down (natural → bit-reversed) or DIT bottom-up (bit-reversed → natural);
 // load scaling on the first pass, store scaling on the last.
-static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store, bool store_rev) {
+static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store, bool store_rev,
+                       Pw pw = {nullptr, nullptr, nullptr}) {
     std::vector<u32> sp = pass_split(d.log_n, SMEM);
     if (flags & PF_DIT) std::reverse(sp.begin(), sp.end());
     u32 done = 0;
@@ -189,8 +192,9 @@ static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store,
         u32 f = flags;
         Scale s = {nullptr, nullptr};
         if (k == 0 && load.lo) { f |= PF_LOAD_SCALE; s = load; }
+        if (k == 0 && pw.b) f |= PF_LOAD_PW;
         if (k + 1 == sp.size() && store.lo) { f |= PF_STORE_SCALE | (store_rev ? PF_STORE_REV : 0); s = store; }
-        run_pass(d, a, p_lo, B, f, s);
+        run_pass(d, a, p_lo, B, f, s, k == 0 ? pw : Pw{nullptr, nullptr, nullptr});
     }
 }
 static void gpu_ntt2(const Dom &d, Vec &a, Dir dir) {
@@ -206,7 +210,8 @@ static void gpu_ntt2(const Dom &d, Vec &a, Dir dir) {
     }
 }
 // compute_h: per vector DIF⁻¹ (natural → reversed) storing ·g^i/N at i = bitrev(P), then DIT (reversed →
-// natural coset evaluations); pointwise in natural order; DIF⁻¹(a); bitrev·g^(−i)/N (the one permutation).
+// natural coset evaluations); DIF⁻¹(a) with (a·b − c)·z⁻¹ on its first loads; bitrev·g^(−i)/N (the one
+// permutation).
 static void gpu_compute_h2(const Dom &d, Vec &a, Vec &b, Vec &c) {
     Scale none = {nullptr, nullptr};
     if (d.log_n == 0) {
@@ -220,8 +225,7 @@ static void gpu_compute_h2(const Dom &d, Vec &a, Vec &b, Vec &c) {
         run_passes(d, *v, PF_DIT, none, none, false);
     }
     Vec zinv(1, d.z_inv);
-    for (u64 i = 0; i < d.n; i++) pointwise_body(a.data(), b.data(), c.data(), zinv.data(), (u32)i);
-    run_passes(d, a, PF_INV, none, none, false);
+    run_passes(d, a, PF_INV, none, none, false, {&b, &c, &zinv});  // pointwise fused into the first loads
     bitrev_scale(d, a, &d.ci_lo, &d.ci_hi);
 }
 

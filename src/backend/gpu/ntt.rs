@@ -19,8 +19,8 @@
 //! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
 //! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
 //! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
-//!   shifted); DIT(v) (coset evaluations, natural) — then `ntt_pointwise` a ← (a·b − c)·z⁻¹ (natural),
-//!   DIF⁻¹(a), bitrev·(g^(−i)/N). Each of the three transforms per vector flips the order, so one permutation
+//!   shifted); DIT(v) (coset evaluations, natural) — then DIF⁻¹(a) with a ← (a·b − c)·z⁻¹ (natural) on its
+//!   first pass's loads, bitrev·(g^(−i)/N). (`ntt_pointwise` serves only N = 1.) Each of the three transforms per vector flips the order, so one permutation
 //!   is unavoidable; it is paid once, on a (the old path pays 7).
 //! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
 //!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
@@ -31,8 +31,8 @@
 //! 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
 //! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
 //! twist/table reads are L2 hits); old path 7 global + 1 shared + 1 permutation (≈ 9 GiB) plus ≲ 0.5 GiB of
-//! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes + pointwise + 1 permutation
-//! ≈ 6 GiB; old path ≈ 13.5 GiB. Measured (H200, old path): 2^24 forward 6.24 ms, compute_h 2^22 10.7 ms;
+//! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
+//! permutation ≈ 5.75 GiB; old path ≈ 13.5 GiB. Measured (H200, old path): 2^24 forward 6.24 ms, compute_h 2^22 10.7 ms;
 //! the pass path is not yet measured on the device (perf_probe prints both).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.

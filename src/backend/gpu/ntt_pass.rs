@@ -4,7 +4,7 @@
 //! cuda/ntt.cu for the pass's six-step split. Host check: `bash cuda/hostcheck/ntt_check.sh` (run_passes,
 //! gpu_ntt2, gpu_compute_h2 there mirror this file).
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 
 use super::ntt::{n_of, NttDir, NttTables, PowTable, SMEM_LOG};
 use super::{GResult, Gpu, Module};
@@ -15,6 +15,7 @@ const PF_DIT: u32 = 2;
 const PF_LOAD_SCALE: u32 = 4;
 const PF_STORE_SCALE: u32 = 8;
 const PF_STORE_REV: u32 = 16;
+const PF_LOAD_PW: u32 = 32;
 
 /// Stage counts per pass from the top (largest spans first): ⌈log_n / max_b⌉ passes, as equal as possible,
 /// the larger ones last (2^24: 8+8+8, 2^22: 7+7+8, 2^20: 10+10): a pass with lowest span 1 has one column
@@ -47,39 +48,49 @@ impl<'a> Pass<'a> {
         Ok(Pass { gpu, t, f: gpu.kernel(Module::Ntt, "ntt_pass")? })
     }
 
-    /// One launch: log_b stages with spans 2^(p_lo + log_b − 1) … 2^p_lo.
+    /// One launch: log_b stages with spans 2^(p_lo + log_b − 1) … 2^p_lo; `pw` = (b, c): compute_h's
+    /// (a·b − c)·z⁻¹ on the loads.
     fn launch(
         &self,
         a: &mut CudaSlice<u64>,
-        p_lo: u32,
-        log_b: u32,
-        flags: u32,
+        (p_lo, log_b, flags): (u32, u32, u32),
         s: Option<PowTable>,
+        pw: Option<(CudaView<'_, u64>, CudaView<'_, u64>)>,
     ) -> GResult<()> {
         let t = self.t;
         let log_c = (SMEM_LOG - log_b).min(p_lo);
         let cfg = LaunchConfig {
             grid_dim: ((n_of(t.log_n) >> (log_b + log_c)) as u32, 1, 1),
             block_dim: (1u32 << (log_b - 1 + log_c), 1, 1),
-            shared_mem_bytes: 0, // static 32 KiB
+            shared_mem_bytes: 0, // static 33 KiB (SM_LEN)
         };
         let lt = t.lt_slice();
         let (wlo, whi) = t.pow_slices(t.omega);
         // Unused scale tables still need valid pointers: pass the ω table.
         let (slo, shi) = t.pow_slices(s.unwrap_or(t.omega));
+        let flags = flags | if pw.is_some() { PF_LOAD_PW } else { 0 };
+        let (pb, pc) = pw.unwrap_or_else(|| (t.lt_slice(), t.lt_slice()));
+        let z = t.z_inv_slice();
         let mut b = self.gpu.stream.launch_builder(&self.f);
-        b.arg(&mut *a).arg(&lt).arg(&wlo).arg(&whi).arg(&slo).arg(&shi);
+        b.arg(&mut *a).arg(&lt).arg(&wlo).arg(&whi).arg(&slo).arg(&shi).arg(&pb).arg(&pc).arg(&z);
         b.arg(&t.log_n).arg(&p_lo).arg(&log_b).arg(&log_c).arg(&t.lo_bits).arg(&flags);
-        // SAFETY: ntt_pass(u64*, 5 × const u64*, 6 × u32); a holds N fr_t; one block per 2^(log_b + log_c) ≤
-        // 2^10 elements with 2^(log_b − 1 + log_c) ≤ 512 threads (its __launch_bounds__, 32 KiB static shared);
-        // the power tables cover indices < N, lt holds LT_LEN entries.
+        // SAFETY: ntt_pass(u64*, 8 × const u64*, 6 × u32); a holds N fr_t; one block per 2^(log_b + log_c) ≤
+        // 2^10 elements with 2^(log_b − 1 + log_c) ≤ 512 threads (its __launch_bounds__, 33 KiB static shared);
+        // the power tables cover indices < N, lt holds LT_LEN entries; pb/pc (N fr_t each, the caller's b and
+        // c) are read only with PF_LOAD_PW, otherwise valid dummies.
         unsafe { b.launch(cfg) }?;
         Ok(())
     }
 
     /// A whole unnormalized transform: DIF passes top-down (natural → bit-reversed) or, with PF_DIT, bottom-up
     /// (bit-reversed → natural); `Load` scaling on the first pass, `Store` on the last.
-    fn run(&self, a: &mut CudaSlice<u64>, flags: u32, scale: Scale) -> GResult<()> {
+    fn run(
+        &self,
+        a: &mut CudaSlice<u64>,
+        flags: u32,
+        scale: Scale,
+        pw: Option<(&CudaSlice<u64>, &CudaSlice<u64>)>,
+    ) -> GResult<()> {
         let log_n = self.t.log_n;
         let mut split = pass_split(log_n, SMEM_LOG);
         let dit = flags & PF_DIT != 0;
@@ -99,7 +110,8 @@ impl<'a> Pass<'a> {
                 }
                 _ => {}
             }
-            self.launch(a, p_lo, log_b, f, s)?;
+            let pw = pw.filter(|_| k == 0).map(|(b, c)| (b.slice(..), c.slice(..)));
+            self.launch(a, (p_lo, log_b, f), s, pw)?;
         }
         Ok(())
     }
@@ -115,13 +127,13 @@ pub(crate) fn ntt(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, dir: NttDir)
         NttDir::CosetForward => (0, Scale::Load(t.coset_fwd), None),
         NttDir::CosetInverse => (PF_INV, Scale::None, Some(t.coset_inv)),
     };
-    p.run(a, flags, scale)?;
+    p.run(a, flags, scale, None)?;
     super::ntt::bitrev_scale(gpu, t, a, post)
 }
 
 /// `compute_h` on the pass path. Per vector: DIF⁻¹ (evaluations natural → coefficients bit-reversed, the last
 /// pass storing ·g^i/N at i = bitrev(position)), then DIT (→ coset evaluations, natural): no permutation.
-/// Then (a·b − c)·z⁻¹ pointwise (natural), DIF⁻¹(a) and one permutation pass with g^(−i)/N. Three order-flipping
+/// Then DIF⁻¹(a) with (a·b − c)·z⁻¹ fused into its first loads, and one permutation pass with g^(−i)/N. Three order-flipping
 /// transforms per vector cannot end in natural order without one permutation; it is paid once, on a.
 pub(crate) fn compute_h(
     gpu: &Gpu,
@@ -134,21 +146,21 @@ pub(crate) fn compute_h(
     let p = Pass::new(gpu, t)?;
     if log_n > 0 {
         for v in [&mut *a, &mut *b, &mut *c] {
-            p.run(v, PF_INV, Scale::Store(t.coset_h, true))?;
-            p.run(v, PF_DIT, Scale::None)?;
+            p.run(v, PF_INV, Scale::Store(t.coset_h, true), None)?;
+            p.run(v, PF_DIT, Scale::None, None)?;
         }
+        // (a·b − c)·z⁻¹ on the first pass's loads, then the rest of DIF⁻¹(a).
+        p.run(a, PF_INV, Scale::None, Some((&*b, &*c)))?;
+        return super::ntt::bitrev_scale(gpu, t, a, Some(t.coset_inv));
     }
+    // One point: every transform and g^0/N are the identity; only the pointwise step remains.
     let f = gpu.kernel(Module::Ntt, "ntt_pointwise")?;
     let z = t.z_inv_slice();
     let mut lb = gpu.stream.launch_builder(&f);
     lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
     // SAFETY: ntt_pointwise(u64*, const u64*, const u64*, const u64*, u32); N threads, all hold N fr_t.
     unsafe { lb.launch(super::ntt::grid(n_of(log_n))) }?;
-    if log_n == 0 {
-        return Ok(()); // one point: every transform and g^0/N are the identity
-    }
-    p.run(a, PF_INV, Scale::None)?;
-    super::ntt::bitrev_scale(gpu, t, a, Some(t.coset_inv))
+    Ok(())
 }
 
 #[cfg(test)]
