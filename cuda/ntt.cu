@@ -25,7 +25,8 @@
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
 // ntt_dif_r2 40, ntt_dif_smem 64 (+ 32768 B static shared), ntt_bitrev_scale 72, ntt_scale 40,
-// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise 40.
+// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise 40,
+// ntt_bitrev_tile 54 (+ 17408 B static shared).
 // SASS: ~234 instructions per fr_t multiplication (field32.cuh's 32-bit chains; 621 with the earlier 64-bit
 // CIOS). Old path 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
 // 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
@@ -262,6 +263,34 @@ HD void pass_store(const fr_t *sm, fr_t *a, const PassArgs &p, u32 blk, u32 tid)
     }
 }
 
+// Tiled bit reversal (pass path; log_n ≥ 2·BR_T): index i = (h | mid | l) with h, l of BR_T bits. bitrev(i) =
+// (rev(l) | rev(mid) | rev(h)), so tile mid (all h, l: 2^BR_T rows of 2^BR_T contiguous fr_t) maps onto tile
+// rev(mid), transposed. Block mid ≤ rev(mid) loads both tiles (coalesced 512 B rows), then writes each into
+// the other's place, ·c·g^(destination) if scale — in place, blocks disjoint. 2^(2·BR_T) threads per block.
+#define BR_T 4
+#define BR_ROW ((1u << BR_T) + 1)  // padded row (transposed shared reads spread over the banks)
+HD bool br_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_n) {
+    u32 mb = log_n - 2 * BR_T, rmid = brev_bits(blk, mb);
+    if (blk > rmid) return false;
+    u32 h = tid >> BR_T, l = tid & ((1u << BR_T) - 1);
+    sm[h * BR_ROW + l] = a[(h << (log_n - BR_T)) | (blk << BR_T) | l];
+    sm[(BR_ROW << BR_T) + h * BR_ROW + l] = a[(h << (log_n - BR_T)) | (rmid << BR_T) | l];
+    return true;
+}
+HD void br_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, u32 blk, u32 tid, u32 log_n, u32 lo_bits, bool scale) {
+    u32 mb = log_n - 2 * BR_T, rmid = brev_bits(blk, mb);
+    u32 h = tid >> BR_T, l = tid & ((1u << BR_T) - 1);
+    u32 src = brev_bits(l, BR_T) * BR_ROW + brev_bits(h, BR_T);  // the element landing at (h, ·, l)
+    for (u32 k = 0; k < 2; k++) {
+        if (k == 1 && rmid == blk) break;
+        u32 dmid = k == 0 ? rmid : blk;        // tile blk goes to rmid, tile rmid to blk
+        u32 idx = (h << (log_n - BR_T)) | (dmid << BR_T) | l;
+        fr_t x = sm[(k << BR_T) * BR_ROW + src];
+        if (scale) x = x * pow_at(lo, hi, idx, lo_bits);
+        a[idx] = x;
+    }
+}
+
 // Pointwise (a·b − c)·z⁻¹ in place, any order (all three in the same order).
 HD void pointwise_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *zinv, u32 i) {
     a[i] = (a[i] * b[i] - c[i]) * zinv[0];
@@ -350,6 +379,14 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pointwise(u64 *a, const u6
     u32 i = TID();
     if (i >= (1u << log_n)) return;
     pointwise_body(FR(a), CFR(b), CFR(c), CFR(zinv), i);
+}
+
+// grid = 2^(log_n − 2·BR_T) blocks (half exit at once), block = 2^(2·BR_T) threads; log_n ≥ 2·BR_T.
+extern "C" __global__ void __launch_bounds__(256) ntt_bitrev_tile(u64 *a, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits, u32 scale) {
+    __shared__ fr_t sm[2 * BR_ROW << BR_T];
+    if (!br_load(sm, CFR(a), blockIdx.x, threadIdx.x, log_n)) return;  // uniform per block
+    __syncthreads();
+    br_store(sm, FR(a), CFR(lo), CFR(hi), blockIdx.x, threadIdx.x, log_n, lo_bits, scale != 0);
 }
 
 #endif

@@ -197,16 +197,29 @@ static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store,
         run_pass(d, a, p_lo, B, f, s, k == 0 ? pw : Pw{nullptr, nullptr, nullptr});
     }
 }
+// The pass path's permutation: ntt_bitrev_tile (blocks × phases × threads) from 2^(2·BR_T), else the old one.
+static void bitrev2(const Dom &d, Vec &a, const Vec *lo, const Vec *hi) {
+    if (d.log_n < 2 * BR_T) return bitrev_scale(d, a, lo, hi);
+    std::vector<fr_t> sm(2 * BR_ROW << BR_T);
+    for (u64 blk = 0; blk < (d.n >> (2 * BR_T)); blk++) {
+        bool go = true;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++) go = br_load(sm.data(), a.data(), (u32)blk, t, d.log_n);
+        if (!go) continue;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++)
+            br_store(sm.data(), a.data(), lo ? lo->data() : nullptr, hi ? hi->data() : nullptr, (u32)blk, t,
+                     d.log_n, d.lo_bits, lo != nullptr);
+    }
+}
 static void gpu_ntt2(const Dom &d, Vec &a, Dir dir) {
     Scale none = {nullptr, nullptr};
     if (d.log_n == 0) {  // one point: identity (the Rust side returns early too)
         return;
     }
     switch (dir) {
-    case FWD: run_passes(d, a, 0, none, none, false); bitrev_scale(d, a, nullptr, nullptr); break;
-    case INV: run_passes(d, a, PF_INV, none, none, false); bitrev_scale(d, a, &d.in_lo, &d.in_hi); break;
-    case CFWD: run_passes(d, a, 0, {&d.cf_lo, &d.cf_hi}, none, false); bitrev_scale(d, a, nullptr, nullptr); break;
-    case CINV: run_passes(d, a, PF_INV, none, none, false); bitrev_scale(d, a, &d.ci_lo, &d.ci_hi); break;
+    case FWD: run_passes(d, a, 0, none, none, false); bitrev2(d, a, nullptr, nullptr); break;
+    case INV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.in_lo, &d.in_hi); break;
+    case CFWD: run_passes(d, a, 0, {&d.cf_lo, &d.cf_hi}, none, false); bitrev2(d, a, nullptr, nullptr); break;
+    case CINV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.ci_lo, &d.ci_hi); break;
     }
 }
 // compute_h: per vector DIF⁻¹ (natural → reversed) storing ·g^i/N at i = bitrev(P), then DIT (reversed →
@@ -226,7 +239,7 @@ static void gpu_compute_h2(const Dom &d, Vec &a, Vec &b, Vec &c) {
     }
     Vec zinv(1, d.z_inv);
     run_passes(d, a, PF_INV, none, none, false, {&b, &c, &zinv});  // pointwise fused into the first loads
-    bitrev_scale(d, a, &d.ci_lo, &d.ci_hi);
+    bitrev2(d, a, &d.ci_lo, &d.ci_hi);
 }
 
 // ---- naive reference ----

@@ -15,7 +15,8 @@
 //!   last min(log_n, 10) stages in `ntt_dif_smem`, twiddles from a full table ω^k, k ≤ N/2 (inverse via
 //!   ω^(−k) = −ω^(N/2−k)), then `ntt_bitrev_scale` (i ↔ bitrev(i), ·c·g^i).
 //!
-//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = `ntt_bitrev_scale` with table s):
+//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i): `ntt_bitrev_tile`, 16×16
+//! tiles swapped through shared memory, from 2^8; `ntt_bitrev_scale` below that and on the old path):
 //! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
 //! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
 //! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
