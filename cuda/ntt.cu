@@ -1,6 +1,9 @@
 // NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h (src/backend/gpu/ntt.rs).
 //
-// Scheme (all transforms in place, one vector of N = 2^log_n fr_t):
+// Two paths (src/backend/gpu/ntt.rs's header has the launch sequences): the strided multi-stage passes
+// (ntt_pass, ntt_pointwise, ntt_bitrev_scale; described where ntt_pass's bodies start below) by default, and
+// the old scheme (CUZK_NTT_OLD=1) that follows.
+// Old scheme (all transforms in place, one vector of N = 2^log_n fr_t):
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
 //     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
 //     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
@@ -22,8 +25,10 @@
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
 // ntt_dif_r2 40, ntt_dif_smem 64 (+ 32768 B static shared), ntt_bitrev_scale 72, ntt_scale 40,
-// ntt_pointwise_bitrev 48, ntt_powers 38. SASS: ~234 instructions per fr_t multiplication (field32.cuh's
-// 32-bit chains; 621 with the earlier 64-bit CIOS). 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
+// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise 40,
+// ntt_bitrev_tile 54 (+ 17408 B static shared).
+// SASS: ~234 instructions per fr_t multiplication (field32.cuh's 32-bit chains; 621 with the earlier 64-bit
+// CIOS). Old path 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
 // 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
 // field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
@@ -154,6 +159,143 @@ HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t 
     a[r] = hi;
 }
 
+// ---- Strided multi-stage passes (the default path; the kernels above serve CUZK_NTT_OLD=1) ----
+// One pass runs log_b ≤ SMEM_LOG radix-2 stages, spans 2^(p_lo+log_b−1) … 2^p_lo, in shared memory. With
+// L = 2^p_lo and M = 2^(p_lo+log_b) (the size of the sub-transforms the pass starts), a block holds C = 2^log_c
+// columns (consecutive low = P mod L, so C fr_t are contiguous in global memory) of 2^log_b elements each
+// (m = (P >> p_lo) mod 2^log_b, stride L). Six-step split of the size-M transform: X[k1 + 2^B·k2] =
+// Σ_low ω_L^(low·k2)·ω_M^(low·k1)·Σ_m x[m·L + low]·ω_(2^B)^(m·k1), B = log_b:
+//   * DIF (natural → bit-reversed): the 2^B-point DIF of each column (compact twiddles lt), then the "twist"
+//     ω_M^(±low·k1) with k1 = bitrev_B(m) on the way out; the remaining passes transform each m-row.
+//   * DIT (bit-reversed → natural), the exact reverse: passes in the opposite order, the twist on the way in,
+//     then the 2^B-point DIT of each column.
+// Twists come from the two-level table of ω_N (tw_lo/tw_hi, exponents < N): no N/2-entry table. The last
+// DIF pass / first DIT pass has p_lo = 0 (low = 0, no twist). Optional scaling by c·g^idx (second two-level
+// table s_lo/s_hi) on load (idx = P) or on store (idx = P or bitrev_log_n(P)): 1/N and coset shifts.
+#define PF_INV 1u         // ω^(−1) (inverse transform)
+#define PF_DIT 2u         // decimation in time (bit-reversed in, natural out); else DIF
+#define PF_LOAD_SCALE 4u  // x ← x·s(P) after the load
+#define PF_STORE_SCALE 8u // x ← x·s(idx) before the store
+#define PF_STORE_REV 16u  // the store's idx is bitrev_log_n(P) (the element's natural index in DIF output)
+#define PF_LOAD_PW 32u    // x ← (x·pw_b[P] − pw_c[P])·pw_z[0] on the load (compute_h's pointwise step, fused)
+struct PassArgs {
+    const fr_t *lt, *tw_lo, *tw_hi, *s_lo, *s_hi, *pw_b, *pw_c, *pw_z;
+    u32 log_n, p_lo, log_b, log_c, lo_bits, flags;
+};
+// Shared layout: column-major, each column's 2^log_b elements contiguous (a stage's butterflies then read
+// consecutive fr_t across a warp), columns padded by one fr_t when C ≤ 32 so that the loads and stores (lanes
+// walk the C columns of one m first, for coalesced global access) fall in different banks.
+#define SM_PAD_LOG_C 5
+#define SM_LEN ((1u << SMEM_LOG) + (1u << SM_PAD_LOG_C))
+HD u32 pass_sidx(const PassArgs &p, u32 col, u32 m) {
+    u32 pad = p.log_c <= SM_PAD_LOG_C ? 1u : 0u;
+    return col * ((1u << p.log_b) + pad) + m;
+}
+// Global index of flat element e = m·C + col of block blk; col, low and m out.
+HD u32 pass_pos(const PassArgs &p, u32 blk, u32 e, u32 &col, u32 &low, u32 &m) {
+    col = e & ((1u << p.log_c) - 1);
+    m = e >> p.log_c;
+    u32 gsh = p.p_lo - p.log_c;  // column groups per m-row: 2^gsh
+    u32 lowgrp = blk & ((1u << gsh) - 1);
+    u32 hi = blk >> gsh;
+    low = (lowgrp << p.log_c) | col;
+    return (hi << (p.p_lo + p.log_b)) | (m << p.p_lo) | low;
+}
+// ω_M^(±low·bitrev_B(m)) as a power of ω_N.
+HD fr_t pass_twist(const PassArgs &p, u32 low, u32 m) {
+    u32 k1 = brev_bits(m, p.log_b);
+    u32 n_mask = (1u << p.log_n) - 1;
+    u32 e = (low * k1) << (p.log_n - p.p_lo - p.log_b);
+    if (p.flags & PF_INV) e = (0u - e) & n_mask;
+    return pow_at(p.tw_lo, p.tw_hi, e, p.lo_bits);
+}
+// Thread tid of 2^(log_b−1+log_c) loads elements tid and tid + T.
+HD void pass_load(fr_t *sm, const fr_t *a, const PassArgs &p, u32 blk, u32 tid) {
+    u32 T = 1u << (p.log_b - 1 + p.log_c);
+    for (u32 e = tid; e < 2 * T; e += T) {
+        u32 col, low, m;
+        u32 P = pass_pos(p, blk, e, col, low, m);
+        fr_t x = a[P];
+        if (p.flags & PF_LOAD_PW) x = (x * p.pw_b[P] - p.pw_c[P]) * p.pw_z[0];
+        if (p.flags & PF_LOAD_SCALE) x = x * pow_at(p.s_lo, p.s_hi, P, p.lo_bits);
+        if ((p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
+        sm[pass_sidx(p, col, m)] = x;
+    }
+}
+// One radix-2 stage of local span 2^ls within every column (DIF or DIT butterfly); thread tid does butterfly
+// u of column col (u fastest, so a warp stays in one column once log_b ≥ 6).
+HD void pass_stage(fr_t *sm, const PassArgs &p, u32 tid, u32 ls) {
+    u32 col = tid >> (p.log_b - 1);
+    u32 u = tid & ((1u << (p.log_b - 1)) - 1);
+    u32 h = 1u << ls;
+    u32 j = u & (h - 1);
+    u32 m0 = ((u >> ls) << (ls + 1)) + j;
+    u32 i0 = pass_sidx(p, col, m0), i1 = i0 + h;
+    bool inv = (p.flags & PF_INV) != 0;
+    const fr_t *lt = p.lt + LT_BASE(ls);
+    fr_t x = sm[i0], y = sm[i1];
+    if (ls == 0) {  // span 1: the twiddle is ±1 and both directions and orders give (x + y, x − y)
+        sm[i0] = x + y;
+        sm[i1] = x - y;
+    } else if (p.flags & PF_DIT) {
+        // y·ω_2h^(±j); ω_2h^(−j) = −ω_2h^(h−j), so the inverse swaps the sum and the difference.
+        fr_t t = y * lt[inv ? h - j : j];
+        fr_t s = x + t, d = x - t;
+        sm[i0] = inv ? d : s;
+        sm[i1] = inv ? s : d;
+    } else {
+        sm[i0] = x + y;
+        sm[i1] = dif_diff(x, y, lt, j, h, inv);
+    }
+}
+HD void pass_store(const fr_t *sm, fr_t *a, const PassArgs &p, u32 blk, u32 tid) {
+    u32 T = 1u << (p.log_b - 1 + p.log_c);
+    for (u32 e = tid; e < 2 * T; e += T) {
+        u32 col, low, m;
+        u32 P = pass_pos(p, blk, e, col, low, m);
+        fr_t x = sm[pass_sidx(p, col, m)];
+        if (!(p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
+        if (p.flags & PF_STORE_SCALE) {
+            u32 idx = (p.flags & PF_STORE_REV) ? brev_bits(P, p.log_n) : P;
+            x = x * pow_at(p.s_lo, p.s_hi, idx, p.lo_bits);
+        }
+        a[P] = x;
+    }
+}
+
+// Tiled bit reversal (pass path; log_n ≥ 2·BR_T): index i = (h | mid | l) with h, l of BR_T bits. bitrev(i) =
+// (rev(l) | rev(mid) | rev(h)), so tile mid (all h, l: 2^BR_T rows of 2^BR_T contiguous fr_t) maps onto tile
+// rev(mid), transposed. Block mid ≤ rev(mid) loads both tiles (coalesced 512 B rows), then writes each into
+// the other's place, ·c·g^(destination) if scale — in place, blocks disjoint. 2^(2·BR_T) threads per block.
+#define BR_T 4
+#define BR_ROW ((1u << BR_T) + 1)  // padded row (transposed shared reads spread over the banks)
+HD bool br_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_n) {
+    u32 mb = log_n - 2 * BR_T, rmid = brev_bits(blk, mb);
+    if (blk > rmid) return false;
+    u32 h = tid >> BR_T, l = tid & ((1u << BR_T) - 1);
+    sm[h * BR_ROW + l] = a[(h << (log_n - BR_T)) | (blk << BR_T) | l];
+    sm[(BR_ROW << BR_T) + h * BR_ROW + l] = a[(h << (log_n - BR_T)) | (rmid << BR_T) | l];
+    return true;
+}
+HD void br_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, u32 blk, u32 tid, u32 log_n, u32 lo_bits, bool scale) {
+    u32 mb = log_n - 2 * BR_T, rmid = brev_bits(blk, mb);
+    u32 h = tid >> BR_T, l = tid & ((1u << BR_T) - 1);
+    u32 src = brev_bits(l, BR_T) * BR_ROW + brev_bits(h, BR_T);  // the element landing at (h, ·, l)
+    for (u32 k = 0; k < 2; k++) {
+        if (k == 1 && rmid == blk) break;
+        u32 dmid = k == 0 ? rmid : blk;        // tile blk goes to rmid, tile rmid to blk
+        u32 idx = (h << (log_n - BR_T)) | (dmid << BR_T) | l;
+        fr_t x = sm[(k << BR_T) * BR_ROW + src];
+        if (scale) x = x * pow_at(lo, hi, idx, lo_bits);
+        a[idx] = x;
+    }
+}
+
+// Pointwise (a·b − c)·z⁻¹ in place, any order (all three in the same order).
+HD void pointwise_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *zinv, u32 i) {
+    a[i] = (a[i] * b[i] - c[i]) * zinv[0];
+}
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
 #define TID() (blockIdx.x * blockDim.x + threadIdx.x)
@@ -210,6 +352,41 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pointwise_bitrev(u64 *a, c
     u32 i = TID();
     if (i >= (1u << log_n)) return;
     pointwise_bitrev_body(FR(a), CFR(b), CFR(c), CFR(zinv), i, log_n);
+}
+
+// grid = N >> (log_b + log_c) blocks, block = 2^(log_b − 1 + log_c) ≤ 512 threads (log_b + log_c ≤ SMEM_LOG).
+extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, const u64 *__restrict__ pw_b, const u64 *__restrict__ pw_c, const u64 *__restrict__ pw_z, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
+    __shared__ fr_t sm[SM_LEN];
+    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), CFR(pw_b), CFR(pw_c), CFR(pw_z), log_n, p_lo, log_b, log_c, lo_bits, flags};
+    u32 tid = threadIdx.x, blk = blockIdx.x;
+    pass_load(sm, CFR(a), p, blk, tid);
+    __syncthreads();
+    if (flags & PF_DIT) {
+        for (u32 ls = 0; ls < log_b; ls++) {
+            pass_stage(sm, p, tid, ls);
+            __syncthreads();
+        }
+    } else {
+        for (int ls = (int)log_b - 1; ls >= 0; ls--) {
+            pass_stage(sm, p, tid, (u32)ls);
+            __syncthreads();
+        }
+    }
+    pass_store(sm, FR(a), p, blk, tid);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_pointwise(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ c, const u64 *__restrict__ zinv, u32 log_n) {
+    u32 i = TID();
+    if (i >= (1u << log_n)) return;
+    pointwise_body(FR(a), CFR(b), CFR(c), CFR(zinv), i);
+}
+
+// grid = 2^(log_n − 2·BR_T) blocks (half exit at once), block = 2^(2·BR_T) threads; log_n ≥ 2·BR_T.
+extern "C" __global__ void __launch_bounds__(256) ntt_bitrev_tile(u64 *a, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits, u32 scale) {
+    __shared__ fr_t sm[2 * BR_ROW << BR_T];
+    if (!br_load(sm, CFR(a), blockIdx.x, threadIdx.x, log_n)) return;  // uniform per block
+    __syncthreads();
+    br_store(sm, FR(a), CFR(lo), CFR(hi), blockIdx.x, threadIdx.x, log_n, lo_bits, scale != 0);
 }
 
 #endif

@@ -178,6 +178,8 @@ fn shaped_scalars(shape: &str, n: usize, seed: u64) -> Vec<Scalar> {
 mod host;
 #[path = "gpu/kernels.rs"]
 mod kernels;
+#[path = "gpu/ntt_new.rs"]
+mod ntt_new;
 #[path = "gpu/perf.rs"]
 mod perf;
 #[path = "gpu/pools.rs"]

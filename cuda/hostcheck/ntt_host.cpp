@@ -1,5 +1,6 @@
 // Host check of cuda/ntt.cu without a GPU: runs the kernels' HD bodies over every (block, thread) index in
-// the same launch sequence as src/backend/gpu/ntt.rs, and compares with a naive O(N^2) DFT in fr_t for
+// the same launch sequences as src/backend/gpu/ntt.rs (the old path) and ntt_pass.rs (the pass path,
+// gpu_ntt2/gpu_compute_h2 below, for several pass splits via max stages per pass), and compares with a naive O(N^2) DFT in fr_t for
 // log_n = 0..12 (several shared-memory block sizes, so the radix-2/radix-4 global passes are exercised at
 // small N too). Writes small cases (canonical hex) to stdout for ntt_check.py, which recomputes them with
 // Python big ints from the constants alone (r, g = 7, ω = 7^((r−1)/2^32)^(2^(32−log_n))).
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <algorithm>
 
 typedef std::vector<fr_t> Vec;
 
@@ -39,6 +41,7 @@ struct Dom {
     Vec lt;                       // compact shared-stage twiddles (LT_BASE in ntt.cu)
     u32 lo_bits;                  // two-level power tables: lo[i mod 2^L], hi[i >> L] (c folded into hi)
     Vec cf_lo, cf_hi, h1_lo, h1_hi, ci_lo, ci_hi, in_lo, in_hi;
+    Vec om_lo, om_hi;             // ω^k, k < N (the passes' twists)
 };
 static void pow_table(fr_t c, fr_t x, u32 lo_bits, u64 count, Vec &lo, Vec &hi) {
     lo.assign(1ull << lo_bits, fr_t::zero());
@@ -81,6 +84,7 @@ static Dom make_dom(u32 log_n) {
     pow_table(d.n_inv, d.g, tl, d.n, d.h1_lo, d.h1_hi);
     pow_table(d.n_inv, d.g_inv, tl, d.n, d.ci_lo, d.ci_hi);
     pow_table(d.n_inv, fr_t::one(), tl, d.n, d.in_lo, d.in_hi);
+    pow_table(fr_t::one(), d.omega, tl, d.n, d.om_lo, d.om_hi);
     return d;
 }
 
@@ -137,6 +141,107 @@ static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
     bitrev_scale(d, a, &d.ci_lo, &d.ci_hi);
 }
 
+// ---- the strided-pass path (default in ntt.rs; mirrors pass_split / run_passes there) ----
+// Stage counts per pass from the top (largest spans first): ⌈log_n/max_b⌉ passes as equal as possible,
+// the larger ones last (as pass_split in ntt_pass.rs).
+static std::vector<u32> pass_split(u32 log_n, u32 max_b) {
+    std::vector<u32> out;
+    if (log_n == 0) return out;
+    u32 k = (log_n + max_b - 1) / max_b, base = log_n / k, extra = log_n % k;
+    for (u32 i = 0; i < k; i++) out.push_back(base + (i >= k - extra ? 1 : 0));
+    return out;
+}
+struct Scale { const Vec *lo, *hi; };
+// One launch of ntt_pass: blocks × phases × threads, as the device runs it.
+struct Pw { const Vec *b, *c, *z; };  // compute_h's pointwise operands, fused into a load (PF_LOAD_PW)
+static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale s, Pw pw) {
+    u32 log_c = SMEM_LOG - log_b < p_lo ? SMEM_LOG - log_b : p_lo;
+    PassArgs p = {d.lt.data(), d.om_lo.data(), d.om_hi.data(), s.lo ? s.lo->data() : nullptr,
+                  s.hi ? s.hi->data() : nullptr, pw.b ? pw.b->data() : nullptr, pw.c ? pw.c->data() : nullptr,
+                  pw.z ? pw.z->data() : nullptr, d.log_n, p_lo, log_b, log_c, d.lo_bits, flags};
+    u32 threads = 1u << (log_b - 1 + log_c);
+    std::vector<fr_t> sm(SM_LEN);
+    // The padded column-major layout stays inside the static shared array, and a block fits 2^SMEM_LOG.
+    if (pass_sidx(p, (1u << log_c) - 1, (1u << log_b) - 1) >= SM_LEN || log_b + log_c > SMEM_LOG) {
+        fprintf(stderr, "shared index out of range: log_b %u log_c %u\n", log_b, log_c);
+        exit(1);
+    }
+    for (u64 blk = 0; blk < (d.n >> (log_b + log_c)); blk++) {
+        for (u32 t = 0; t < threads; t++) pass_load(sm.data(), a.data(), p, (u32)blk, t);
+        if (flags & PF_DIT) {
+            for (u32 ls = 0; ls < log_b; ls++)
+                for (u32 t = 0; t < threads; t++) pass_stage(sm.data(), p, t, ls);
+        } else {
+            for (int ls = (int)log_b - 1; ls >= 0; ls--)
+                for (u32 t = 0; t < threads; t++) pass_stage(sm.data(), p, t, (u32)ls);
+        }
+        for (u32 t = 0; t < threads; t++) pass_store(sm.data(), a.data(), p, (u32)blk, t);
+    }
+}
+// A whole transform: DIF passes top-down (natural → bit-reversed) or DIT bottom-up (bit-reversed → natural);
+// load scaling on the first pass, store scaling on the last.
+static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store, bool store_rev,
+                       Pw pw = {nullptr, nullptr, nullptr}) {
+    std::vector<u32> sp = pass_split(d.log_n, SMEM);
+    if (flags & PF_DIT) std::reverse(sp.begin(), sp.end());
+    u32 done = 0;
+    for (size_t k = 0; k < sp.size(); k++) {
+        u32 B = sp[k];
+        u32 p_lo = (flags & PF_DIT) ? done : d.log_n - done - B;
+        done += B;
+        u32 f = flags;
+        Scale s = {nullptr, nullptr};
+        if (k == 0 && load.lo) { f |= PF_LOAD_SCALE; s = load; }
+        if (k == 0 && pw.b) f |= PF_LOAD_PW;
+        if (k + 1 == sp.size() && store.lo) { f |= PF_STORE_SCALE | (store_rev ? PF_STORE_REV : 0); s = store; }
+        run_pass(d, a, p_lo, B, f, s, k == 0 ? pw : Pw{nullptr, nullptr, nullptr});
+    }
+}
+// The pass path's permutation: ntt_bitrev_tile (blocks × phases × threads) from 2^(2·BR_T), else the old one.
+static void bitrev2(const Dom &d, Vec &a, const Vec *lo, const Vec *hi) {
+    if (d.log_n < 2 * BR_T) return bitrev_scale(d, a, lo, hi);
+    std::vector<fr_t> sm(2 * BR_ROW << BR_T);
+    for (u64 blk = 0; blk < (d.n >> (2 * BR_T)); blk++) {
+        bool go = true;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++) go = br_load(sm.data(), a.data(), (u32)blk, t, d.log_n);
+        if (!go) continue;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++)
+            br_store(sm.data(), a.data(), lo ? lo->data() : nullptr, hi ? hi->data() : nullptr, (u32)blk, t,
+                     d.log_n, d.lo_bits, lo != nullptr);
+    }
+}
+static void gpu_ntt2(const Dom &d, Vec &a, Dir dir) {
+    Scale none = {nullptr, nullptr};
+    if (d.log_n == 0) {  // one point: identity (the Rust side returns early too)
+        return;
+    }
+    switch (dir) {
+    case FWD: run_passes(d, a, 0, none, none, false); bitrev2(d, a, nullptr, nullptr); break;
+    case INV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.in_lo, &d.in_hi); break;
+    case CFWD: run_passes(d, a, 0, {&d.cf_lo, &d.cf_hi}, none, false); bitrev2(d, a, nullptr, nullptr); break;
+    case CINV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.ci_lo, &d.ci_hi); break;
+    }
+}
+// compute_h: per vector DIF⁻¹ (natural → reversed) storing ·g^i/N at i = bitrev(P), then DIT (reversed →
+// natural coset evaluations); DIF⁻¹(a) with (a·b − c)·z⁻¹ on its first loads; bitrev·g^(−i)/N (the one
+// permutation).
+static void gpu_compute_h2(const Dom &d, Vec &a, Vec &b, Vec &c) {
+    Scale none = {nullptr, nullptr};
+    if (d.log_n == 0) {
+        // N = 1: H = (a·b − c)·z⁻¹ (every transform and g^0/N = 1 are the identity).
+        Vec zinv(1, d.z_inv);
+        pointwise_body(a.data(), b.data(), c.data(), zinv.data(), 0);
+        return;
+    }
+    for (Vec *v : {&a, &b, &c}) {
+        run_passes(d, *v, PF_INV, none, {&d.h1_lo, &d.h1_hi}, true);
+        run_passes(d, *v, PF_DIT, none, none, false);
+    }
+    Vec zinv(1, d.z_inv);
+    run_passes(d, a, PF_INV, none, none, false, {&b, &c, &zinv});  // pointwise fused into the first loads
+    bitrev2(d, a, &d.ci_lo, &d.ci_hi);
+}
+
 // ---- naive reference ----
 static Vec naive(const Dom &d, const Vec &x, Dir dir) {
     u64 n = d.n;
@@ -190,21 +295,23 @@ int main(int argc, char **argv) {
         Vec refs[4];
         for (int dir = 0; dir < 4; dir++) refs[dir] = naive(d, x, (Dir)dir);
         Vec href = naive_h(d, x, y, z);
-        for (u32 sm : {10u, 4u, 3u, 2u, 1u}) {
+        for (u32 sm : {10u, 7u, 5u, 4u, 3u, 2u, 1u}) {
             if (sm > (u32)log_n && sm != 10) continue;
             SMEM = sm;
-            for (int dir = 0; dir < 4; dir++) {
-                Vec a = x;
-                gpu_ntt(d, a, (Dir)dir);
+            for (int path = 0; path < 2; path++) {  // 0: strided passes (default), 1: CUZK_NTT_OLD
+                for (int dir = 0; dir < 4; dir++) {
+                    Vec a = x;
+                    if (path == 0) gpu_ntt2(d, a, (Dir)dir); else gpu_ntt(d, a, (Dir)dir);
+                    checks++;
+                    if (a != refs[dir]) { fprintf(stderr, "FAIL %s 2^%d smem %u path %d\n", names[dir], log_n, sm, path); fails++; }
+                    if (sm == 10 && log_n <= dump_max) dump(names[dir], a);
+                }
+                Vec a = x, b = y, c = z;
+                if (path == 0) gpu_compute_h2(d, a, b, c); else gpu_compute_h(d, a, b, c);
                 checks++;
-                if (a != refs[dir]) { fprintf(stderr, "FAIL %s 2^%d smem %u\n", names[dir], log_n, sm); fails++; }
-                if (sm == 10 && log_n <= dump_max) dump(names[dir], a);
+                if (a != href) { fprintf(stderr, "FAIL compute_h 2^%d smem %u path %d\n", log_n, sm, path); fails++; }
+                if (sm == 10 && log_n <= dump_max) dump("h", a);
             }
-            Vec a = x, b = y, c = z;
-            gpu_compute_h(d, a, b, c);
-            checks++;
-            if (a != href) { fprintf(stderr, "FAIL compute_h 2^%d smem %u\n", log_n, sm); fails++; }
-            if (sm == 10 && log_n <= dump_max) dump("h", a);
         }
         fprintf(stderr, "2^%d done\n", log_n);
     }
@@ -219,9 +326,10 @@ int main(int argc, char **argv) {
         for (auto &e : y) e = rand_fr();
         for (auto &e : z) e = rand_fr();
         const char *names2[4] = {"fwd", "inv", "cfwd", "cinv"};
-        for (int dir = 0; dir < 4; dir++) {
+        for (int pd = 0; pd < 8; pd++) {
+            int dir = pd % 4, path = pd / 4;
             Vec a = x;
-            gpu_ntt(d, a, (Dir)dir);
+            if (path == 0) gpu_ntt2(d, a, (Dir)dir); else gpu_ntt(d, a, (Dir)dir);
             bool fw = dir == FWD || dir == CFWD;
             fr_t w = fw ? d.omega : inverse(d.omega);
             for (int s = 0; s < 6; s++) {
@@ -237,8 +345,11 @@ int main(int argc, char **argv) {
                 if (acc != a[k]) { fprintf(stderr, "FAIL %s 2^%d at %llu\n", names2[dir], log_n, k); fails++; }
             }
         }
-        Vec a = x, b = y, c = z;
+        Vec a = x, b = y, c = z, a2 = x, b2 = y, c2 = z;
         gpu_compute_h(d, a, b, c);
+        gpu_compute_h2(d, a2, b2, c2);
+        checks++;
+        if (a2 != a) { fprintf(stderr, "FAIL compute_h (passes) 2^%d vs old path\n", log_n); fails++; }
         Vec ea = x, eb = y, ec = z;
         for (Vec *v : {&ea, &eb, &ec}) { gpu_ntt(d, *v, INV); gpu_ntt(d, *v, CFWD); }
         for (u64 i = 0; i < d.n; i++) ea[i] = (ea[i] * eb[i] - ec[i]) * d.z_inv;

@@ -23,6 +23,7 @@ pub mod hostpool;
 pub mod mempool;
 pub mod msm;
 pub mod ntt;
+mod ntt_pass;
 mod resident;
 pub mod staging;
 pub mod timing;

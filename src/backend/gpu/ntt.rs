@@ -1,36 +1,53 @@
 //! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
 //!
-//! Every transform is a decimation-in-frequency pass sequence (natural in, bit-reversed out): spans N/2 …
-//! 2^10 as global-memory passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count
-//! is odd), the last min(log_n, 10) stages in one shared-memory kernel (`ntt_dif_smem`, 2^10 fr_t = 32 KiB
-//! per block, with a compact 1033-entry twiddle table so a warp's twiddle reads are contiguous). Inverse
-//! transforms use the same table (ω^(−k) = −ω^(N/2−k)). A final in-place pass
-//! (`ntt_bitrev_scale`) swaps i ↔ bitrev(i) and multiplies by c·g^i (1/N and coset shifts folded in).
+//! Two launch paths, identical results:
+//! - **Passes** (default; src/backend/gpu/ntt_pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
+//!   running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
+//!   elements strided by the pass's lowest span, so the C columns are contiguous in global memory); splits as
+//!   equal as possible, larger last: 2^24 8+8+8, 2^22 7+7+8, 2^20 10+10. Between passes the six-step "twist"
+//!   ω_M^(±low·k1) is applied in the pass (DIF: before the store; DIT: after the load), read from a two-level
+//!   table of ω_N (ω^k = lo[k mod 2^12]·hi[k >> 12]); the shared stages read the compact 1033-entry table.
+//!   DIF (Gentleman–Sande) maps natural → bit-reversed, DIT (Cooley–Tukey, passes in reverse order)
+//!   bit-reversed → natural; either can run with ω^(−1). Scaling c·g^idx (1/N, coset shifts) rides on the first
+//!   pass's loads (idx = P) or the last pass's stores (idx = P or bitrev(P)).
+//! - **Old** (`CUZK_NTT_OLD=1`, read per call, part of the table cache key): DIF only; spans N/2 … 2^10 as
+//!   global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is odd), the
+//!   last min(log_n, 10) stages in `ntt_dif_smem`, twiddles from a full table ω^k, k ≤ N/2 (inverse via
+//!   ω^(−k) = −ω^(N/2−k)), then `ntt_bitrev_scale` (i ↔ bitrev(i), ·c·g^i).
 //!
-//! Launch sequences (N = 2^log_n):
-//! - Forward: DIF; bitrev.            Inverse: DIF⁻¹; bitrev·(1/N).
-//! - CosetForward: `ntt_scale` (g^i); DIF; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
-//! - compute_h: for v in a, b, c: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) — then `ntt_pointwise_bitrev`
-//!   (a ← (a·b − c)·z⁻¹, bit-reversed → natural), DIF⁻¹(a), bitrev·(g^(−i)/N).
+//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i): `ntt_bitrev_tile`, 16×16
+//! tiles swapped through shared memory, from 2^8; `ntt_bitrev_scale` below that and on the old path):
+//! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
+//! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
+//! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
+//!   shifted); DIT(v) (coset evaluations, natural) — then DIF⁻¹(a) with a ← (a·b − c)·z⁻¹ (natural) on its
+//!   first pass's loads, bitrev·(g^(−i)/N). (`ntt_pointwise` serves only N = 1.) Each of the three transforms per vector flips the order, so one permutation
+//!   is unavoidable; it is paid once, on a (the old path pays 7).
+//! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
+//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
+//!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N).
 //!
-//! Device memory per (device, log_n), cached for the process: the twiddle table ω^k, k ≤ N/2 ((N/2 + 1)·32 B:
-//! 256 MiB at 2^24, 1 GiB at 2^26), plus small two-level power tables (2^12 + N/2^12 entries per variant)
-//! and the shared stages' compact table: [`scratch_bytes`], ≈ 257 MiB at 2^24.
-//! Traffic per NTT at 2^24: ⌈14/2⌉ = 7 global passes + 1 shared pass + 1 permutation pass, each reading and
-//! writing 512 MiB (≈ 9 GiB), plus ≲ 0.5 GiB of twiddle reads.
+//! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): five two-level power
+//! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i; 2^12 + N/2^12 entries each), z⁻¹ and the compact table: ≈ 1.3 MiB at
+//! 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
+//! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
+//! twist/table reads are L2 hits); old path 7 global + 1 shared + 1 permutation (≈ 9 GiB) plus ≲ 0.5 GiB of
+//! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
+//! permutation ≈ 5.75 GiB; old path ≈ 13.5 GiB. Measured (H200, old path): 2^24 forward 6.24 ms, compute_h 2^22 10.7 ms;
+//! the pass path is not yet measured on the device (perf_probe prints both).
 //!
-//! Host check of the kernels (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
+//! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
 use std::sync::Arc;
 
 use blstrs::Scalar;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use ff::{Field, PrimeField};
 
 use super::{limbs, GResult, Gpu, GpuError, Module};
 
 /// log2 of the shared-memory block (SMEM_LOG in cuda/ntt.cu).
-const SMEM_LOG: u32 = 10;
+pub(crate) const SMEM_LOG: u32 = 10;
 /// log2 of the low half of the two-level power tables.
 const LO_BITS_MAX: u32 = 12;
 /// Largest domain the kernels index with 32-bit thread ids (the CPU's MAX_LOG_SIZE).
@@ -52,7 +69,7 @@ pub enum NttDir {
 
 /// Offsets (in fr_t) of one two-level power table c·x^i = lo[i mod 2^L]·hi[i >> L] inside `NttTables::pows`.
 #[derive(Clone, Copy)]
-struct PowTable {
+pub(crate) struct PowTable {
     lo: usize,
     hi: usize,
     hi_len: usize,
@@ -60,27 +77,52 @@ struct PowTable {
 
 /// Device tables for one domain size, built once per (device, log_n).
 pub struct NttTables {
-    log_n: u32,
-    lo_bits: u32,
-    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each.
-    tw: CudaSlice<u64>,
+    pub(crate) log_n: u32,
+    pub(crate) lo_bits: u32,
+    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each: only the old path (CUZK_NTT_OLD=1) has it.
+    tw: Option<CudaSlice<u64>>,
     /// Concatenated power tables and z⁻¹ (offsets below, in fr_t).
     pows: CudaSlice<u64>,
     /// g^i (coset forward).
-    coset_fwd: PowTable,
+    pub(crate) coset_fwd: PowTable,
     /// g^i / N (inverse then coset shift, compute_h's first part).
-    coset_h: PowTable,
+    pub(crate) coset_h: PowTable,
     /// g^(−i) / N (inverse coset).
-    coset_inv: PowTable,
+    pub(crate) coset_inv: PowTable,
     /// 1 / N (plain inverse).
-    inv: PowTable,
+    pub(crate) inv: PowTable,
+    /// ω^i, i < N (the pass path's twists; the old path expands `tw` from it).
+    pub(crate) omega: PowTable,
     /// 1 / (g^N − 1).
     z_inv: usize,
     /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt.cu).
     lt: usize,
 }
 
-fn n_of(log_n: u32) -> usize {
+impl NttTables {
+    /// The (lo, hi) device halves of one two-level table.
+    pub(crate) fn pow_slices(&self, p: PowTable) -> (CudaView<'_, u64>, CudaView<'_, u64>) {
+        (self.pows.slice(4 * p.lo..4 * p.hi), self.pows.slice(4 * p.hi..4 * (p.hi + p.hi_len)))
+    }
+
+    /// The compact shared-stage twiddles (LT_LEN fr_t).
+    pub(crate) fn lt_slice(&self) -> CudaView<'_, u64> {
+        self.pows.slice(4 * self.lt..4 * (self.lt + LT_LEN))
+    }
+
+    /// 1 / (g^N − 1), one fr_t.
+    pub(crate) fn z_inv_slice(&self) -> CudaView<'_, u64> {
+        self.pows.slice(4 * self.z_inv..4 * self.z_inv + 4)
+    }
+}
+
+/// `CUZK_NTT_OLD=1` selects the earlier launch sequences (radix-4 global passes + N/2-entry twiddle table)
+/// for A/B runs on the device; results are identical.
+pub fn old_path() -> bool {
+    std::env::var_os("CUZK_NTT_OLD").is_some_and(|v| v == "1")
+}
+
+pub(crate) fn n_of(log_n: u32) -> usize {
     1usize << log_n
 }
 
@@ -116,19 +158,20 @@ fn pow_table_len(lo_bits: u32, count: usize) -> (usize, usize) {
     (1usize << lo_bits, ((count.max(1) - 1) >> lo_bits) + 1)
 }
 
-/// Bytes of the cached tables for a domain of 2^log_n points (twiddles + power tables + the transient
-/// two-level ω table used to expand the twiddles).
-fn table_bytes(log_n: u32) -> usize {
+/// Bytes of the cached tables for a domain of 2^log_n points: five two-level power tables, z⁻¹, the compact
+/// table, and on the old path the N/2 + 1 twiddles.
+fn table_bytes(log_n: u32, old: bool) -> usize {
     let n = n_of(log_n);
     let lb = lo_bits_for(log_n);
     let (lo, hi) = pow_table_len(lb, n);
-    let (tlo, thi) = pow_table_len(lb, n / 2 + 1);
-    32 * ((n / 2 + 1) + 4 * (lo + hi) + 1 + LT_LEN + tlo + thi)
+    let tw = if old { n / 2 + 1 } else { 0 };
+    32 * (tw + 5 * (lo + hi) + 1 + LT_LEN)
 }
 
-/// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check.
+/// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check: ≈ 1.3 MiB at 2^24 on the
+/// pass path (257 MiB with CUZK_NTT_OLD=1).
 pub fn scratch_bytes(log_n: u32) -> usize {
-    table_bytes(log_n)
+    table_bytes(log_n, old_path())
 }
 
 /// [lo | hi] host limbs of the table c·x^i, i < count.
@@ -149,17 +192,18 @@ fn pow_table_host(c: Scalar, x: Scalar, lo_bits: u32, count: usize) -> Vec<Scala
     out
 }
 
-fn grid(threads: usize) -> LaunchConfig {
+pub(crate) fn grid(threads: usize) -> LaunchConfig {
     let blocks = threads.div_ceil(THREADS as usize).max(1) as u32;
     LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
 }
 
-fn tables(gpu: &Gpu, log_n: u32) -> GResult<Arc<NttTables>> {
-    gpu.cached(&format!("ntt_tables_{log_n}"), || build_tables(gpu, log_n))
+fn tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<Arc<NttTables>> {
+    let path = if old { "old" } else { "pass" };
+    gpu.cached(&format!("ntt_tables_{log_n}_{path}"), || build_tables(gpu, log_n, old))
 }
 
-fn build_tables(gpu: &Gpu, log_n: u32) -> GResult<NttTables> {
-    gpu.check_mem("NTT twiddle tables", table_bytes(log_n))?;
+fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
+    gpu.check_mem("NTT twiddle tables", table_bytes(log_n, old))?;
     let n = n_of(log_n);
     let lo_bits = lo_bits_for(log_n);
     let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
@@ -167,24 +211,6 @@ fn build_tables(gpu: &Gpu, log_n: u32) -> GResult<NttTables> {
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     let g_inv = g.invert().unwrap_or(Scalar::ZERO);
     let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap_or(Scalar::ZERO);
-
-    // Twiddles: expand ω^k, k ≤ N/2, on the device from a two-level table.
-    let tw_count = n / 2 + 1;
-    let omega_tab = pow_table_host(Scalar::ONE, omega, lo_bits, tw_count);
-    let omega_dev = gpu.stream.clone_htod(limbs(&omega_tab))?;
-    let mut tw = gpu.stream.alloc_zeros::<u64>(4 * tw_count)?;
-    {
-        let lo_len = 1usize << lo_bits;
-        let lo = omega_dev.slice(0..4 * lo_len);
-        let hi = omega_dev.slice(4 * lo_len..);
-        let f = gpu.kernel(Module::Ntt, "ntt_powers")?;
-        let (count, lb) = (tw_count as u32, lo_bits);
-        let mut b = gpu.stream.launch_builder(&f);
-        b.arg(&mut tw).arg(&lo).arg(&hi).arg(&count).arg(&lb);
-        // SAFETY: ntt_powers(u64*, const u64*, const u64*, u32, u32); tw has count fr_t, lo/hi cover
-        // exponents < count (pow_table_len).
-        unsafe { b.launch(grid(tw_count)) }?;
-    }
 
     let mut host: Vec<Scalar> = Vec::new();
     let mut push = |c: Scalar, x: Scalar| {
@@ -198,15 +224,40 @@ fn build_tables(gpu: &Gpu, log_n: u32) -> GResult<NttTables> {
     let coset_h = push(n_inv, g);
     let coset_inv = push(n_inv, g_inv);
     let inv = push(n_inv, Scalar::ONE);
+    let omega_t = push(Scalar::ONE, omega);
     let z_off = host.len();
     host.push(z_inv);
     let lt = host.len();
     host.extend(local_twiddles());
     let pows = gpu.stream.clone_htod(limbs(&host))?;
-    // The transient ω table must outlive the expansion kernel: wait for it before it is freed.
-    gpu.stream.synchronize()?;
-    drop(omega_dev);
-    Ok(NttTables { log_n, lo_bits, tw, pows, coset_fwd, coset_h, coset_inv, inv, z_inv: z_off, lt })
+    let mut t = NttTables {
+        log_n,
+        lo_bits,
+        tw: None,
+        pows,
+        coset_fwd,
+        coset_h,
+        coset_inv,
+        inv,
+        omega: omega_t,
+        z_inv: z_off,
+        lt,
+    };
+    if old {
+        // Twiddles: expand ω^k, k ≤ N/2, on the device from the two-level ω table.
+        let tw_count = n / 2 + 1;
+        let mut tw = gpu.stream.alloc_zeros::<u64>(4 * tw_count)?;
+        let (lo, hi) = t.pow_slices(t.omega);
+        let f = gpu.kernel(Module::Ntt, "ntt_powers")?;
+        let (count, lb) = (tw_count as u32, lo_bits);
+        let mut b = gpu.stream.launch_builder(&f);
+        b.arg(&mut tw).arg(&lo).arg(&hi).arg(&count).arg(&lb);
+        // SAFETY: ntt_powers(u64*, const u64*, const u64*, u32, u32); tw has count fr_t, lo/hi cover
+        // exponents < N ≥ count.
+        unsafe { b.launch(grid(tw_count)) }?;
+        t.tw = Some(tw);
+    }
+    Ok(t)
 }
 
 /// The kernels, looked up once per call.
@@ -214,7 +265,6 @@ struct Kernels {
     r2: CudaFunction,
     r4: CudaFunction,
     smem: CudaFunction,
-    bitrev: CudaFunction,
 }
 
 impl Kernels {
@@ -223,7 +273,6 @@ impl Kernels {
             r2: gpu.kernel(Module::Ntt, "ntt_dif_r2")?,
             r4: gpu.kernel(Module::Ntt, "ntt_dif_r4")?,
             smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
-            bitrev: gpu.kernel(Module::Ntt, "ntt_bitrev_scale")?,
         })
     }
 }
@@ -235,6 +284,7 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
         return Ok(());
     }
     let n = n_of(log_n);
+    let tw = t.tw.as_ref().ok_or_else(|| GpuError::Invalid("NTT tables built without twiddles".into()))?;
     let inv = inv as u32;
     let log_b = log_n.min(SMEM_LOG);
     let global = log_n - log_b;
@@ -245,7 +295,7 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
     if global % 2 == 1 {
         let lh = log_h as u32;
         let mut b = gpu.stream.launch_builder(&k.r2);
-        b.arg(&mut *a).arg(&t.tw).arg(&lh).arg(&log_n).arg(&inv);
+        b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
         // SAFETY: ntt_dif_r2(u64*, const u64*, u32, u32, u32); a holds N fr_t, tw N/2 + 1.
         unsafe { b.launch(grid(n / 2)) }?;
         log_h -= 1;
@@ -253,7 +303,7 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
     while log_h >= log_b as i64 {
         let lh = log_h as u32;
         let mut b = gpu.stream.launch_builder(&k.r4);
-        b.arg(&mut *a).arg(&t.tw).arg(&lh).arg(&log_n).arg(&inv);
+        b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
         // SAFETY: ntt_dif_r4(u64*, const u64*, u32, u32, u32); as above, N/4 threads.
         unsafe { b.launch(grid(n / 4)) }?;
         log_h -= 2;
@@ -263,7 +313,7 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
         block_dim: (1u32 << (log_b - 1), 1, 1),
         shared_mem_bytes: 0, // static 32 KiB
     };
-    let lt = t.pows.slice(4 * t.lt..4 * (t.lt + LT_LEN));
+    let lt = t.lt_slice();
     let mut b = gpu.stream.launch_builder(&k.smem);
     b.arg(&mut *a).arg(&lt).arg(&log_b).arg(&inv);
     // SAFETY: ntt_dif_smem(u64*, const u64*, u32, u32); one block per 2^log_b elements, 2^(log_b−1) ≤ 512
@@ -273,19 +323,17 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
 }
 
 /// In place a[i] ← a[bitrev(i)]·(table value at i, if any).
-fn bitrev_scale(
+pub(crate) fn bitrev_scale(
     gpu: &Gpu,
-    k: &Kernels,
     t: &NttTables,
     a: &mut CudaSlice<u64>,
     tab: Option<PowTable>,
 ) -> GResult<()> {
     let n = n_of(t.log_n);
-    let p = tab.unwrap_or(t.inv);
-    let lo = t.pows.slice(4 * p.lo..4 * p.hi);
-    let hi = t.pows.slice(4 * p.hi..4 * (p.hi + p.hi_len));
+    let (lo, hi) = t.pow_slices(tab.unwrap_or(t.inv));
     let scale = tab.is_some() as u32;
-    let mut b = gpu.stream.launch_builder(&k.bitrev);
+    let f = gpu.kernel(Module::Ntt, "ntt_bitrev_scale")?;
+    let mut b = gpu.stream.launch_builder(&f);
     b.arg(&mut *a).arg(&lo).arg(&hi).arg(&t.log_n).arg(&t.lo_bits).arg(&scale);
     // SAFETY: ntt_bitrev_scale(u64*, const u64*, const u64*, u32, u32, u32); N threads, tables cover i < N.
     unsafe { b.launch(grid(n)) }?;
@@ -310,33 +358,39 @@ fn check_args(log_n: u32, bufs: &[(&str, usize)]) -> GResult<()> {
 /// Plain transforms for tests and `cuzk bench ntt --backend gpu`: natural order in and out, matching
 /// src/backend/cpu/ntt.rs Domain::{ntt, intt, coset_ntt, icoset_ntt}. `a` holds (at least) N = 2^log_n fr_t.
 pub fn ntt(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir) -> GResult<()> {
+    ntt_on(gpu, a, log_n, dir, old_path())
+}
+
+/// [`ntt`] on an explicitly chosen path (`old`: the CUZK_NTT_OLD sequences), so tests cover both at once.
+pub fn ntt_on(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir, old: bool) -> GResult<()> {
     check_args(log_n, &[("a", a.len())])?;
-    let t = tables(gpu, log_n)?;
+    let t = tables(gpu, log_n, old)?;
+    if !old {
+        return super::ntt_pass::ntt(gpu, &t, a, dir);
+    }
     let k = Kernels::new(gpu)?;
     match dir {
         NttDir::Forward => {
             dif(gpu, &k, &t, a, false)?;
-            bitrev_scale(gpu, &k, &t, a, None)
+            bitrev_scale(gpu, &t, a, None)
         }
         NttDir::Inverse => {
             dif(gpu, &k, &t, a, true)?;
-            bitrev_scale(gpu, &k, &t, a, Some(t.inv))
+            bitrev_scale(gpu, &t, a, Some(t.inv))
         }
         NttDir::CosetForward => {
             let f = gpu.kernel(Module::Ntt, "ntt_scale")?;
-            let p = t.coset_fwd;
-            let lo = t.pows.slice(4 * p.lo..4 * p.hi);
-            let hi = t.pows.slice(4 * p.hi..4 * (p.hi + p.hi_len));
+            let (lo, hi) = t.pow_slices(t.coset_fwd);
             let mut b = gpu.stream.launch_builder(&f);
             b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits);
             // SAFETY: ntt_scale(u64*, const u64*, const u64*, u32, u32); N threads.
             unsafe { b.launch(grid(n_of(log_n))) }?;
             dif(gpu, &k, &t, a, false)?;
-            bitrev_scale(gpu, &k, &t, a, None)
+            bitrev_scale(gpu, &t, a, None)
         }
         NttDir::CosetInverse => {
             dif(gpu, &k, &t, a, true)?;
-            bitrev_scale(gpu, &k, &t, a, Some(t.coset_inv))
+            bitrev_scale(gpu, &t, a, Some(t.coset_inv))
         }
     }
 }
@@ -350,24 +404,39 @@ pub fn compute_h(
     c: &mut CudaSlice<u64>,
     log_n: u32,
 ) -> GResult<()> {
+    compute_h_on(gpu, a, b, c, log_n, old_path())
+}
+
+/// [`compute_h`] on an explicitly chosen path (`old`: the CUZK_NTT_OLD sequences), so tests cover both.
+pub fn compute_h_on(
+    gpu: &Gpu,
+    a: &mut CudaSlice<u64>,
+    b: &mut CudaSlice<u64>,
+    c: &mut CudaSlice<u64>,
+    log_n: u32,
+    old: bool,
+) -> GResult<()> {
     check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
-    let t = tables(gpu, log_n)?;
+    let t = tables(gpu, log_n, old)?;
+    if !old {
+        return super::ntt_pass::compute_h(gpu, &t, a, b, c);
+    }
     let k = Kernels::new(gpu)?;
     for v in [&mut *a, &mut *b, &mut *c] {
         // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
         dif(gpu, &k, &t, v, true)?;
-        bitrev_scale(gpu, &k, &t, v, Some(t.coset_h))?;
+        bitrev_scale(gpu, &t, v, Some(t.coset_h))?;
         dif(gpu, &k, &t, v, false)?;
     }
     let f = gpu.kernel(Module::Ntt, "ntt_pointwise_bitrev")?;
-    let z = t.pows.slice(4 * t.z_inv..4 * t.z_inv + 4);
+    let z = t.z_inv_slice();
     let mut lb = gpu.stream.launch_builder(&f);
     lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
     // SAFETY: ntt_pointwise_bitrev(u64*, const u64*, const u64*, const u64*, u32); N threads.
     unsafe { lb.launch(grid(n_of(log_n))) }?;
     // Coset evaluations (natural) → H's coefficients.
     dif(gpu, &k, &t, a, true)?;
-    bitrev_scale(gpu, &k, &t, a, Some(t.coset_inv))
+    bitrev_scale(gpu, &t, a, Some(t.coset_inv))
 }
 
 #[cfg(test)]
@@ -394,7 +463,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(scratch_bytes(24) / (1 << 20), 256 + 1);
+        assert_eq!(table_bytes(24, true) / (1 << 20), 256 + 1);
+        assert_eq!(table_bytes(24, false) / (1 << 10), 1312); // five tables of 2^12 + 2^12 entries
     }
 
     /// The compact table equals the full table's entries: ω_2h^j = ω_N^(j·N/2h), and ω_2h^h = −1.
