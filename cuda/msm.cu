@@ -268,9 +268,8 @@ DEV void msm_accum_walk(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 t,
 
 // Level 1: entries are `index << 1 | negate` into `bases`. b_key[t]: the bucket whose partial sum thread t
 // left in its B slot, or NONE (for the fix-up).
-extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
-                                               u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
-                                               u32 *b_key) {
+HD void msm_points_body(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets, u32 m, u32 k1,
+                        g1_xyzz_t *buckets, g1_xyzz_t *part_out, u32 *b_key) {
     u32 t = tid_x();
     if ((u64)t * k1 >= offsets[m]) return;
     b_key[t] = MSM_NONE;
@@ -280,6 +279,128 @@ extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u
         if (e & 1) q = q.neg();
         acc.add_affine(q);
     });
+}
+extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
+                                               u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
+                                               u32 *b_key) {
+    msm_points_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+}
+
+// Level 1, flat walk (CUZK_MSM_VARIANT "flat", see msm.rs): the same outputs as msm_g1_accum_points, but
+// one loop over the slice's k1 entries instead of a loop over buckets with an inner loop over their entries.
+// In the nested walk the lanes of a warp leave their inner loops at different entries (bucket ends differ per
+// lane), so a warp runs Σ over its bucket rounds of the longest lane's round — for ~64-entry buckets about
+// 30% more iterations than k1. Here every lane runs exactly its k1 iterations; a bucket end is a short
+// divergent branch (store the sum, step to the next bucket, whose end was loaded one bucket ahead). The next
+// entry's index and base are loaded before the current addition (software prefetch: 24 more registers, still
+// two 128-thread blocks per SM below 255), the base as six 16-byte loads through the read-only cache (96-byte
+// points, 16-byte aligned: msm.rs checks the pointer), the sign applied by a select rather than a branch.
+HD g1_affine_t msm_load_base(const g1_affine_t *bases, u32 i) {
+#if defined(__CUDA_ARCH__)
+    g1_affine_t q;
+    const u64 *src = (const u64 *)(bases + i);
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        asm("ld.global.nc.v2.u64 {%0, %1}, [%2];" : "=l"(q.x.v[2 * k]), "=l"(q.x.v[2 * k + 1]) : "l"(src + 2 * k));
+        asm("ld.global.nc.v2.u64 {%0, %1}, [%2];"
+            : "=l"(q.y.v[2 * k]), "=l"(q.y.v[2 * k + 1])
+            : "l"(src + 6 + 2 * k));
+    }
+    return q;
+#else
+    return bases[i];
+#endif
+}
+
+// (x, y) or (x, −y) without a branch: −y is computed either way and chosen limb by limb.
+HD g1_affine_t msm_signed(const g1_affine_t &q, u32 neg) {
+    fp_t ny = q.y.neg();
+    g1_affine_t r = q;
+    u64 mask = 0 - (u64)(neg & 1);
+#pragma unroll
+    for (int k = 0; k < 6; k++) r.y.v[k] = (ny.v[k] & mask) | (q.y.v[k] & ~mask);
+    return r;
+}
+
+// Bucket b = [s, e) ends within or after thread t's slice [p0, p0 + k1); acc is its part inside the slice.
+// Writes it where msm_accum_walk writes it (bucket, A slot, or B slot and b_key).
+HD void msm_flat_flush(u32 t, u32 p0, u32 k1, u32 b, u32 s, u32 e, const g1_xyzz_t &acc, g1_xyzz_t *buckets,
+                       g1_xyzz_t *part_out, u32 *b_key) {
+    u64 p1 = (u64)p0 + k1;
+    if (s >= p0 && e <= p1) {
+        buckets[b] = acc;
+    } else if (s < p0) {
+        part_out[2 * (u64)t] = acc;
+        if (e > p1) part_out[2 * (u64)t + 1] = g1_xyzz_t::identity();
+    } else {
+        part_out[2 * (u64)t + 1] = acc;
+        b_key[t] = b;
+    }
+}
+
+HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets, u32 m, u32 k1,
+                      g1_xyzz_t *buckets, g1_xyzz_t *part_out, u32 *b_key) {
+    u32 t = tid_x();
+    u32 total = offsets[m];
+    if ((u64)t * k1 >= total) return;
+    b_key[t] = MSM_NONE;
+    u32 p0 = t * k1;
+    u32 p1 = (u64)p0 + k1 < total ? p0 + k1 : total;
+    // The bucket holding entry p0 (first whose range ends after p0), its range, and the next bucket's end.
+    u32 b = msm_next(offsets, m, 1, k1, 1, 0, p0);
+    u32 s = offsets[b], e = offsets[b + 1];
+    u32 e2 = b + 1 < m ? offsets[b + 2] : e;
+    g1_xyzz_t acc = g1_xyzz_t::identity();
+    u32 en = sorted[p0];
+    g1_affine_t q = msm_load_base(bases, en >> 1);
+    for (u32 p = p0; p < p1; p++) {
+        u32 pn = p + 1 < p1 ? p + 1 : p;  // the last iteration reloads its own entry (never used)
+        u32 en_n = sorted[pn];
+        g1_affine_t q_n = msm_load_base(bases, en_n >> 1);
+        acc.add_affine(msm_signed(q, en));
+        if (p + 1 == e || p + 1 == p1) {
+            msm_flat_flush(t, p0, k1, b, s, e, acc, buckets, part_out, b_key);
+            acc = g1_xyzz_t::identity();
+            if (p + 1 < p1) {  // then p + 1 == e: step to the bucket holding entry e
+                if (e2 > e) {
+                    b = b + 1;
+                } else {
+                    b = msm_next(offsets, m, 1, k1, 1, b + 1, e);
+                }
+                s = offsets[b];
+                e = offsets[b + 1];
+                e2 = b + 1 < m ? offsets[b + 2] : e;
+            }
+        }
+        en = en_n;
+        q = q_n;
+    }
+}
+
+extern "C" __global__ void msm_g1_accum_flat(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
+                                             u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
+                                             u32 *b_key) {
+    msm_flat_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+}
+
+// The same with at most 168 registers (three 128-thread blocks, 12 warps per SM instead of 8: 174-register
+// kernels fit only two, since 11 warps of 176 registers do not make three blocks). CUZK_MSM_VARIANT "lb3".
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define MSM_LB3 __launch_bounds__(128, 3)
+#else
+#define MSM_LB3
+#endif
+extern "C" __global__ void MSM_LB3 msm_g1_accum_flat_lb3(const g1_affine_t *bases, const u32 *sorted,
+                                                         const u32 *offsets, u32 m, u32 k1, g1_xyzz_t *buckets,
+                                                         g1_xyzz_t *part_out, u32 *b_key) {
+    msm_flat_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+}
+
+extern "C" __global__ void MSM_LB3 msm_g1_accum_points_lb3(const g1_affine_t *bases, const u32 *sorted,
+                                                           const u32 *offsets, u32 m, u32 k1,
+                                                           g1_xyzz_t *buckets, g1_xyzz_t *part_out,
+                                                           u32 *b_key) {
+    msm_points_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
 }
 
 // Fix-up of level 1, thread t < T1: the bucket b whose B slot thread t wrote (b starts in slice t and

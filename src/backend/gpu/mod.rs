@@ -20,6 +20,7 @@ pub mod error;
 pub mod floor;
 pub mod hostpool;
 pub mod msm;
+pub mod msm_variant;
 pub mod ntt;
 mod resident;
 pub mod staging;
