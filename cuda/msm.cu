@@ -15,7 +15,9 @@
 //      msm_scan_b<<<1, 1>>>(csum, T)                                exclusive scan of the chunk sums
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
 //   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, offsets, sorted)   sorted[off + rank] = i << 1 | negate
-//   5. msm_g1_accum_points<<<⌈T1/B⌉, B>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
+//   5. msm_g1_accum_points<<<⌈T1/B1⌉, B1>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
+//        (CUZK_MSM_VARIANT, src/backend/gpu/msm_variant.rs, picks instead msm_g1_accum_flat, or the _lb3
+//        builds of either, same arguments and outputs; B1 = B unless the variant says 32 or 64)
 //      msm_g1_accum_fix<<<⌈T1/B⌉, B>>>(offsets, M, k1, bkey, partsA, buckets)   buckets cut over ≤ 9 slices
 //      msm_g1_accum_parts<<<⌈Tl/B⌉, B>>>(offsets, M, l, k1, kr, parts, buckets, parts')  levels l = 2 … L,
 //        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
@@ -32,17 +34,23 @@
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
 //   python3 cuda/hostcheck/check.py
 //
-// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills anywhere; the stack frames are the
-// out-of-line doubling / XYZZ addition calls): msm_g1_accum_points 174 regs (96 B stack), msm_g1_accum_fix
+// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills except in msm_g1_accum_flat_lb3; the
+// stack frames are the out-of-line doubling / XYZZ addition calls): msm_g1_accum_points 174 regs (96 B stack;
+// so two 128-thread blocks per SM: 11 warps of 176 registers fit, three blocks would need 12),
+// msm_g1_accum_points_lb3 165 (96 B, no spills), msm_g1_accum_flat 178 (96 B), msm_g1_accum_flat_lb3 168
+// (120 B stack, 40 B spill stores, 32 B spill loads), msm_g1_accum_fix
 // 202 (192 B), msm_g1_accum_parts 180 (192 B), msm_g1_bucket_reduce 192 (768 B), msm_g1_window_final 204
 // (192 B, 24 KiB shared), msm_digits 30 (32 B: the limb array), msm_prep 32, msm_scan_a/b/c 18/30/32,
 // msm_scatter 14, msm_zero_u32 8. Capping msm_g1_accum_points at 128 registers (4 blocks per SM instead of
-// 3, 68 B of spills) measured no faster on the H200 (2^24: 171.4 against 170.7 ms), so the mixed addition
+// 2, 68 B of spills) measured no faster on the H200 (2^24: 171.4 against 170.7 ms), so the mixed addition
 // is bound by the IMAD.WIDE pipe rather than by latency (docs/PERF.md).
 //
 // Where the time goes (CUZK_MSM_PROFILE, H200, 2^24 random, c = 19): digits 5.9 ms, scan 1.0, scatter 6.4,
 // level-1 accumulation 149.0 (14·2^24 mixed additions), fix-up 0.3, levels 1.6, reduction 6.5, window sums
-// 0.6 — 171.7 ms in all.
+// 0.6 — 171.7 ms in all. The nested walk of msm_g1_accum_points keeps a warp's lanes in step bucket by bucket
+// (see msm_g1_accum_flat): a simulation of random bucket sizes (Poisson, mean n/2^(c−1)) gives 1.37× the
+// slice's k1 iterations per warp at 2^24 (c = 19, k1 = 896), 1.54× at 2^22 (17, 240), 1.93× at 2^20 (15, 34)
+// — about the gap between 1.58 G additions/s here and 2.58 in a plain gather-and-add probe. Not yet measured.
 #include "curve.cuh"
 
 #define MSM_NONE 0xffffffffu
@@ -289,11 +297,11 @@ extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u
 // Level 1, flat walk (CUZK_MSM_VARIANT "flat", see msm.rs): the same outputs as msm_g1_accum_points, but
 // one loop over the slice's k1 entries instead of a loop over buckets with an inner loop over their entries.
 // In the nested walk the lanes of a warp leave their inner loops at different entries (bucket ends differ per
-// lane), so a warp runs Σ over its bucket rounds of the longest lane's round — for ~64-entry buckets about
-// 30% more iterations than k1. Here every lane runs exactly its k1 iterations; a bucket end is a short
+// lane), so a warp runs Σ over its bucket rounds of the longest lane's round: 1.37× k1 at 2^24, 1.93× at 2^20
+// (simulated, see the header). Here every lane runs exactly its k1 iterations; a bucket end is a short
 // divergent branch (store the sum, step to the next bucket, whose end was loaded one bucket ahead). The next
-// entry's index and base are loaded before the current addition (software prefetch: 24 more registers, still
-// two 128-thread blocks per SM below 255), the base as six 16-byte loads through the read-only cache (96-byte
+// entry's index and base are loaded before the current addition (software prefetch: 178 registers against
+// 174, still two 128-thread blocks per SM), the base as six 16-byte loads through the read-only cache (96-byte
 // points, 16-byte aligned: msm.rs checks the pointer), the sign applied by a select rather than a branch.
 HD g1_affine_t msm_load_base(const g1_affine_t *bases, u32 i) {
 #if defined(__CUDA_ARCH__)

@@ -7,6 +7,8 @@
 #
 #   scripts/msm-variants.sh [--cuzk PATH]
 #   env: VARIANTS="base flat ..." (default: the list below), SIZES="20 22 24", REPEAT=5
+#   A variant may carry level-1 sizes after '@' (CUZK_MSM_TUNE=accum_threads,kr,reduce_threads of msm.rs),
+#   e.g. VARIANTS="flat flat@1048576,16,32768".
 #
 # Needs only the release binary (default dev/cuzk, else target/release/cuzk) and awk. Output (table, and each
 # run's stdout/stderr) goes to $OUT if set, else dev/msm-variants-out. A variant whose bench fails (e.g. its
@@ -18,7 +20,7 @@ cuzk=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cuzk) cuzk="$2"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "msm-variants: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -28,7 +30,7 @@ for f in "$cuzk" dev/cuzk target/release/cuzk; do
 done
 [ -n "$cuzk" ] && [ -x "$cuzk" ] || { echo "msm-variants: no cuzk binary (pass --cuzk)" >&2; exit 2; }
 
-VARIANTS=${VARIANTS:-"base lb3 b32 flat flat+lb3 flat+b32 flat+b64 base+w20 flat+w20 flat+w21"}
+VARIANTS=${VARIANTS:-"base lb3 b32 flat flat+lb3 flat+b32 flat+b64 flat@1048576,16,32768 flat+w20 flat+w21"}
 SIZES=${SIZES:-"20 22 24"}
 REPEAT=${REPEAT:-5}
 out=${OUT:-dev/msm-variants-out}
@@ -40,16 +42,18 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR 
 
 {
   printf "cuzk bench msm --backend gpu --repeat %s, CUZK_MSM_PROFILE=1; median ms / level-1 accumulation ms\n" "$REPEAT"
-  printf "%-16s" "variant"
+  printf "%-26s" "variant"
   for s in $SIZES; do printf " %22s" "2^$s"; done
   printf "\n"
 } | tee "$table"
 
 for v in $VARIANTS; do
-  line=$(printf "%-16s" "$v")
+  line=$(printf "%-26s" "$v")
   for s in $SIZES; do
-    log="$out/$(echo "$v" | tr '+' '_')-2^$s"
-    if CUZK_MSM_VARIANT="$v" CUZK_MSM_PROFILE=1 timeout 300 "$cuzk" bench msm --backend gpu --log-size "$s" \
+    log="$out/$(echo "$v" | tr '+@,' '___')-2^$s"
+    var=${v%%@*} tune=""
+    [ "$var" != "$v" ] && tune=${v#*@}
+    if CUZK_MSM_VARIANT="$var" CUZK_MSM_TUNE="$tune" CUZK_MSM_PROFILE=1 timeout 300 "$cuzk" bench msm --backend gpu --log-size "$s" \
       --repeat "$REPEAT" --json >"$log.json" 2>"$log.err"; then
       ms=$(awk -F'[:,]' '/"ms"/ {gsub(/ /, "", $2); printf "%.2f", $2}' "$log.json")
       acc=$(grep -o 'accum_points [0-9.]*' "$log.err" | awk '{print $2}' | median)

@@ -45,10 +45,12 @@ impl MsmVariant {
                     Some(c) if (super::msm::MIN_WINDOW..=super::msm::MAX_WINDOW).contains(&c) => {
                         v.window = Some(c)
                     }
-                    _ => return Err(GpuError::Invalid(format!(
+                    _ => {
+                        return Err(GpuError::Invalid(format!(
                         "CUZK_MSM_VARIANT: unknown token {tok:?} (base, flat, lb3, b32, b64, b128, w1..w{})",
                         super::msm::MAX_WINDOW
-                    ))),
+                    )))
+                    }
                 },
             }
         }
