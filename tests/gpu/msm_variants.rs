@@ -60,4 +60,15 @@ fn msm_variants_match_cpu() {
     let bases = g1_points(70_001, 214);
     let sc = scalars(bases.len(), &mut rng(215), false);
     check_all(dev, "wide windows", &bases, &sc, &[Some(20), Some(21), Some(22)]);
+    // Window tokens of the variant (used where the caller passes no window).
+    let cpu = CpuBackend::new();
+    let want = cpu.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+    let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
+    let ds = dev.stream.clone_htod(limbs(&sc)).unwrap_or_else(|e| panic!("{e}"));
+    for name in ["base+w18", "flat+w21", "flat+lb3+w12"] {
+        let v = MsmVariant::parse(name).unwrap_or_else(|e| panic!("{e}"));
+        let got = msm_g1_variant(dev, &db.slice(..), &ds.slice(..), bases.len(), None, &v)
+            .unwrap_or_else(|e| panic!("[{name}]: {e}"));
+        assert_eq!(got.to_affine(), want, "msm_g1 variant {name}");
+    }
 }
