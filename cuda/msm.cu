@@ -16,8 +16,8 @@
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
 //   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, offsets, sorted)   sorted[off + rank] = i << 1 | negate
 //   5. msm_g1_accum_points<<<⌈T1/B1⌉, B1>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
-//        (CUZK_MSM_VARIANT, src/backend/gpu/msm_variant.rs, picks instead msm_g1_accum_flat, or the _lb3
-//        builds of either, same arguments and outputs; B1 = B unless the variant says 32 or 64)
+//        (CUZK_MSM_VARIANT, src/backend/gpu/msm_variant.rs, picks instead msm_g1_accum_flat, _flat_np, or the
+//        _lb3 builds of points and flat, same arguments and outputs; B1 = B unless the variant says 32 or 64)
 //      msm_g1_accum_fix<<<⌈T1/B⌉, B>>>(offsets, M, k1, bkey, partsA, buckets)   buckets cut over ≤ 9 slices
 //      msm_g1_accum_parts<<<⌈Tl/B⌉, B>>>(offsets, M, l, k1, kr, parts, buckets, parts')  levels l = 2 … L,
 //        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
@@ -37,7 +37,8 @@
 // Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills except in msm_g1_accum_flat_lb3; the
 // stack frames are the out-of-line doubling / XYZZ addition calls): msm_g1_accum_points 174 regs (96 B stack;
 // so two 128-thread blocks per SM: 11 warps of 176 registers fit, three blocks would need 12),
-// msm_g1_accum_points_lb3 165 (96 B, no spills), msm_g1_accum_flat 178 (96 B), msm_g1_accum_flat_lb3 168
+// msm_g1_accum_points_lb3 165 (96 B, no spills), msm_g1_accum_flat 178 (96 B; its SASS issues the next base's
+// six LDG.E.128.CONSTANT before the addition), msm_g1_accum_flat_np 176 (96 B), msm_g1_accum_flat_lb3 168
 // (120 B stack, 40 B spill stores, 32 B spill loads), msm_g1_accum_fix
 // 202 (192 B), msm_g1_accum_parts 180 (192 B), msm_g1_bucket_reduce 192 (768 B), msm_g1_window_final 204
 // (192 B, 24 KiB shared), msm_digits 30 (32 B: the limb array), msm_prep 32, msm_scan_a/b/c 18/30/32,
@@ -346,6 +347,8 @@ HD void msm_flat_flush(u32 t, u32 p0, u32 k1, u32 b, u32 s, u32 e, const g1_xyzz
     }
 }
 
+// PF: prefetch the next entry (false: load each entry right before its addition, for the A/B "flat+nopf").
+template <bool PF>
 HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets, u32 m, u32 k1,
                       g1_xyzz_t *buckets, g1_xyzz_t *part_out, u32 *b_key) {
     u32 t = tid_x();
@@ -362,9 +365,16 @@ HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *of
     u32 en = sorted[p0];
     g1_affine_t q = msm_load_base(bases, en >> 1);
     for (u32 p = p0; p < p1; p++) {
-        u32 pn = p + 1 < p1 ? p + 1 : p;  // the last iteration reloads its own entry (never used)
-        u32 en_n = sorted[pn];
-        g1_affine_t q_n = msm_load_base(bases, en_n >> 1);
+        u32 en_n = 0;
+        g1_affine_t q_n;
+        if constexpr (PF) {
+            u32 pn = p + 1 < p1 ? p + 1 : p;  // the last iteration reloads its own entry (never used)
+            en_n = sorted[pn];
+            q_n = msm_load_base(bases, en_n >> 1);
+        } else {
+            en = sorted[p];
+            q = msm_load_base(bases, en >> 1);
+        }
         acc.add_affine(msm_signed(q, en));
         if (p + 1 == e || p + 1 == p1) {
             msm_flat_flush(t, p0, k1, b, s, e, acc, buckets, part_out, b_key);
@@ -380,15 +390,23 @@ HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *of
                 e2 = b + 1 < m ? offsets[b + 2] : e;
             }
         }
-        en = en_n;
-        q = q_n;
+        if constexpr (PF) {
+            en = en_n;
+            q = q_n;
+        }
     }
 }
 
 extern "C" __global__ void msm_g1_accum_flat(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
                                              u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
                                              u32 *b_key) {
-    msm_flat_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+    msm_flat_body<true>(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+}
+
+extern "C" __global__ void msm_g1_accum_flat_np(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
+                                                u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
+                                                u32 *b_key) {
+    msm_flat_body<false>(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
 }
 
 // The same with at most 168 registers (three 128-thread blocks, 12 warps per SM instead of 8: 174-register
@@ -401,7 +419,7 @@ extern "C" __global__ void msm_g1_accum_flat(const g1_affine_t *bases, const u32
 extern "C" __global__ void MSM_LB3 msm_g1_accum_flat_lb3(const g1_affine_t *bases, const u32 *sorted,
                                                          const u32 *offsets, u32 m, u32 k1, g1_xyzz_t *buckets,
                                                          g1_xyzz_t *part_out, u32 *b_key) {
-    msm_flat_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+    msm_flat_body<true>(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
 }
 
 extern "C" __global__ void MSM_LB3 msm_g1_accum_points_lb3(const g1_affine_t *bases, const u32 *sorted,

@@ -11,7 +11,7 @@
 #   e.g. VARIANTS="flat flat@1048576,16,32768".
 #
 # Each bench process makes its own random data and checks its result against the CPU MSM once (at 2^24 that
-# is most of its wall time): ten variants × three sizes take several minutes; split VARIANTS or SIZES over
+# is most of its wall time): eleven variants × three sizes take several minutes; split VARIANTS or SIZES over
 # calls if the device call has a time limit.
 # Needs only the release binary (default dev/cuzk, else target/release/cuzk) and awk. Output (table, and each
 # run's stdout/stderr) goes to $OUT if set, else dev/msm-variants-out. A variant whose bench fails (e.g. its
@@ -33,7 +33,7 @@ for f in "$cuzk" dev/cuzk target/release/cuzk; do
 done
 [ -n "$cuzk" ] && [ -x "$cuzk" ] || { echo "msm-variants: no cuzk binary (pass --cuzk)" >&2; exit 2; }
 
-VARIANTS=${VARIANTS:-"base lb3 b32 flat flat+lb3 flat+b32 flat+b64 flat@1048576,16,32768 flat+w18 flat+w20"}
+VARIANTS=${VARIANTS:-"base lb3 b32 flat nopf flat+lb3 flat+b32 flat+b64 flat@1048576,16,32768 flat+w18 flat+w20"}
 SIZES=${SIZES:-"20 22 24"}
 REPEAT=${REPEAT:-5}
 out=${OUT:-dev/msm-variants-out}

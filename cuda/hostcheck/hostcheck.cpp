@@ -13,7 +13,7 @@
 //   msm n c lgb acc var  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
 //                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices;
 //                    var: level-1 kernel and block size as CUZK_MSM_VARIANT picks them (msm_variant.rs): bit 0
-//                    flat walk, bit 1 blocks of 32 threads)        → ⌈255/c⌉ window Jacobians (18 u64 each)
+//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch)        → ⌈255/c⌉ window Jacobians (18 u64 each)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
 #include "../batch_add.cu"
@@ -163,7 +163,10 @@ static void msm() {
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, offsets.data(), sorted.data()); });
         launch(cdiv(p.levels[0], b1), 1, b1, [&] {
-            if (flat)
+            if (var & 4)
+                msm_g1_accum_flat_np(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(),
+                                     pa.data(), bkey.data());
+            else if (flat)
                 msm_g1_accum_flat(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
                                   bkey.data());
             else

@@ -228,7 +228,7 @@ pub fn msm_g1_variant(
         ptr % 16 == 0
     };
     let points_kernel = if variant.flat && !aligned {
-        MsmVariant { flat: false, ..*variant }.points_kernel()
+        MsmVariant { flat: false, nopf: false, ..*variant }.points_kernel()
     } else {
         variant.points_kernel()
     };

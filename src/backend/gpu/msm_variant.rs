@@ -6,6 +6,8 @@
 //! - `base` — the nested bucket walk `msm_g1_accum_points` (default);
 //! - `flat` — `msm_g1_accum_flat`: one loop over the slice's entries (no per-bucket inner loop, so no lane
 //!   of a warp waits for another's longer bucket), next base prefetched, 16-byte base loads;
+//! - `nopf` — the flat walk without the prefetch of the next base (`msm_g1_accum_flat_np`; implies `flat`,
+//!   not with `lb3`), to tell the prefetch's share of `flat`'s gain;
 //! - `lb3` — the chosen kernel built for ≤ 168 registers (`__launch_bounds__(128, 3)`: 12 warps per SM
 //!   instead of 8; nvcc 13.0 sm_90: points 165 registers, flat 168 with 40 B of spills);
 //! - `b32`, `b64` — level-1 blocks of 32 or 64 threads (174 registers: 11 or 10 warps per SM instead of 8);
@@ -20,6 +22,8 @@ use super::{GResult, GpuError};
 pub struct MsmVariant {
     /// Level 1 through the flat walk (`msm_g1_accum_flat*`) instead of the nested one.
     pub flat: bool,
+    /// The flat walk without prefetch (`msm_g1_accum_flat_np`).
+    pub nopf: bool,
     /// The ≤ 168-register build of the level-1 kernel (three 128-thread blocks per SM).
     pub lb3: bool,
     /// Level-1 threads per block (0: the MSM's usual 128).
@@ -38,6 +42,7 @@ impl MsmVariant {
                 "base" | "default" => {}
                 "flat" => v.flat = true,
                 "lb3" => v.lb3 = true,
+                "nopf" => (v.flat, v.nopf) = (true, true),
                 "b32" => v.block = 32,
                 "b64" => v.block = 64,
                 "b128" => v.block = 128,
@@ -47,12 +52,15 @@ impl MsmVariant {
                     }
                     _ => {
                         return Err(GpuError::Invalid(format!(
-                        "CUZK_MSM_VARIANT: unknown token {tok:?} (base, flat, lb3, b32, b64, b128, w1..w{})",
+                        "CUZK_MSM_VARIANT: unknown token {tok:?} (base, flat, nopf, lb3, b32, b64, b128, w1..w{})",
                         super::msm::MAX_WINDOW
                     )))
                     }
                 },
             }
+        }
+        if v.nopf && v.lb3 {
+            return Err(GpuError::Invalid("CUZK_MSM_VARIANT: nopf has no lb3 build".into()));
         }
         Ok(v)
     }
@@ -67,6 +75,9 @@ impl MsmVariant {
 
     /// Name of the level-1 kernel in `cuda/msm.cu`.
     pub fn points_kernel(&self) -> &'static str {
+        if self.nopf {
+            return "msm_g1_accum_flat_np";
+        }
         match (self.flat, self.lb3) {
             (false, false) => "msm_g1_accum_points",
             (false, true) => "msm_g1_accum_points_lb3",
@@ -76,7 +87,8 @@ impl MsmVariant {
     }
 
     /// The variants `tests/gpu/msm_variants.rs` and `scripts/msm-variants.sh` compare (window tokens aside).
-    pub const ALL: [&'static str; 7] = ["base", "lb3", "b32", "flat", "flat+lb3", "flat+b32", "flat+b64"];
+    pub const ALL: [&'static str; 8] =
+        ["base", "lb3", "b32", "flat", "nopf", "flat+lb3", "flat+b32", "flat+b64"];
 }
 
 #[cfg(test)]
@@ -91,6 +103,8 @@ mod tests {
         assert_eq!(v.points_kernel(), "msm_g1_accum_flat_lb3");
         assert!(MsmVariant::parse("fast").is_err());
         assert!(MsmVariant::parse("w0").is_err());
+        assert!(MsmVariant::parse("nopf+lb3").is_err());
+        assert_eq!(MsmVariant::parse("nopf").unwrap_or_default().points_kernel(), "msm_g1_accum_flat_np");
         for s in MsmVariant::ALL {
             assert!(MsmVariant::parse(s).is_ok(), "{s}");
         }
