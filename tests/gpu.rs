@@ -178,6 +178,8 @@ fn shaped_scalars(shape: &str, n: usize, seed: u64) -> Vec<Scalar> {
 mod host;
 #[path = "gpu/kernels.rs"]
 mod kernels;
+#[path = "gpu/msm_variants.rs"]
+mod msm_variants;
 #[path = "gpu/ntt_new.rs"]
 mod ntt_new;
 #[path = "gpu/perf.rs"]

@@ -247,6 +247,11 @@ def test_msm(h, rng):
     cases += [("random n=1000 c=5 (buckets cut over ~8 slices: fix-up and levels)", 1000, 5, 28, rnd, 0, False)]
     cases += [("runs of +-1 n=3000 c=6", 3000, 6, 28, lambda n: [1 if (i // 7) % 2 else R - 1 for i in range(n)], 0, False)]
     cases += [("half equal n=4000 c=9", 4000, 9, (28, 8), (lambda v: lambda n: [v if i % 2 else rng.randrange(R) for i in range(n)])(rng.randrange(R)), 0, False)]
+    # Flat walk (msm.cu msm_flat_body): buckets far apart (empty ones between: its binary-search step), long
+    # slices crossing many buckets, a slice ending exactly at a bucket end, infinity bases inside buckets.
+    cases += [("sparse buckets n=600 c=14 long slices", 600, 14, (28, 3), rnd, 0, False)]
+    cases += [("small scalars n=2048 c=12 long slices inf", 2048, 12, (28, 5), lambda n: [rng.randrange(40) for _ in range(n)], 4, False)]
+    cases += [("pairs n=1024 c=8 k1=8", 1024, 8, 28, lambda n: [v for _ in range(n // 2) for v in [rng.randrange(R)] * 2], 0, False)]
     for name, n, c, budget, sfn, inf_every, same_base in cases:
         budget, acc = budget if isinstance(budget, tuple) else (budget, 19)
         if same_base:
@@ -264,16 +269,21 @@ def test_msm(h, rng):
             want = mul(Fp, b, tot % R)
         else:
             want = mul(Fp, G1, sum(s * k for s, k in zip(scal, ks)) % R)
-        text = "msm %x %x %x %x %s %s" % (n, c, budget, acc, hx([v for p in pts for v in enc_affine(Fp, p)]),
-                                      hx([v for s in scal for v in enc_scalar(s)]))
-        windows = (255 + c - 1) // c
-        out = h.call(text, windows)
-        acc = None
-        for w in reversed(range(windows)):
-            acc = mul(Fp, acc, 1 << c) if acc is not None else None
-            acc = add(Fp, acc, dec_jacobian(Fp, out[w]))
-        check("msm " + name, acc, want)
-    print("msm: %d cases done" % len(cases))
+        data = "%s %s" % (hx([v for p in pts for v in enc_affine(Fp, p)]), hx([v for s in scal for v in enc_scalar(s)]))
+        # Every level-1 variant (hostcheck.cpp "var"): nested walk, flat walk, each with 128- and 32-thread
+        # blocks, and the flat walk without prefetch.
+        for var, vname in MSM_VARIANTS:
+            windows = (255 + c - 1) // c
+            out = h.call("msm %x %x %x %x %x %s" % (n, c, budget, acc, var, data), windows)
+            got = None
+            for w in reversed(range(windows)):
+                got = mul(Fp, got, 1 << c) if got is not None else None
+                got = add(Fp, got, dec_jacobian(Fp, out[w]))
+            check("msm %s [%s]" % (name, vname), got, want)
+    print("msm: %d cases x %d variants done" % (len(cases), len(MSM_VARIANTS)))
+
+
+MSM_VARIANTS = [(0, "base"), (1, "flat"), (2, "base b32"), (3, "flat b32"), (4, "flat nopf")]
 
 
 def test_ba(h, rng):

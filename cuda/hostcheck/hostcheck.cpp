@@ -10,8 +10,10 @@
 //
 // Protocol (stdin → stdout, one command per line, numbers in hex, limbs whitespace-separated):
 //   g1ops / g2ops  P Q (affine limbs)        → 10 Jacobian results (see ops<F>)
-//   msm n c lgb acc  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
-//                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices)        → ⌈255/c⌉ window Jacobians (18 u64 each)
+//   msm n c lgb acc var  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
+//                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices;
+//                    var: level-1 kernel and block size as CUZK_MSM_VARIANT picks them (msm_variant.rs): bit 0
+//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch)        → ⌈255/c⌉ window Jacobians (18 u64 each)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
 #include "../batch_add.cu"
@@ -106,7 +108,7 @@ static u32 pow2_ceil(u32 v) {
 static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2) {
     const u64 ACCUM_THREADS = 1ull << accum_log2;  // msm.rs: 2^19
     Plan p;
-    p.c = window < 1 ? 1 : window > 20 ? 20 : window;
+    p.c = window < 1 ? 1 : window > 22 ? 22 : window;  // msm.rs MIN_WINDOW, MAX_WINDOW
     p.windows = (255 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
     u64 nn = n ? n : 1;
@@ -127,7 +129,9 @@ static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2) {
 static const u32 B = 128, SCAN_T = 1024, FINAL_T = MSM_FINAL_T;
 
 static void msm() {
-    u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd(), accum = (u32)rd();
+    u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd(), accum = (u32)rd(), var = (u32)rd();
+    bool flat = var & 1;
+    u32 b1 = var & 2 ? 32 : B;  // level-1 block size
     std::vector<g1_affine_t> bases(n);
     std::vector<fr_t> scalars(n);
     for (auto &b : bases) b = rd_obj<g1_affine_t>();
@@ -158,9 +162,16 @@ static void msm() {
         launch(cdiv(t, B), 1, B, [&] { msm_scan_c(offsets.data(), m + 1, len, csum.data()); });
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, offsets.data(), sorted.data()); });
-        launch(cdiv(p.levels[0], B), 1, B, [&] {
-            msm_g1_accum_points(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
-                                bkey.data());
+        launch(cdiv(p.levels[0], b1), 1, b1, [&] {
+            if (var & 4)
+                msm_g1_accum_flat_np(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(),
+                                     pa.data(), bkey.data());
+            else if (flat)
+                msm_g1_accum_flat(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
+                                  bkey.data());
+            else
+                msm_g1_accum_points(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(),
+                                    pa.data(), bkey.data());
         });
         launch(cdiv(p.levels[0], B), 1, B,
                [&] { msm_g1_accum_fix(offsets.data(), m, p.k1, bkey.data(), pa.data(), buckets.data()); });
@@ -183,7 +194,7 @@ static void msm() {
             for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_out(sm.data(), tid, g, w0, windows.data());
         }
     }
-    fprintf(stderr, "msm n=%u c=%u: k1=%u, %zu accumulation levels\n", n, p.c, p.k1, p.levels.size());
+    fprintf(stderr, "msm n=%u c=%u var=%u: k1=%u, %zu accumulation levels\n", n, p.c, var, p.k1, p.levels.size());
     for (auto &w : windows) wr_obj(w);
 }
 

@@ -22,6 +22,7 @@ pub mod floor;
 pub mod hostpool;
 pub mod mempool;
 pub mod msm;
+pub mod msm_variant;
 pub mod ntt;
 mod ntt_pass;
 mod resident;

@@ -10,12 +10,14 @@ use blstrs::G1Projective;
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use group::Group;
 
+use super::msm_variant::MsmVariant;
 use super::{g1_from_jacobian, GResult, Gpu, GpuError, Module};
 
 /// Smallest accepted window width (1-bit windows are still correct).
 pub const MIN_WINDOW: usize = 1;
-/// Largest window width: 2^19 buckets per window (100 MiB of XYZZ buckets per window at 192 B each).
-pub const MAX_WINDOW: usize = 20;
+/// Largest window width: 2^21 buckets per window (384 MiB of XYZZ buckets per window at 192 B each; the
+/// default table stops at 19, wider windows are for `CUZK_MSM_VARIANT=wNN` and forced widths).
+pub const MAX_WINDOW: usize = 22;
 /// Windows processed together are limited so that windows·n ≤ 2^28 (keys, ranks and sorted entries: 12 bytes
 /// each, so at most 3 GiB per pass; sorted indices stay below 2^31).
 const PASS_BUDGET_LOG2: u32 = 28;
@@ -179,12 +181,25 @@ fn alloc<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, len: usize) -> GResult<CudaSl
 /// Σ sᵢ·Pᵢ over the first `n` bases/scalars already on the device (bases: 12n u64 affine, blst layout, the
 /// identity all-zero; scalars: 4n u64 Montgomery). `window`: `None` picks [`window_for`]`(n)`, `Some(c)` forces
 /// width c (clamped to [[`MIN_WINDOW`], [`MAX_WINDOW`]]). Enqueues on `gpu.stream` and waits for the windows.
+/// Kernels as `CUZK_MSM_VARIANT` names (default when unset; an unknown name is an error).
 pub fn msm_g1(
     gpu: &Gpu,
     bases: &CudaView<u64>,
     scalars: &CudaView<u64>,
     n: usize,
     window: Option<usize>,
+) -> GResult<G1Projective> {
+    msm_g1_variant(gpu, bases, scalars, n, window, &MsmVariant::from_env()?)
+}
+
+/// [`msm_g1`] with the kernel variant given (tests compare every variant in one process without env vars).
+pub fn msm_g1_variant(
+    gpu: &Gpu,
+    bases: &CudaView<u64>,
+    scalars: &CudaView<u64>,
+    n: usize,
+    window: Option<usize>,
+    variant: &MsmVariant,
 ) -> GResult<G1Projective> {
     if n == 0 {
         return Ok(G1Projective::identity());
@@ -201,13 +216,27 @@ pub fn msm_g1(
     if n >= 1 << 31 {
         return Err(GpuError::Invalid(format!("msm_g1: {n} points (at most 2^31 − 1)")));
     }
-    let p = plan(n, window.unwrap_or_else(|| window_for(n)));
+    if let (None, Some(c)) = (window, variant.window) {
+        // The callers checked memory for window_for(n); a variant's wider window needs its own check.
+        gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT window)", scratch_bytes(n, c))?;
+    }
+    let p = plan(n, window.or(variant.window).unwrap_or_else(|| window_for(n)));
     let n32 = n as u32;
+    // The flat walk loads bases as 16-byte vectors: 96-byte points from a 16-byte aligned start.
+    let aligned = {
+        let (ptr, _sync) = cudarc::driver::DevicePtr::device_ptr(bases, &gpu.stream);
+        ptr % 16 == 0
+    };
+    let points_kernel = if variant.flat && !aligned {
+        MsmVariant { flat: false, nopf: false, ..*variant }.points_kernel()
+    } else {
+        variant.points_kernel()
+    };
+    let points_block = if variant.block == 0 { BLOCK } else { variant.block };
     let k = |name: &str| gpu.kernel(Module::Msm, name);
     let (k_prep, k_zero, k_digits) = (k("msm_prep")?, k("msm_zero_u32")?, k("msm_digits")?);
     let (k_scan_a, k_scan_b, k_scan_c) = (k("msm_scan_a")?, k("msm_scan_b")?, k("msm_scan_c")?);
-    let (k_scatter, k_points, k_parts) =
-        (k("msm_scatter")?, k("msm_g1_accum_points")?, k("msm_g1_accum_parts")?);
+    let (k_scatter, k_points, k_parts) = (k("msm_scatter")?, k(points_kernel)?, k("msm_g1_accum_parts")?);
     let k_fix = k("msm_g1_accum_fix")?;
     let (k_reduce, k_final) = (k("msm_g1_bucket_reduce")?, k("msm_g1_window_final")?);
     let prof = Profile::new(gpu)?;
@@ -288,7 +317,10 @@ pub fn msm_g1(
             .arg(&mut buckets)
             .arg(&mut parts_a)
             .arg(&mut b_key);
-        unsafe { b.launch(cfg(p.levels[0] as usize, 1)) }?;
+        let blocks = p.levels[0].div_ceil(points_block).max(1);
+        let lc =
+            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (points_block, 1, 1), shared_mem_bytes: 0 };
+        unsafe { b.launch(lc) }?;
         prof.mark("accum_points")?;
         let mut b = s.launch_builder(&k_fix);
         b.arg(&offsets).arg(&m).arg(&p.k1).arg(&b_key).arg(&parts_a).arg(&mut buckets);
@@ -328,7 +360,7 @@ pub fn msm_g1(
         let l: &[u64; 18] = host[18 * w..18 * w + 18].try_into().expect("18 limbs");
         acc += g1_from_jacobian(l);
     }
-    prof.report(n, &p)?;
+    prof.report(n, &p, points_kernel, points_block)?;
     Ok(acc)
 }
 
@@ -366,7 +398,7 @@ impl<'a> Profile<'a> {
     }
 
     /// Prints each stage's summed milliseconds (the stream is drained by then).
-    fn report(&self, n: usize, p: &Plan) -> GResult<()> {
+    fn report(&self, n: usize, p: &Plan, kernel: &str, block: u32) -> GResult<()> {
         let Some(m) = &self.marks else { return Ok(()) };
         let m = m.borrow();
         let mut sums: Vec<(&str, f32)> = Vec::new();
@@ -380,7 +412,7 @@ impl<'a> Profile<'a> {
         let total: f32 = sums.iter().map(|e| e.1).sum();
         let parts: Vec<String> = sums.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
         eprintln!(
-            "msm_profile n={n} c={} passes={} k1={} levels={} device_ms={total:.3}: {}",
+            "msm_profile n={n} c={} passes={} k1={} levels={} kernel={kernel}/{block} device_ms={total:.3}: {}",
             p.c,
             p.windows.div_ceil(p.gmax),
             p.k1,
