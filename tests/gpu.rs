@@ -777,3 +777,5 @@ fn floor_measures_the_device() {
     assert!(f.mem_bytes_per_s > 1e11, "{f:?}");
     assert!(f.h2d_pinned_bytes_per_s > 1e9 && f.h2d_pageable_bytes_per_s > 1e8, "{f:?}");
 }
+#[path = "gpu/g2d.rs"]
+mod g2d;
