@@ -61,6 +61,9 @@ fn g2d_batch_add_matches_cpu() {
         }
         lane.end_call();
     }
+    let (adds, ms) = lane.g2().adds();
+    assert!(adds > 0, "no batch addition ran on the device");
+    eprintln!("g2d: {adds} device batch additions, {ms:.1} ms in all");
 }
 
 #[test]
@@ -106,10 +109,12 @@ fn g2d_falls_back_to_the_host_without_room() {
     lane.begin_call(&Probe::silent(), opts(true, true), srs)
         .unwrap_or_else(|e| panic!("no room is no error: {e}"));
     assert!(!lane.g2().resident() && lane.g2().uploads() == 0, "bases uploaded past the limit");
+    let adds = lane.g2().adds().0;
     let bm = bitmaps(2000, 6).swap_remove(3).1;
     let want = CpuBackend::new().batch_add_g2(&bases, &bm).unwrap_or_else(|e| panic!("{e}"));
     let got = lane.batch_add_b_g2(srs, 0, &bm).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got.to_affine(), want.to_affine(), "host fallback");
+    assert_eq!(lane.g2().adds().0, adds, "the fallback added on the device");
     lane.end_call();
     lane.g2().limit(None);
     lane.begin_call(&Probe::silent(), opts(true, true), srs).unwrap_or_else(|e| panic!("{e}"));
@@ -147,6 +152,7 @@ fn g2d_proofs_match_cpu_for_every_toggle_combination() {
         }
     }
     assert!(g.first().g2().resident(), "g2d's last resident call kept B_G2");
+    assert!(g.first().g2().adds().0 >= 64, "the sha chain's g2d runs added on the device");
     let (params, circuits) = setup_for("samples/porep-mini.toml");
     let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
     for mask in [0u32, 0b111111, 0b100100] {

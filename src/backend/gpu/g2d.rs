@@ -39,6 +39,8 @@ pub struct G2Dev {
     limit: Option<usize>,
     /// Uploads of B_G2 so far (tests: resident bases are not uploaded again).
     uploads: u64,
+    /// Batch additions run on the device so far, and their summed wall time in ms.
+    adds: (u64, f64),
 }
 
 impl G2Dev {
@@ -50,6 +52,11 @@ impl G2Dev {
     /// Uploads of B_G2 this lane has made.
     pub fn uploads(&self) -> u64 {
         self.uploads
+    }
+
+    /// Batch additions this lane ran on its device, and their summed wall time (ms).
+    pub fn adds(&self) -> (u64, f64) {
+        self.adds
     }
 
     /// Whether B_G2 of some params is on the device now.
@@ -136,7 +143,11 @@ impl G2Dev {
         let (_, _, dev) = self.bases.as_ref()?;
         let view = dev.slice(start * L..(start + n) * L);
         let t = Instant::now();
-        Some(batch_add_g2_on(gpu, &stream, &view, n, bitmap).map(|p| (p, t.elapsed().as_secs_f64() * 1e3)))
+        let r = batch_add_g2_on(gpu, &stream, &view, n, bitmap).map(|p| (p, t.elapsed().as_secs_f64() * 1e3));
+        if let Ok((_, ms)) = &r {
+            self.adds = (self.adds.0 + 1, self.adds.1 + ms);
+        }
+        Some(r)
     }
 
     /// At `end_call` without `srs_resident`: frees the bases with the rest of the SRS.
