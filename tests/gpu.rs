@@ -174,6 +174,8 @@ fn shaped_scalars(shape: &str, n: usize, seed: u64) -> Vec<Scalar> {
         .collect()
 }
 
+#[path = "gpu/g2d.rs"]
+mod g2d;
 #[path = "gpu/host.rs"]
 mod host;
 #[path = "gpu/kernels.rs"]

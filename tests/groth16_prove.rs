@@ -131,6 +131,8 @@ fn every_toggle_combination_gives_identical_proofs() {
             t.set(tog, mask & (1 << bit) != 0);
         }
         t.set(Toggle::Pce, mask.count_ones() % 2 == 1);
+        // g2d is device-only: the CPU backend ignores it (adds B_G2 on the host), proofs unchanged.
+        t.set(Toggle::G2d, mask.is_multiple_of(3));
         with_pce += usize::from(t.on(Toggle::Pce));
         let got: Vec<_> =
             prove_pce(&params, &circuits, &t, 77, Some(&slot)).iter().map(Proof::to_bytes).collect();

@@ -117,8 +117,8 @@ impl<'a> Bases<'a> {
     }
 }
 
-/// The params' G1 queries a call uses, under the params' identity, so a device uploads them once (or finds
-/// them resident) at the start of the call.
+/// The params' queries a call uses (G1, and B_G2 for `g2d`), under the params' identity, so a device uploads
+/// them once (or finds them resident) at the start of the call.
 #[derive(Clone, Copy, Debug)]
 pub struct SrsRef<'a> {
     /// The params set.
@@ -131,6 +131,8 @@ pub struct SrsRef<'a> {
     pub a: &'a [G1Affine],
     /// B query in G1.
     pub b_g1: &'a [G1Affine],
+    /// B query in G2 (kept on a device only with `g2d`).
+    pub b_g2: &'a [G2Affine],
 }
 
 impl<'a> SrsRef<'a> {
@@ -160,6 +162,8 @@ pub struct CallOpts {
     pub pinned_pool: bool,
     /// Keep the SRS bases on the device across calls (uploaded once per process and params).
     pub srs_resident: bool,
+    /// `g2d`: keep B_G2 on the device too and add `b_g2_msm`'s selected bases there.
+    pub g2_device: bool,
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.
@@ -247,6 +251,12 @@ pub trait Backend: Send + Sync {
 
     /// Sum of the G2 bases whose bit is set.
     fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective>;
+
+    /// Sum of the params' B_G2 bases from `start` on whose bit is set: a device lane adds them on its device
+    /// when it holds B_G2 (`g2d`), any other backend (or a lane without room for them) as `batch_add_g2`.
+    fn batch_add_b_g2(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
+        self.batch_add_g2(&srs.b_g2[start.min(srs.b_g2.len())..], bitmap)
+    }
 
     /// Σ sᵢ·Pᵢ in G1; `window` forces the Pippenger window (D4 off), `None` picks it from the size.
     fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective>;

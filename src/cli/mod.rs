@@ -116,8 +116,8 @@ pub enum Command {
         #[command(flatten)]
         engine: job::EngineOpts,
     },
-    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline; b1 only on a GPU) flipped alone, in
-    /// interleaved rounds (--repeat of them): per-phase deltas.
+    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline pce b2 g2d; b1 b2 g2d only on a GPU)
+    /// flipped alone, in interleaved rounds (--repeat of them): per-phase deltas.
     Ablate {
         /// What to prove.
         #[command(flatten)]

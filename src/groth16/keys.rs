@@ -302,9 +302,9 @@ impl Parameters {
         self.id
     }
 
-    /// The G1 queries under this set's identity, for a backend call.
+    /// The queries under this set's identity, for a backend call.
     pub fn srs(&self) -> SrsRef<'_> {
-        SrsRef { id: self.id, h: &self.h, l: &self.l, a: &self.a, b_g1: &self.b_g1 }
+        SrsRef { id: self.id, h: &self.h, l: &self.l, a: &self.a, b_g1: &self.b_g1, b_g2: &self.b_g2 }
     }
 
     /// Size in bytes of the serialization: the vk, then a count and the points for H, L, A, B_G1, B_G2.

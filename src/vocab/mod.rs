@@ -15,4 +15,4 @@ pub use phase::{
     is_setup_phase, is_sub_phase, phase_order, LaneKind, Phase, PhaseInfo, UnknownPhase, SETUP_LANE,
 };
 pub use probe::{Args, CancelToken, Cancelled, DeviceTimer, PhaseEvent, PhaseSink, Probe, Site, Span};
-pub use toggle::{Applies, Toggle, ToggleError, ToggleInfo, Toggles, BATCH};
+pub use toggle::{Applies, Toggle, ToggleError, ToggleInfo, Toggles, BATCH, TOGGLE_KEYS};

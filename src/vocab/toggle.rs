@@ -91,6 +91,9 @@ toggles! {
     // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
     B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
         help "B2: a/b/c via reusable pinned host memory: with pce synthesis writes them there, else copied through it (B1 wins).";
+    // Default off until measured on the device (the lead's A/B at 2^22); off is today's host path.
+    G2d = "g2d", short "g2d B_G2 dev", default false, applies Applies::DeviceOnly, ablate true,
+        help "g2d: B_G2 batch addition on the device (bases resident, a second stream) beside the host's G2 MSMs.";
 }
 
 impl Toggle {
@@ -123,6 +126,17 @@ impl Toggle {
         }
     }
 
+    /// The console key that flips it (its position: `1`…`9`, `0`, then `!`); `None` past the keys.
+    pub fn key(self) -> Option<char> {
+        TOGGLE_KEYS.get(self as usize).copied()
+    }
+
+    /// The toggle console key `c` flips.
+    pub fn for_key(c: char) -> Option<Toggle> {
+        let i = TOGGLE_KEYS.iter().position(|&k| k == c)?;
+        Toggle::ALL.get(i).copied()
+    }
+
     const fn bit(self) -> u32 {
         1 << self as u32
     }
@@ -138,6 +152,9 @@ impl fmt::Display for Toggle {
 fn expected_ids() -> String {
     Toggle::KEYS.join(", ")
 }
+
+/// The console's toggle keys in display order: the number row, then `!` (shift-1) for the eleventh.
+pub const TOGGLE_KEYS: [char; 11] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!'];
 
 /// The id of the numeric knob beside the boolean toggles.
 pub const BATCH: &str = "batch";
@@ -350,7 +367,7 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
-        assert!(Toggle::ALL.len() <= 10, "the console flips toggles with keys 1..9 and 0");
+        assert!(Toggle::ALL.len() <= TOGGLE_KEYS.len(), "the console flips toggles with keys 1..9, 0 and !");
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
             assert_eq!(Toggle::from_id(t.id()), Some(*t));
@@ -411,5 +428,12 @@ mod tests {
             Toggle::ablated_on(true).any(|t| t == Toggle::B1)
                 && Toggle::ablated_on(true).any(|t| t == Toggle::B2)
         );
+        // g2d: device-only, off by default, ablated on the GPU, console key `!`.
+        assert!(!cpu.contains(&Toggle::G2d) && Toggle::ablated_on(true).any(|t| t == Toggle::G2d));
+        assert!(!Toggles::default().on(Toggle::G2d));
+        assert_eq!((Toggle::G2d.key(), Toggle::for_key('!')), (Some('!'), Some(Toggle::G2d)));
+        assert_eq!((Toggle::A1.key(), Toggle::for_key('0')), (Some('1'), Some(Toggle::B2)));
+        t.apply_set("g2d=on").unwrap_or_default();
+        assert!(t.changed().contains("g2d=on"), "{}", t.changed());
     }
 }

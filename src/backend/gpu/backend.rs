@@ -1,6 +1,7 @@
 //! `GpuBackend`: the `Backend` implementation on CUDA, one lane per visible device. `ntt_msm_h`, `batch_add`
-//! and the G1 tail MSMs run on the lane's device; `msm_g2` and `batch_add_g2` (phase `b_g2_msm`) stay on the
-//! host, which the prover runs beside the lanes. Lane phases are timed with CUDA events on the lane's stream.
+//! and the G1 tail MSMs run on the lane's device; `msm_g2` (phase `b_g2_msm`) stays on the host, which the
+//! prover runs beside the lanes, and so does B_G2's batch addition unless `g2d` puts it on the lane's second
+//! stream (`gpu::g2d`). Lane phases are timed with CUDA events on the lane's stream.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +13,7 @@ use cudarc::driver::{CudaSlice, CudaView};
 use super::abc::{self, AbcBufs};
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
+use super::g2d::G2Dev;
 use super::hostpool::{PinnedPool, POOL_BYTES};
 use super::resident::{matches, upload};
 use super::staging::Staging;
@@ -53,6 +55,9 @@ pub struct GpuLane {
     staging: Mutex<Option<Staging>>,
     /// The lane's a/b/c device buffers, kept across calls.
     abc: Mutex<AbcBufs>,
+    /// `g2d`: B_G2 on the device and the second stream its batch addition runs on (its own lock, so the host's
+    /// `b_g2_msm` thread never waits on the lane's G1 work).
+    g2: Mutex<G2Dev>,
 }
 
 /// The device copy of `bases`: a view of the resident SRS or of a call's gathered set (uploaded on first
@@ -138,7 +143,13 @@ impl GpuLane {
             clock: Arc::default(),
             staging: Mutex::new(None),
             abc: Mutex::default(),
+            g2: Mutex::default(),
         }
+    }
+
+    /// The lane's `g2d` state (tests: uploads so far, resident or not, a memory cap for the fallback).
+    pub fn g2(&self) -> MutexGuard<'_, G2Dev> {
+        self.g2.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -278,7 +289,38 @@ impl GpuLane {
                 },
             )?;
         }
+        drop(span);
+        drop(st);
+        let mut g2 = self.g2();
+        let bytes = std::mem::size_of_val(srs.b_g2);
+        let site =
+            Site::new(Phase::SrsUpload).device(self.ordinal()).arg("bytes", bytes).arg("query", "b_g2");
+        let span = (opts.g2_device && !g2.resident()).then(|| probe.open(site));
+        let uploaded = g2.prepare(gpu, opts.g2_device, srs.id, srs.b_g2);
+        if let Some(mut s) = span {
+            s.arg("uploaded", uploaded);
+        }
         Ok(())
+    }
+
+    /// B_G2's batch addition on the device when `g2d` made the bases resident, else on the host.
+    fn batch_add_b_g2_impl(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
+        let host = &srs.b_g2[start.min(srs.b_g2.len())..];
+        let n = host.len().min(bitmap.len() * 64);
+        if n == 0 || bitmap.iter().all(|&w| w == 0) {
+            return Ok(<G2Projective as group::Group>::identity());
+        }
+        match self.g2().add(&self.gpu, srs.id, start, n, bitmap) {
+            Some(r) => {
+                let (sum, ms) = r.map_err(berr("b_g2_msm"))?;
+                tracing::debug!(
+                    "g2d: GPU{}: {n} B_G2 bases added on the device in {ms:.2} ms",
+                    self.gpu.ordinal
+                );
+                Ok(sum)
+            }
+            None => self.cpu.batch_add_g2(host, bitmap),
+        }
     }
 }
 
@@ -321,6 +363,7 @@ impl Backend for GpuLane {
         st.call.clear();
         if !st.opts.srs_resident {
             st.srs.clear();
+            self.g2().release();
         }
     }
 
@@ -338,9 +381,13 @@ impl Backend for GpuLane {
         self.batch_add_g1_impl(bases, bitmap).map_err(berr("batch_add"))
     }
 
-    /// On the host: it belongs to `b_g2_msm`, which runs beside the device lanes.
+    /// Anonymous G2 bases: on the host (the prover's B_G2 goes through `batch_add_b_g2`).
     fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
         self.cpu.batch_add_g2(bases, bitmap)
+    }
+
+    fn batch_add_b_g2(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
+        self.batch_add_b_g2_impl(srs, start, bitmap)
     }
 
     /// Below [`GPU_MSM_MIN`] points on the host: there the device's fixed cost (a dozen launches, dependent
@@ -477,6 +524,10 @@ impl Backend for GpuBackend {
 
     fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
         self.first().batch_add_g2(bases, bitmap)
+    }
+
+    fn batch_add_b_g2(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
+        self.first().batch_add_b_g2(srs, start, bitmap)
     }
 
     fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {

@@ -2,9 +2,14 @@
 //! word i/64), G1 and G2. Thread t sums the selected bases of [`WORDS_PER_THREAD`] bitmap words by mixed XYZZ
 //! additions; partial sums are reduced [`REDUCE_K`] at a time until at most [`FINAL`] remain, which one thread
 //! adds and converts to Jacobian (blst layout). `cuda/hostcheck/hostcheck.cpp` emulates the same sequence.
+//! G1 runs on the device's stream; G2 on any stream of its context ([`batch_add_g2_on`]: `g2d` uses the lane's
+//! second stream). Device memory per call besides the bases: the bitmap, two partial-sum buffers
+//! (n/64 and n/512 XYZZ points) and the result ([`g2_scratch_bytes`]; ≈ 30 MiB for 4 M G2 bases).
+
+use std::sync::Arc;
 
 use blstrs::{G1Projective, G2Projective};
-use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, LaunchConfig, PushKernelArg};
 use group::Group;
 
 use super::{g1_from_jacobian, g2_from_jacobian, GResult, Gpu, GpuError, Module};
@@ -35,8 +40,22 @@ struct Shape {
 const G1: Shape = Shape { prefix: "batch_add_g1", affine_limbs: 12, xyzz_limbs: 24, jac_limbs: 18 };
 const G2: Shape = Shape { prefix: "batch_add_g2", affine_limbs: 24, xyzz_limbs: 48, jac_limbs: 36 };
 
-/// Runs the three-kernel sequence for group `g`; returns the sum's Jacobian limbs.
-fn run(gpu: &Gpu, g: &Shape, bases: &CudaView<u64>, n: usize, bitmap: &[u64]) -> GResult<Vec<u64>> {
+/// Device bytes one batch addition of `n` G2 bases allocates besides the bases (bitmap, partial sums, result),
+/// for the memory check before it.
+pub fn g2_scratch_bytes(n: usize) -> usize {
+    let t = n.div_ceil(64).div_ceil(WORDS_PER_THREAD as usize).max(1);
+    8 * (n.div_ceil(64) + (t + t.div_ceil(REDUCE_K as usize) + 1) * G2.xyzz_limbs + G2.jac_limbs)
+}
+
+/// Runs the three-kernel sequence for group `g` on stream `s`; returns the sum's Jacobian limbs.
+fn run(
+    gpu: &Gpu,
+    s: &Arc<CudaStream>,
+    g: &Shape,
+    bases: &CudaView<u64>,
+    n: usize,
+    bitmap: &[u64],
+) -> GResult<Vec<u64>> {
     let Shape { prefix, affine_limbs, xyzz_limbs, jac_limbs } = *g;
     if bases.len() < affine_limbs * n {
         return Err(GpuError::Invalid(format!(
@@ -54,7 +73,6 @@ fn run(gpu: &Gpu, g: &Shape, bases: &CudaView<u64>, n: usize, bitmap: &[u64]) ->
     let mut host_bits = vec![0u64; words];
     let k = bitmap.len().min(words);
     host_bits[..k].copy_from_slice(&bitmap[..k]);
-    let s = &gpu.stream;
     let dbits = s.clone_htod(&host_bits)?;
     let words32 = words as u32;
     let t = words32.div_ceil(WORDS_PER_THREAD);
@@ -98,15 +116,27 @@ pub fn batch_add_g1(gpu: &Gpu, bases: &CudaView<u64>, n: usize, bitmap: &[u64]) 
     if n == 0 {
         return Ok(G1Projective::identity());
     }
-    let l = run(gpu, &G1, bases, n, bitmap)?;
+    let l = run(gpu, &gpu.stream, &G1, bases, n, bitmap)?;
     Ok(g1_from_jacobian(l[..18].try_into().expect("18 limbs")))
 }
 
 /// Sum of the G2 bases whose bit is set, bases (24n u64, blst affine) on the device; as [`batch_add_g1`].
 pub fn batch_add_g2(gpu: &Gpu, bases: &CudaView<u64>, n: usize, bitmap: &[u64]) -> GResult<G2Projective> {
+    batch_add_g2_on(gpu, &gpu.stream, bases, n, bitmap)
+}
+
+/// [`batch_add_g2`] on stream `s` of `gpu`'s context (`g2d`: a lane's second stream, so the sum overlaps the
+/// lane's G1 work on `gpu.stream`). Returns once the sum is on the host.
+pub fn batch_add_g2_on(
+    gpu: &Gpu,
+    s: &Arc<CudaStream>,
+    bases: &CudaView<u64>,
+    n: usize,
+    bitmap: &[u64],
+) -> GResult<G2Projective> {
     if n == 0 {
         return Ok(G2Projective::identity());
     }
-    let l = run(gpu, &G2, bases, n, bitmap)?;
+    let l = run(gpu, s, &G2, bases, n, bitmap)?;
     Ok(g2_from_jacobian(l[..36].try_into().expect("36 limbs")))
 }

@@ -6,6 +6,7 @@
 //! - [`compile`]: embedded sources, NVRTC, the on-disk cubin cache.
 //! - [`device`]: one [`Gpu`] per visible device (context, stream, modules, per-device memo).
 //! - [`ntt`], [`msm`], [`batch_add`]: the kernels' Rust wrappers (one enqueue per op on `Gpu::stream`).
+//! - [`g2d`]: B_G2 resident on a lane's device and its batch addition on a second stream (`g2d`).
 //! - [`backend`]: [`backend::GpuBackend`], the `Backend` implementation with one lane per device.
 //! - [`mempool`]: the device's stream-ordered pool kept warm between calls.
 //! - [`timing`]: CUDA events mapped to host instants for the timeline.
@@ -19,6 +20,7 @@ pub mod device;
 pub mod discover;
 pub mod error;
 pub mod floor;
+pub mod g2d;
 pub mod hostpool;
 pub mod mempool;
 pub mod msm;

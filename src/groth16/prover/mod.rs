@@ -270,30 +270,74 @@ impl Ctx<'_, '_> {
         Ok((ones, self.tail(lane, i, window)?))
     }
 
-    /// `b_g2_msm` of every circuit (on the host on every backend), in parallel with A4.
+    /// `b_g2_msm` of every circuit (the G2 MSMs on the host, the batch addition on a device lane with g2d),
+    /// in parallel with A4.
     fn b_g2(&self, probe: &Probe, backend: &dyn Backend) -> Result<Vec<G2Projective>, ProveError> {
         let (params, prep, toggles) = (self.call.params, self.prep, self.call.toggles);
         let n = self.asgs.len();
         let a4 = toggles.on(Toggle::A4);
-        let site =
-            Site::new(Phase::BG2Msm).arg("first", self.call.first).arg("circuits", n).arg("parallel", a4);
+        // g2d: circuit i's batch addition on lane i mod lanes (which holds B_G2), on a thread of its own so
+        // the host's two G2 MSMs run meanwhile.
+        let g2d = toggles.on(Toggle::G2d) && backend.has_device() && prep.b.split;
+        let site = Site::new(Phase::BG2Msm)
+            .arg("first", self.call.first)
+            .arg("circuits", n)
+            .arg("parallel", a4)
+            .arg("g2d", g2d);
         let _span = probe.open(site);
         let b_inputs = self.b_inputs;
-        let one = |i: usize| -> Result<G2Projective, BackendError> {
+        let srs = self.srs;
+        let host_msms = |i: usize| -> Result<G2Projective, BackendError> {
             let g = &self.asgs[i];
             let b_in_scalars: Vec<Scalar> =
                 g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
-            let ones = if prep.b.split {
-                backend.batch_add_g2(&params.b_g2[b_inputs..], &prep.b.ones[i])?
-            } else {
-                G2Projective::identity()
-            };
-            Ok(ones
-                + backend.msm_g2(&params.b_g2[..b_inputs], &b_in_scalars, None)?
+            Ok(backend.msm_g2(&params.b_g2[..b_inputs], &b_in_scalars, None)?
                 + backend.msm_g2(&prep.b_g2_bases, &prep.b.tail_scalars[i], None)?)
         };
-        let r: Result<Vec<_>, BackendError> =
-            if a4 { (0..n).into_par_iter().map(one).collect() } else { (0..n).map(one).collect() };
+        let par = |f: &(dyn Fn(usize) -> Result<G2Projective, BackendError> + Sync)| {
+            if a4 {
+                (0..n).into_par_iter().map(f).collect::<Result<Vec<_>, BackendError>>()
+            } else {
+                (0..n).map(f).collect()
+            }
+        };
+        if !g2d {
+            let one = |i: usize| -> Result<G2Projective, BackendError> {
+                let ones = if prep.b.split {
+                    backend.batch_add_g2(&params.b_g2[b_inputs..], &prep.b.ones[i])?
+                } else {
+                    G2Projective::identity()
+                };
+                Ok(ones + host_msms(i)?)
+            };
+            return Ok(par(&one)?);
+        }
+        // Every circuit's batch addition on a thread of its own (never a rayon worker blocked on a device:
+        // a lane that falls back adds on the host's pool, which then must not be waiting for it), started
+        // before the host's MSMs and joined after them.
+        let r = std::thread::scope(|s| {
+            let devs: Vec<_> = (0..n)
+                .map(|i| {
+                    let lane = backend.lane(i % backend.lanes().max(1)).unwrap_or(backend);
+                    let ones = &prep.b.ones[i];
+                    s.spawn(move || lane.batch_add_b_g2(srs, b_inputs, ones))
+                })
+                .collect();
+            let rest = par(&host_msms);
+            let ones: Result<Vec<G2Projective>, BackendError> = devs
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(BackendError {
+                            backend: "gpu",
+                            op: "b_g2_msm",
+                            msg: "g2d thread panicked".into(),
+                        })
+                    })
+                })
+                .collect();
+            Ok::<_, BackendError>(ones?.into_iter().zip(rest?).map(|(a, b)| a + b).collect::<Vec<_>>())
+        });
         Ok(r?)
     }
 }
@@ -384,6 +428,7 @@ pub fn prove_assignments(
         pin_abc: t.on(Toggle::B1),
         pinned_pool: t.on(Toggle::B2),
         srs_resident: t.on(Toggle::SrsResident),
+        g2_device: t.on(Toggle::G2d),
     };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;

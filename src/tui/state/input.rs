@@ -242,8 +242,12 @@ impl App {
     fn live_key(&mut self, key: Key) {
         let (_, total) = self.timeline_events();
         match key {
-            // 1…9 flip toggles 1…9 and 0 the tenth, as on the keyboard's number row.
-            Key::Char(c @ '0'..='9') => self.flip((usize::from(c as u8 - b'0') + 9) % 10),
+            // 1…9 flip toggles 1…9, 0 the tenth (the keyboard's number row), ! (shift-1) the eleventh.
+            Key::Char(c) if Toggle::for_key(c).is_some() => {
+                if let Some(t) = Toggle::for_key(c) {
+                    self.flip(t as usize)
+                }
+            }
             Key::Char('+') | Key::Char('=') => self.viewport.zoom_in(total),
             Key::Char('-') => self.viewport.zoom_out(total),
             Key::Char('Z') => self.viewport.fit(),
@@ -287,7 +291,7 @@ impl App {
         }
     }
 
-    /// Flips toggle `i` of the panel (keys 1..9; the table test keeps at most 9 toggles), unless it does not apply to this backend.
+    /// Flips toggle `i` of the panel (keys 1…9, 0, ! — `TOGGLE_KEYS`), unless it does not apply to this backend.
     pub fn flip(&mut self, i: usize) {
         let Some(&t) = Toggle::ALL.get(i) else { return };
         let name = t.id().to_uppercase();

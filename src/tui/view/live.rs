@@ -68,6 +68,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     d.panels[Panel::Log.idx()] = rest;
 }
 
+/// The console key of toggle `i` (`TOGGLE_KEYS`).
+fn key(i: usize) -> char {
+    crate::vocab::TOGGLE_KEYS.get(i).copied().unwrap_or(' ')
+}
+
 fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
     let t = app.theme();
     let mut lines = Vec::new();
@@ -76,7 +81,7 @@ fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
         let label = tog.info().short;
         let line = match tog.not_applicable(app.backend.is_gpu()) {
             Some(why) => Line::from(Span::styled(
-                format!("[-] {} {}: {why}", (i + 1) % 10, label.split(' ').next().unwrap_or(label)),
+                format!("[-] {} {}: {why}", key(i), label.split(' ').next().unwrap_or(label)),
                 Style::new().fg(t.dim),
             )),
             None => Line::from(vec![
@@ -84,7 +89,7 @@ fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
                     if on { "[x]" } else { "[ ]" },
                     Style::new().fg(if on { t.good } else { t.dim }),
                 ),
-                Span::styled(format!(" {} ", (i + 1) % 10), Style::new().fg(t.accent)),
+                Span::styled(format!(" {} ", key(i)), Style::new().fg(t.accent)),
                 Span::styled(label.to_string(), Style::new().fg(t.fg)),
             ]),
         };

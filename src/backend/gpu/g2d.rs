@@ -1,0 +1,157 @@
+//! `g2d`: B_G2 on a lane's device. The params' B_G2 bases (192 B each) stay resident across calls like the G1
+//! SRS (uploaded at `begin_call`, once per params, checked by sampled points before reuse), and `b_g2_msm`'s
+//! batch addition of the density-one bases runs on a second stream of the lane, so it overlaps the lane's G1
+//! work (`ntt_msm_h`, `batch_add`, tails) while the host runs the G2 MSMs. When the bases do not fit (device
+//! memory checked first; tests can lower the room with [`G2Dev::limit`]) the lane says so once and the batch
+//! addition stays on the host: `g2d` changes speed, never whether or what a proof computes.
+//!
+//! A/B knob (not a toggle): `CUZK_G2D_PRIORITY=<int>` makes the second stream with that CUDA priority (lower
+//! is more urgent; the lane's stream has the default, which is the least urgent on current GPUs, so e.g. 0
+//! equals the lane and −1 puts the G2 batch addition ahead of the lane's G1 work). Unset: the default priority.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use blstrs::{G2Affine, G2Projective};
+use cudarc::driver::{CudaSlice, CudaStream};
+
+use super::batch_add::{batch_add_g2_on, g2_scratch_bytes};
+use super::device::Gpu;
+use super::error::{GResult, GpuError};
+use super::resident::{matches, upload};
+use crate::backend::api::ParamsId;
+
+/// The second stream's priority from `CUZK_G2D_PRIORITY` (`None`: unset or not an integer).
+fn priority() -> Option<i32> {
+    std::env::var("CUZK_G2D_PRIORITY").ok()?.trim().parse().ok()
+}
+
+/// One lane's B_G2 state.
+#[derive(Default)]
+pub struct G2Dev {
+    /// The second stream, made on first use.
+    stream: Option<Arc<CudaStream>>,
+    /// The resident bases: params, number of bases, device copy (24 limbs each).
+    bases: Option<(ParamsId, usize, CudaSlice<u64>)>,
+    /// Whether the lane has said that B_G2 stays on the host (said once per lane).
+    warned: bool,
+    /// Bytes the lane may use for the bases and their scratch at most (tests: "no room"); `None`: free memory.
+    limit: Option<usize>,
+    /// Uploads of B_G2 so far (tests: resident bases are not uploaded again).
+    uploads: u64,
+    /// Batch additions run on the device so far, and their summed wall time in ms.
+    adds: (u64, f64),
+}
+
+impl G2Dev {
+    /// Caps the device memory the bases may take (`None`: what the device has free), for the fallback test.
+    pub fn limit(&mut self, bytes: Option<usize>) {
+        self.limit = bytes;
+    }
+
+    /// Uploads of B_G2 this lane has made.
+    pub fn uploads(&self) -> u64 {
+        self.uploads
+    }
+
+    /// Batch additions this lane ran on its device, and their summed wall time (ms).
+    pub fn adds(&self) -> (u64, f64) {
+        self.adds
+    }
+
+    /// Whether B_G2 of some params is on the device now.
+    pub fn resident(&self) -> bool {
+        self.bases.is_some()
+    }
+
+    /// Fails like `Gpu::check_mem` when `need` bytes exceed free memory or the test limit.
+    fn check(&self, gpu: &Gpu, what: &str, need: usize) -> GResult<()> {
+        gpu.check_mem(what, need)?;
+        match self.limit {
+            Some(free) if need > free => {
+                Err(GpuError::OutOfMemory { device: gpu.ordinal, what: what.to_string(), need, free })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Says once per lane why B_G2 is added on the host.
+    fn fall_back(&mut self, gpu: &Gpu, why: &GpuError) {
+        if !self.warned {
+            self.warned = true;
+            tracing::warn!("g2d: GPU{}: B_G2 batch addition stays on the host: {why}", gpu.ordinal);
+        }
+    }
+
+    /// At `begin_call`: with `on`, makes `host` (the params' whole B_G2) resident, reusing a copy of the same
+    /// params that still matches; without room it falls back (said once). With `on` false, frees the bases.
+    /// Returns whether it uploaded (the caller's `srs_upload` span).
+    pub fn prepare(&mut self, gpu: &Gpu, on: bool, params: ParamsId, host: &[G2Affine]) -> bool {
+        if !on || host.is_empty() {
+            self.bases = None;
+            return false;
+        }
+        if let Some((p, len, dev)) = &self.bases {
+            if *p == params && *len == host.len() && matches(gpu, dev, host) {
+                return false;
+            }
+        }
+        self.bases = None; // the old copy's memory counts as free for the new one
+        let bytes = std::mem::size_of_val(host) + g2_scratch_bytes(host.len());
+        match self.check(gpu, "the B_G2 bases (g2d)", bytes).and_then(|()| upload(gpu, host)) {
+            Ok(dev) => {
+                self.uploads += 1;
+                self.bases = Some((params, host.len(), dev));
+                true
+            }
+            Err(e) => {
+                self.fall_back(gpu, &e);
+                false
+            }
+        }
+    }
+
+    /// The sum of resident bases `start..start + n` of `params` whose bit is set, on the second stream, with
+    /// the call's wall time in ms (bitmap upload, kernels, result read back); `None` when they are not held or there is no room for the scratch (the caller
+    /// adds on the host).
+    pub fn add(
+        &mut self,
+        gpu: &Gpu,
+        params: ParamsId,
+        start: usize,
+        n: usize,
+        bitmap: &[u64],
+    ) -> Option<GResult<(G2Projective, f64)>> {
+        const L: usize = 24; // u64 limbs per G2 affine point
+        let held = matches!(&self.bases, Some((p, len, _)) if *p == params && start + n <= *len);
+        if !held {
+            return None;
+        }
+        if let Err(e) = self.check(gpu, "B_G2 batch addition scratch (g2d)", g2_scratch_bytes(n)) {
+            self.fall_back(gpu, &e);
+            return None;
+        }
+        let stream = match &self.stream {
+            Some(s) => s.clone(),
+            None => match priority()
+                .map_or_else(|| gpu.ctx.new_stream(), |p| gpu.ctx.new_stream_with_priority(p))
+            {
+                Ok(s) => self.stream.insert(s).clone(),
+                Err(e) => return Some(Err(e.into())),
+            },
+        };
+        let (_, _, dev) = self.bases.as_ref()?;
+        let view = dev.slice(start * L..(start + n) * L);
+        let t = Instant::now();
+        let r = batch_add_g2_on(gpu, &stream, &view, n, bitmap).map(|p| (p, t.elapsed().as_secs_f64() * 1e3));
+        if let Ok((_, ms)) = &r {
+            self.adds = (self.adds.0 + 1, self.adds.1 + ms);
+        }
+        Some(r)
+    }
+
+    /// At `end_call` without `srs_resident`: frees the bases with the rest of the SRS.
+    pub fn release(&mut self) {
+        self.bases = None;
+    }
+}
