@@ -174,6 +174,10 @@ fn shaped_scalars(shape: &str, n: usize, seed: u64) -> Vec<Scalar> {
         .collect()
 }
 
+// First: its `delegate!` macro is used by the modules after it.
+#[macro_use]
+#[path = "gpu/proofs.rs"]
+mod proofs;
 #[path = "gpu/g2d.rs"]
 mod g2d;
 #[path = "gpu/host.rs"]
@@ -188,5 +192,3 @@ mod ntt_new;
 mod perf;
 #[path = "gpu/pools.rs"]
 mod pools;
-#[path = "gpu/proofs.rs"]
-mod proofs;
