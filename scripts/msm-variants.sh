@@ -33,7 +33,7 @@ for f in "$cuzk" dev/cuzk target/release/cuzk; do
 done
 [ -n "$cuzk" ] && [ -x "$cuzk" ] || { echo "msm-variants: no cuzk binary (pass --cuzk)" >&2; exit 2; }
 
-VARIANTS=${VARIANTS:-"base lb3 b32 flat nopf flat+lb3 flat+b32 flat+b64 flat@1048576,16,32768 flat+w18 flat+w20"}
+VARIANTS=${VARIANTS:-"base base+lb3 base+b32 flat nopf flat+lb3 flat+b32 flat+b64 flat@1048576,16,32768 flat+w18 flat+w20"}
 SIZES=${SIZES:-"20 22 24"}
 REPEAT=${REPEAT:-5}
 out=${OUT:-dev/msm-variants-out}

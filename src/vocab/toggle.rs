@@ -91,8 +91,9 @@ toggles! {
     // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
     B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
         help "B2: a/b/c via reusable pinned host memory: with pce synthesis writes them there, else copied through it (B1 wins).";
-    // Default off until measured on the device (the lead's A/B at 2^22); off is today's host path.
-    G2d = "g2d", short "g2d B_G2 dev", default false, applies Applies::DeviceOnly, ablate true,
+    // Default on: after synthesis of sha256-chain-156 (2^22) 111 → 89 ms, b_g2_msm 70 → 27 ms (h200-16c,
+    // 2026-12-01, docs/PERF.md); with no room on the device it falls back to the host with one warning.
+    G2d = "g2d", short "g2d B_G2 dev", default true, applies Applies::DeviceOnly, ablate true,
         help "g2d: B_G2 batch addition on the device (bases resident, a second stream) beside the host's G2 MSMs.";
 }
 
@@ -420,7 +421,7 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 g2d batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));
@@ -428,12 +429,12 @@ mod tests {
             Toggle::ablated_on(true).any(|t| t == Toggle::B1)
                 && Toggle::ablated_on(true).any(|t| t == Toggle::B2)
         );
-        // g2d: device-only, off by default, ablated on the GPU, console key `!`.
+        // g2d: device-only, on by default, ablated on the GPU, console key `!`.
         assert!(!cpu.contains(&Toggle::G2d) && Toggle::ablated_on(true).any(|t| t == Toggle::G2d));
-        assert!(!Toggles::default().on(Toggle::G2d));
+        assert!(Toggles::default().on(Toggle::G2d));
         assert_eq!((Toggle::G2d.key(), Toggle::for_key('!')), (Some('!'), Some(Toggle::G2d)));
         assert_eq!((Toggle::A1.key(), Toggle::for_key('0')), (Some('1'), Some(Toggle::B2)));
-        t.apply_set("g2d=on").unwrap_or_default();
-        assert!(t.changed().contains("g2d=on"), "{}", t.changed());
+        t.apply_set("g2d=off").unwrap_or_default();
+        assert!(t.changed().contains("g2d=off"), "{}", t.changed());
     }
 }

@@ -151,6 +151,9 @@ fn g2d_proofs_match_cpu_for_every_toggle_combination() {
             assert_eq!(prove(&g, &params, &circuits, &t), want, "sha chain: toggles {}", t.compact());
         }
     }
+    // The loops end on g2d off (bases freed); one more resident g2d call must keep them.
+    let t = with_g2d(0, true, true);
+    assert_eq!(prove(&g, &params, &circuits, &t), want, "sha chain: toggles {}", t.compact());
     assert!(g.first().g2().resident(), "g2d's last resident call kept B_G2");
     assert!(g.first().g2().adds().0 >= 64, "the sha chain's g2d runs added on the device");
     let (params, circuits) = setup_for("samples/porep-mini.toml");

@@ -1,4 +1,4 @@
-//! The NTT's strided-pass path (default) and the CUZK_NTT_OLD path against the CPU `Domain` functions,
+//! The NTT's strided-pass path (CUZK_NTT_PASS=1) and the old path (default) against the CPU `Domain` functions,
 //! element for element: every direction and compute_h at 2^1 … 2^12 (one to two passes, odd and even splits,
 //! blocks below 2^10) and 2^20, 2^22 (two and three passes, the 10+10 and 7+7+8 splits).
 

@@ -6,7 +6,7 @@ use super::*;
 /// Device timings for docs/PERF.md, not a check (ignored; `--ignored --nocapture perf_probe` on the device
 /// machine). MSM at 2^16..2^24 (default window, per-stage times with CUZK_MSM_PROFILE, windows 18 and 20 at
 /// 2^24), MSM input shapes (checked against the CPU at 2^20), small MSMs on the device
-/// against the CPU, NTT and compute_h (pass path and the CUZK_NTT_OLD path), batch_add. `CUZK_PERF_MAX_LOG` caps the sizes
+/// against the CPU, NTT and compute_h (the old path, the default, and the CUZK_NTT_PASS path), batch_add. `CUZK_PERF_MAX_LOG` caps the sizes
 /// (default 24). Points beyond 2^22 repeat the first 2^22 (distinct random scalars; 400 MB of bases is far
 /// beyond the L2). Lines start with `PERF`.
 #[test]
@@ -88,7 +88,7 @@ fn perf_probe() {
     // NTT forward and compute_h (data on the device), the pass path (default) and the old path (checked here
     // against the CPU first).
     for radix in ["pass", "old"] {
-        std::env::set_var("CUZK_NTT_OLD", if radix == "old" { "1" } else { "0" });
+        std::env::set_var("CUZK_NTT_PASS", if radix == "pass" { "1" } else { "0" });
         for lg in [11u32, 16, 20] {
             let r = ntt_check_against_cpu(dev, lg, 3 + lg as u64).unwrap_or_else(|e| ok(e));
             println!("PERF check ntt path {radix} 2^{lg}: {}", r.map_or_else(|m| m, |()| "ok".into()));
@@ -111,7 +111,7 @@ fn perf_probe() {
             }));
             println!("PERF compute_h path {radix} 2^{lg} median {ms:.3} ms");
         }
-        std::env::remove_var("CUZK_NTT_OLD");
+        std::env::remove_var("CUZK_NTT_PASS");
     }
     // batch_add G1, about half the bits set.
     for lg in [12u32, 16, 20, 24].into_iter().filter(|&l| l <= max_log) {

@@ -1,10 +1,11 @@
 //! Kernel A/B experiments for the device G1 MSM (`CUZK_MSM_VARIANT`): which level-1 accumulation kernel runs,
 //! its block size, and an override of the window width. Every variant computes the same sum (checked by
-//! `cuda/hostcheck/check.py` and `tests/gpu/msm_variants.rs`); only speed differs. Default: unchanged.
+//! `cuda/hostcheck/check.py` and `tests/gpu/msm_variants.rs`); only speed differs. Default: `flat` (measured
+//! 2^24 130 ms against the nested walk's 172, 2^22 36 against 51, H200, docs/PERF.md).
 //!
 //! `CUZK_MSM_VARIANT` is `+`-separated tokens:
-//! - `base` — the nested bucket walk `msm_g1_accum_points` (default);
-//! - `flat` — `msm_g1_accum_flat`: one loop over the slice's entries (no per-bucket inner loop, so no lane
+//! - `base` — the nested bucket walk `msm_g1_accum_points` (the default before 2026-12-01);
+//! - `flat` — `msm_g1_accum_flat` (default): one loop over the slice's entries (no per-bucket inner loop, so no lane
 //!   of a warp waits for another's longer bucket), next base prefetched, 16-byte base loads;
 //! - `nopf` — the flat walk without the prefetch of the next base (`msm_g1_accum_flat_np`; implies `flat`,
 //!   not with `lb3`), to tell the prefetch's share of `flat`'s gain;
@@ -13,12 +14,14 @@
 //! - `b32`, `b64` — level-1 blocks of 32 or 64 threads (174 registers: 11 or 10 warps per SM instead of 8);
 //! - `wNN` — window width NN (1..=[`super::msm::MAX_WINDOW`]) where the caller did not force one.
 //!
+//! Tokens apply to the default (flat) unless `base` is among them: `lb3` is `flat+lb3`, `base+lb3` the
+//! nested walk's.
 //! Example: `CUZK_MSM_VARIANT=flat+lb3`, `CUZK_MSM_VARIANT=base+w20`. `scripts/msm-variants.sh` runs them all.
 
 use super::{GResult, GpuError};
 
 /// One MSM kernel configuration (see the module comment).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MsmVariant {
     /// Level 1 through the flat walk (`msm_g1_accum_flat*`) instead of the nested one.
     pub flat: bool,
@@ -32,6 +35,13 @@ pub struct MsmVariant {
     pub window: Option<usize>,
 }
 
+/// The flat walk with the usual block and window: the fastest measured (module comment).
+impl Default for MsmVariant {
+    fn default() -> Self {
+        MsmVariant { flat: true, nopf: false, lb3: false, block: 0, window: None }
+    }
+}
+
 impl MsmVariant {
     /// Parses `+`-separated tokens (`base`, `flat`, `lb3`, `b32`, `b64`, `b128`, `wNN`); an unknown token is
     /// an error naming it.
@@ -39,7 +49,8 @@ impl MsmVariant {
         let mut v = MsmVariant::default();
         for tok in spec.split(['+', ',']).map(str::trim).filter(|t| !t.is_empty()) {
             match tok {
-                "base" | "default" => {}
+                "base" => (v.flat, v.nopf) = (false, false),
+                "default" => {}
                 "flat" => v.flat = true,
                 "lb3" => v.lb3 = true,
                 "nopf" => (v.flat, v.nopf) = (true, true),
@@ -88,7 +99,7 @@ impl MsmVariant {
 
     /// The variants `tests/gpu/msm_variants.rs` and `scripts/msm-variants.sh` compare (window tokens aside).
     pub const ALL: [&'static str; 8] =
-        ["base", "lb3", "b32", "flat", "nopf", "flat+lb3", "flat+b32", "flat+b64"];
+        ["base", "base+lb3", "base+b32", "flat", "nopf", "flat+lb3", "flat+b32", "flat+b64"];
 }
 
 #[cfg(test)]
@@ -105,6 +116,8 @@ mod tests {
         assert!(MsmVariant::parse("w0").is_err());
         assert!(MsmVariant::parse("nopf+lb3").is_err());
         assert_eq!(MsmVariant::parse("nopf").unwrap_or_default().points_kernel(), "msm_g1_accum_flat_np");
+        assert_eq!(MsmVariant::parse("base").unwrap_or_default().points_kernel(), "msm_g1_accum_points");
+        assert_eq!(MsmVariant::default().points_kernel(), "msm_g1_accum_flat");
         for s in MsmVariant::ALL {
             assert!(MsmVariant::parse(s).is_ok(), "{s}");
         }

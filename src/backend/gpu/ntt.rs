@@ -1,7 +1,7 @@
 //! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
 //!
 //! Two launch paths, identical results:
-//! - **Passes** (default; src/backend/gpu/ntt_pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
+//! - **Passes** (`CUZK_NTT_PASS=1`; src/backend/gpu/ntt_pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
 //!   running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
 //!   elements strided by the pass's lowest span, so the C columns are contiguous in global memory); splits as
 //!   equal as possible, larger last: 2^24 8+8+8, 2^22 7+7+8, 2^20 10+10. Between passes the six-step "twist"
@@ -10,7 +10,7 @@
 //!   DIF (Gentleman–Sande) maps natural → bit-reversed, DIT (Cooley–Tukey, passes in reverse order)
 //!   bit-reversed → natural; either can run with ω^(−1). Scaling c·g^idx (1/N, coset shifts) rides on the first
 //!   pass's loads (idx = P) or the last pass's stores (idx = P or bitrev(P)).
-//! - **Old** (`CUZK_NTT_OLD=1`, read per call, part of the table cache key): DIF only; spans N/2 … 2^10 as
+//! - **Old** (default; the path is read per call and is part of the table cache key): DIF only; spans N/2 … 2^10 as
 //!   global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is odd), the
 //!   last min(log_n, 10) stages in `ntt_dif_smem`, twiddles from a full table ω^k, k ≤ N/2 (inverse via
 //!   ω^(−k) = −ω^(N/2−k)), then `ntt_bitrev_scale` (i ↔ bitrev(i), ·c·g^i).
@@ -33,8 +33,10 @@
 //! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
 //! twist/table reads are L2 hits); old path 7 global + 1 shared + 1 permutation (≈ 9 GiB) plus ≲ 0.5 GiB of
 //! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
-//! permutation ≈ 5.75 GiB; old path ≈ 13.5 GiB. Measured (H200, old path): 2^24 forward 6.24 ms, compute_h 2^22 10.7 ms;
-//! the pass path is not yet measured on the device (perf_probe prints both).
+//! permutation ≈ 5.75 GiB; old path ≈ 13.5 GiB. Measured (H200, 2026-12-01, one call): forward 2^24
+//! old 6.16 ms, pass 6.90; compute_h 2^22 old 10.7, pass 11.6 — the pass path moves half the bytes yet is
+//! ~12% slower (its shared-memory stages, not DRAM, bound it), so the old path stays the default and the
+//! pass path stays opt-in for the work on it (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
@@ -79,7 +81,7 @@ pub(crate) struct PowTable {
 pub struct NttTables {
     pub(crate) log_n: u32,
     pub(crate) lo_bits: u32,
-    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each: only the old path (CUZK_NTT_OLD=1) has it.
+    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each: only the old path (the default) has it.
     tw: Option<CudaSlice<u64>>,
     /// Concatenated power tables and z⁻¹ (offsets below, in fr_t).
     pows: CudaSlice<u64>,
@@ -116,10 +118,10 @@ impl NttTables {
     }
 }
 
-/// `CUZK_NTT_OLD=1` selects the earlier launch sequences (radix-4 global passes + N/2-entry twiddle table)
-/// for A/B runs on the device; results are identical.
+/// The radix-4 global passes + N/2-entry twiddle table, unless `CUZK_NTT_PASS=1` selects the strided-pass
+/// path for A/B runs on the device (measured slower, module comment); results are identical.
 pub fn old_path() -> bool {
-    std::env::var_os("CUZK_NTT_OLD").is_some_and(|v| v == "1")
+    std::env::var_os("CUZK_NTT_PASS").is_none_or(|v| v != "1")
 }
 
 pub(crate) fn n_of(log_n: u32) -> usize {
@@ -169,7 +171,7 @@ fn table_bytes(log_n: u32, old: bool) -> usize {
 }
 
 /// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check: ≈ 1.3 MiB at 2^24 on the
-/// pass path (257 MiB with CUZK_NTT_OLD=1).
+/// pass path (257 MiB on the old path, the default).
 pub fn scratch_bytes(log_n: u32) -> usize {
     table_bytes(log_n, old_path())
 }
@@ -361,7 +363,7 @@ pub fn ntt(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir) -> GResul
     ntt_on(gpu, a, log_n, dir, old_path())
 }
 
-/// [`ntt`] on an explicitly chosen path (`old`: the CUZK_NTT_OLD sequences), so tests cover both at once.
+/// [`ntt`] on an explicitly chosen path (`old`: the default sequences; `false`: the pass path), so tests cover both at once.
 pub fn ntt_on(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir, old: bool) -> GResult<()> {
     check_args(log_n, &[("a", a.len())])?;
     let t = tables(gpu, log_n, old)?;
@@ -407,7 +409,7 @@ pub fn compute_h(
     compute_h_on(gpu, a, b, c, log_n, old_path())
 }
 
-/// [`compute_h`] on an explicitly chosen path (`old`: the CUZK_NTT_OLD sequences), so tests cover both.
+/// [`compute_h`] on an explicitly chosen path (`old`: the default sequences; `false`: the pass path), so tests cover both.
 pub fn compute_h_on(
     gpu: &Gpu,
     a: &mut CudaSlice<u64>,
