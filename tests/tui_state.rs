@@ -131,6 +131,8 @@ fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
     assert!(a.toggles.on(Toggle::G2d) && last_log(&a).contains("G2D: GPU only"), "{}", last_log(&a));
     g.handle_key(Key::Char('!'));
     assert!(!g.toggles.on(Toggle::G2d), "key ! (shift-1) flips the eleventh toggle, g2d (on by default)");
+    g.handle_key(Key::Char('@'));
+    assert!(!g.toggles.on(Toggle::Dpool), "key @ (shift-2) flips the twelfth toggle, dpool (on by default)");
     assert_eq!(a.handle_key(Key::Char('r')), Some(Command::Run { toggles: a.toggles, repeats: 1 }));
 }
 

@@ -164,6 +164,8 @@ pub struct CallOpts {
     pub srs_resident: bool,
     /// `g2d`: keep B_G2 on the device too and add `b_g2_msm`'s selected bases there.
     pub g2_device: bool,
+    /// `dpool`: the device's memory pool keeps freed scratch mapped between calls.
+    pub device_pool: bool,
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.

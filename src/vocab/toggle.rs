@@ -95,6 +95,10 @@ toggles! {
     // 2026-12-01, docs/PERF.md); with no room on the device it falls back to the host with one warning.
     G2d = "g2d", short "g2d B_G2 dev", default true, applies Applies::DeviceOnly, ablate true,
         help "g2d: B_G2 batch addition on the device (bases resident, a second stream) beside the host's G2 MSMs.";
+    // Default on: after synthesis chain-156 69.9 → 66.1 ms, chain-39 27.5 → 25.6 ms (h200-16c, 2026-12-01,
+    // docs/PERF.md); off is the driver's default (freed scratch returned at every synchronisation).
+    Dpool = "dpool", short "dpool devmem", default true, applies Applies::DeviceOnly, ablate true,
+        help "dpool: the device's memory pool keeps freed scratch mapped between calls (no per-call device allocations).";
 }
 
 impl Toggle {
@@ -154,8 +158,9 @@ fn expected_ids() -> String {
     Toggle::KEYS.join(", ")
 }
 
-/// The console's toggle keys in display order: the number row, then `!` (shift-1) for the eleventh.
-pub const TOGGLE_KEYS: [char; 11] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!'];
+/// The console's toggle keys in display order: the number row, then `!` and `@` (shift-1, shift-2) for the
+/// eleventh and twelfth.
+pub const TOGGLE_KEYS: [char; 12] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@'];
 
 /// The id of the numeric knob beside the boolean toggles.
 pub const BATCH: &str = "batch";
@@ -368,7 +373,10 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
-        assert!(Toggle::ALL.len() <= TOGGLE_KEYS.len(), "the console flips toggles with keys 1..9, 0 and !");
+        assert!(
+            Toggle::ALL.len() <= TOGGLE_KEYS.len(),
+            "the console flips toggles with keys 1..9, 0, ! and @"
+        );
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
             assert_eq!(Toggle::from_id(t.id()), Some(*t));
@@ -421,7 +429,7 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 g2d batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 g2d dpool batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));
@@ -434,6 +442,8 @@ mod tests {
         assert!(Toggles::default().on(Toggle::G2d));
         assert_eq!((Toggle::G2d.key(), Toggle::for_key('!')), (Some('!'), Some(Toggle::G2d)));
         assert_eq!((Toggle::A1.key(), Toggle::for_key('0')), (Some('1'), Some(Toggle::B2)));
+        assert_eq!((Toggle::Dpool.key(), Toggle::for_key('@')), (Some('@'), Some(Toggle::Dpool)));
+        assert!(Toggles::default().on(Toggle::Dpool) && !cpu.contains(&Toggle::Dpool));
         t.apply_set("g2d=off").unwrap_or_default();
         assert!(t.changed().contains("g2d=off"), "{}", t.changed());
     }

@@ -110,3 +110,20 @@ fn device_pool_keeps_results_and_reports_shortage() {
     let err = g.check_mem("a test's impossible request", g.mem_total + 1).err();
     assert!(matches!(err, Some(GpuError::OutOfMemory { .. })), "got {err:?}");
 }
+
+/// `dpool` changes speed only: proofs with the device pool kept warm and with the driver's default (freed at
+/// every synchronisation) equal the CPU's, and the pool's threshold follows the toggle call by call.
+#[test]
+fn dpool_on_and_off_prove_like_the_cpu() {
+    let Some(b) = gpu("dpool_on_and_off_prove_like_the_cpu") else { return };
+    let (params, circuits) = setup_for("samples/sha256-chain.toml");
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for on in [false, true, false, true] {
+        let mut t = Toggles::default();
+        t.set(Toggle::Dpool, on);
+        assert_eq!(prove(&b, &params, &circuits, &t), want, "toggles {}", t.compact());
+        let warm = b.gpu(0).and_then(|g| g.pool.as_ref()).map(|p| p.is_warm());
+        // No pool at all (CUZK_DEVICE_POOL_KEEP=0 or no stream-ordered pools) reads None: nothing to follow.
+        assert!(warm.is_none_or(|w| w == on), "dpool={on} but the pool's warm state is {warm:?}");
+    }
+}

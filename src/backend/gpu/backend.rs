@@ -265,6 +265,9 @@ impl GpuLane {
     /// reused only if its sampled points still equal the host's.
     fn begin_impl(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> GResult<()> {
         let gpu = &*self.gpu;
+        if let Some(p) = &gpu.pool {
+            p.keep_warm(&gpu.ctx, opts.device_pool);
+        }
         let mut st = self.state();
         st.opts = opts;
         st.in_call = true;

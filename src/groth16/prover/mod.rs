@@ -429,6 +429,7 @@ pub fn prove_assignments(
         pinned_pool: t.on(Toggle::B2),
         srs_resident: t.on(Toggle::SrsResident),
         g2_device: t.on(Toggle::G2d),
+        device_pool: t.on(Toggle::Dpool),
     };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;
