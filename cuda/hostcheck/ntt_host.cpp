@@ -1,5 +1,5 @@
 // Host check of cuda/ntt.cu without a GPU: runs the kernels' HD bodies over every (block, thread) index in
-// the same launch sequences as src/backend/gpu/ntt.rs (the old path) and ntt_pass.rs (the pass path,
+// the same launch sequences as src/backend/gpu/ntt.rs (the old path) and ntt/pass.rs (the pass path,
 // gpu_ntt2/gpu_compute_h2 below, for several pass splits via max stages per pass), and compares with a naive O(N^2) DFT in fr_t for
 // log_n = 0..12 (several shared-memory block sizes, so the radix-2/radix-4 global passes are exercised at
 // small N too). Writes small cases (canonical hex) to stdout for ntt_check.py, which recomputes them with
@@ -143,7 +143,7 @@ static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
 
 // ---- the strided-pass path (default in ntt.rs; mirrors pass_split / run_passes there) ----
 // Stage counts per pass from the top (largest spans first): ⌈log_n/max_b⌉ passes as equal as possible,
-// the larger ones last (as pass_split in ntt_pass.rs).
+// the larger ones last (as pass_split in ntt/pass.rs).
 static std::vector<u32> pass_split(u32 log_n, u32 max_b) {
     std::vector<u32> out;
     if (log_n == 0) return out;

@@ -26,7 +26,6 @@ pub mod mempool;
 pub mod msm;
 pub mod msm_variant;
 pub mod ntt;
-mod ntt_pass;
 mod resident;
 pub mod staging;
 pub mod timing;

@@ -13,11 +13,7 @@ use group::Group;
 use super::msm_variant::MsmVariant;
 use super::{g1_from_jacobian, GResult, Gpu, GpuError, Module};
 
-/// Smallest accepted window width (1-bit windows are still correct).
-pub const MIN_WINDOW: usize = 1;
-/// Largest window width: 2^21 buckets per window (384 MiB of XYZZ buckets per window at 192 B each; the
-/// default table stops at 19, wider windows are for `CUZK_MSM_VARIANT=wNN` and forced widths).
-pub const MAX_WINDOW: usize = 22;
+pub use super::msm_variant::{MAX_WINDOW, MIN_WINDOW};
 /// Windows processed together are limited so that windows·n ≤ 2^28 (keys, ranks and sorted entries: 12 bytes
 /// each, so at most 3 GiB per pass; sorted indices stay below 2^31).
 const PASS_BUDGET_LOG2: u32 = 28;

@@ -12,13 +12,19 @@
 //! - `lb3` — the chosen kernel built for ≤ 168 registers (`__launch_bounds__(128, 3)`: 12 warps per SM
 //!   instead of 8; nvcc 13.0 sm_90: points 165 registers, flat 168 with 40 B of spills);
 //! - `b32`, `b64` — level-1 blocks of 32 or 64 threads (174 registers: 11 or 10 warps per SM instead of 8);
-//! - `wNN` — window width NN (1..=[`super::msm::MAX_WINDOW`]) where the caller did not force one.
+//! - `wNN` — window width NN (1..=[`MAX_WINDOW`]) where the caller did not force one.
 //!
 //! Tokens apply to the default (flat) unless `base` is among them: `lb3` is `flat+lb3`, `base+lb3` the
 //! nested walk's.
 //! Example: `CUZK_MSM_VARIANT=flat+lb3`, `CUZK_MSM_VARIANT=base+w20`. `scripts/msm-variants.sh` runs them all.
 
 use super::{GResult, GpuError};
+
+/// Smallest accepted window width (1-bit windows are still correct).
+pub const MIN_WINDOW: usize = 1;
+/// Largest window width: 2^21 buckets per window (384 MiB of XYZZ buckets per window at 192 B each; the
+/// default table stops at 19, wider windows are for `CUZK_MSM_VARIANT=wNN` and forced widths).
+pub const MAX_WINDOW: usize = 22;
 
 /// One MSM kernel configuration (see the module comment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,13 +64,13 @@ impl MsmVariant {
                 "b64" => v.block = 64,
                 "b128" => v.block = 128,
                 _ => match tok.strip_prefix('w').and_then(|w| w.parse::<usize>().ok()) {
-                    Some(c) if (super::msm::MIN_WINDOW..=super::msm::MAX_WINDOW).contains(&c) => {
+                    Some(c) if (MIN_WINDOW..=MAX_WINDOW).contains(&c) => {
                         v.window = Some(c)
                     }
                     _ => {
                         return Err(GpuError::Invalid(format!(
                         "CUZK_MSM_VARIANT: unknown token {tok:?} (base, flat, nopf, lb3, b32, b64, b128, w1..w{})",
-                        super::msm::MAX_WINDOW
+                        MAX_WINDOW
                     )))
                     }
                 },

@@ -1,7 +1,7 @@
 //! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
 //!
 //! Two launch paths, identical results:
-//! - **Passes** (`CUZK_NTT_PASS=1`; src/backend/gpu/ntt_pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
+//! - **Passes** (`CUZK_NTT_PASS=1`; src/backend/gpu/ntt/pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
 //!   running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
 //!   elements strided by the pass's lowest span, so the C columns are contiguous in global memory); splits as
 //!   equal as possible, larger last: 2^24 8+8+8, 2^22 7+7+8, 2^20 10+10. Between passes the six-step "twist"
@@ -47,6 +47,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernel
 use ff::{Field, PrimeField};
 
 use super::{limbs, GResult, Gpu, GpuError, Module};
+
+/// The strided-pass launch sequences (`CUZK_NTT_PASS=1`), a child so it shares the tables privately.
+mod pass;
 
 /// log2 of the shared-memory block (SMEM_LOG in cuda/ntt.cu).
 pub(crate) const SMEM_LOG: u32 = 10;
@@ -368,7 +371,7 @@ pub fn ntt_on(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir, old: b
     check_args(log_n, &[("a", a.len())])?;
     let t = tables(gpu, log_n, old)?;
     if !old {
-        return super::ntt_pass::ntt(gpu, &t, a, dir);
+        return pass::ntt(gpu, &t, a, dir);
     }
     let k = Kernels::new(gpu)?;
     match dir {
@@ -421,7 +424,7 @@ pub fn compute_h_on(
     check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
     let t = tables(gpu, log_n, old)?;
     if !old {
-        return super::ntt_pass::compute_h(gpu, &t, a, b, c);
+        return pass::compute_h(gpu, &t, a, b, c);
     }
     let k = Kernels::new(gpu)?;
     for v in [&mut *a, &mut *b, &mut *c] {

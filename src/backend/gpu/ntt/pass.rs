@@ -6,8 +6,8 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 
-use super::ntt::{n_of, NttDir, NttTables, PowTable, SMEM_LOG};
-use super::{GResult, Gpu, Module};
+use super::super::{GResult, Gpu, Module};
+use super::{n_of, NttDir, NttTables, PowTable, SMEM_LOG};
 
 /// Flags of `ntt_pass` (PF_* in cuda/ntt.cu).
 const PF_INV: u32 = 1;
@@ -125,7 +125,7 @@ const BR_T: u32 = 4;
 fn bitrev(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, tab: Option<PowTable>) -> GResult<()> {
     let log_n = t.log_n;
     if log_n < 2 * BR_T {
-        return super::ntt::bitrev_scale(gpu, t, a, tab);
+        return super::bitrev_scale(gpu, t, a, tab);
     }
     let (lo, hi) = t.pow_slices(tab.unwrap_or(t.inv));
     let scale = u32::from(tab.is_some());
@@ -185,7 +185,7 @@ pub(crate) fn compute_h(
     let mut lb = gpu.stream.launch_builder(&f);
     lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
     // SAFETY: ntt_pointwise(u64*, const u64*, const u64*, const u64*, u32); N threads, all hold N fr_t.
-    unsafe { lb.launch(super::ntt::grid(n_of(log_n))) }?;
+    unsafe { lb.launch(super::grid(n_of(log_n))) }?;
     Ok(())
 }
 
