@@ -116,60 +116,15 @@ fn ntt_and_compute_h_match_cpu() {
     }
 }
 
-/// Runs all four transforms and compute_h at 2^log_n on pseudo-random inputs and compares with the CPU
-/// backend element for element. Returns a one-line description of the first mismatch.
+/// Runs all four transforms and compute_h at 2^log_n on pseudo-random inputs on the path the environment
+/// selects (`CUZK_NTT_PASS`) and compares with the CPU backend element for element. Returns a one-line
+/// description of the first mismatch.
 pub(crate) fn ntt_check_against_cpu(
     gpu: &Gpu,
     log_n: u32,
     seed: u64,
 ) -> Result<Result<(), String>, GpuError> {
-    use cuzk::backend::cpu::ntt as cpu;
-    use cuzk::backend::gpu::limbs_mut;
-    use cuzk::backend::gpu::ntt::{compute_h, ntt, NttDir};
-    let n = 1usize << log_n;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut rand_vec = |len: usize| -> Vec<Scalar> { (0..len).map(|_| Scalar::random(&mut rng)).collect() };
-    let dom = cpu::Domain::new(log_n).map_err(|e| GpuError::Invalid(e.to_string()))?;
-    let from_dev = |d: &CudaSlice<u64>| -> Result<Vec<Scalar>, GpuError> {
-        let mut v = vec![Scalar::ZERO; n];
-        gpu.stream.memcpy_dtoh(&d.slice(0..4 * n), limbs_mut(&mut v))?;
-        Ok(v)
-    };
-    for dir in [NttDir::Forward, NttDir::Inverse, NttDir::CosetForward, NttDir::CosetInverse] {
-        let x = rand_vec(n);
-        let mut want = x.clone();
-        match dir {
-            NttDir::Forward => dom.ntt(&mut want),
-            NttDir::Inverse => dom.intt(&mut want),
-            NttDir::CosetForward => dom.coset_ntt(&mut want),
-            NttDir::CosetInverse => dom.icoset_ntt(&mut want),
-        }
-        .map_err(|e| GpuError::Invalid(e.to_string()))?;
-        let mut d = gpu.stream.clone_htod(limbs(&x))?;
-        ntt(gpu, &mut d, log_n, dir)?;
-        let got = from_dev(&d)?;
-        if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
-            return Ok(Err(format!("ntt {dir:?} 2^{log_n}: first mismatch at {i} of {n}")));
-        }
-    }
-    let (x, y) = (rand_vec(n), rand_vec(n));
-    let mut z = rand_vec(n);
-    z.truncate(n - n / 4); // zero-padded on the device, short on the CPU (as the prover passes it)
-    let mut zp = z.clone();
-    zp.resize(n, Scalar::ZERO);
-    let (mut da, mut db, mut dc) = (
-        gpu.stream.clone_htod(limbs(&x))?,
-        gpu.stream.clone_htod(limbs(&y))?,
-        gpu.stream.clone_htod(limbs(&zp))?,
-    );
-    compute_h(gpu, &mut da, &mut db, &mut dc, log_n)?;
-    let got = from_dev(&da)?;
-    let (mut a, mut b, mut c) = (x, y, z);
-    cpu::compute_h(&mut a, &mut b, &mut c, &dom).map_err(|e| GpuError::Invalid(e.to_string()))?;
-    if let Some(i) = (0..a.len()).find(|&i| got[i] != a[i]) {
-        return Ok(Err(format!("compute_h 2^{log_n}: first mismatch at {i} of {}", a.len())));
-    }
-    Ok(Ok(()))
+    super::ntt_new::check(gpu, log_n, cuzk::backend::gpu::ntt::old_path(), seed)
 }
 
 /// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible

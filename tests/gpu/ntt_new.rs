@@ -8,7 +8,7 @@ use cuzk::backend::gpu::limbs_mut;
 use cuzk::backend::gpu::ntt::{compute_h_on, ntt_on, NttDir};
 
 /// One size on one path; a one-line description of the first mismatch.
-fn check(gpu: &Gpu, log_n: u32, old: bool, seed: u64) -> Result<Result<(), String>, GpuError> {
+pub(crate) fn check(gpu: &Gpu, log_n: u32, old: bool, seed: u64) -> Result<Result<(), String>, GpuError> {
     let n = 1usize << log_n;
     let mut r = rng(seed);
     let dom = cpu::Domain::new(log_n).map_err(|e| GpuError::Invalid(e.to_string()))?;
