@@ -1,18 +1,20 @@
 // NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h (src/backend/gpu/ntt.rs).
 //
-// Two paths (src/backend/gpu/ntt.rs's header has the launch sequences): the strided multi-stage passes
-// (ntt_pass, ntt_pointwise, ntt_bitrev_scale; described where ntt_pass's bodies start below) by default, and
-// the old scheme (CUZK_NTT_OLD=1) that follows.
+// Two paths (src/backend/gpu/ntt.rs's header has the launch sequences): the old scheme that follows, the
+// default, and the strided multi-stage passes (ntt_pass, ntt_pointwise; described where ntt_pass's bodies
+// start below) under CUZK_NTT_PASS=1.
 // Old scheme (all transforms in place, one vector of N = 2^log_n fr_t):
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
 //     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
 //     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
-//     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements, with its own compact
-//     twiddle table (LT_BASE below) so that a warp's twiddle reads are contiguous.
+//     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements, two stages per barrier
+//     in registers (ntt_dif_smem4; ntt_dif_smem, one per barrier, under CUZK_NTT_SMEM=r2 and below 4 points),
+//     with its own compact twiddle table (LT_BASE below) so that a warp's twiddle reads are contiguous.
 //   * The inverse uses the same twiddle table: ω^(−k) = −ω^(N/2 − k) with tw[N/2] = ω^(N/2) = −1, so the
 //     inverse butterfly is (x + y, (y − x)·tw[N/2 − k]) — no second table, no extra work.
-//   * A final in-place pass swaps i ↔ bitrev(i) (an involution) and multiplies by c·g^i taken from a
-//     two-level table (lo[i mod 2^L]·hi[i >> L], c folded into hi): 1/N, coset shifts g^(±i) are free there.
+//   * A final in-place pass swaps i ↔ bitrev(i) (an involution; ntt_bitrev_tile from 2^8, coalesced tiles
+//     through shared memory, else ntt_bitrev_scale) and multiplies by c·g^i taken from a two-level table
+//     (lo[i mod 2^L]·hi[i >> L], c folded into hi): 1/N, coset shifts g^(±i) are free there.
 //   * compute_h: for v in a, b, c: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [coset evaluations, bit-reversed];
 //     then one pass a[i] ← (a·b − c)·z⁻¹ at bitrev(i) (pointwise fused with the permutation), DIF⁻¹(a),
 //     bitrev + n⁻¹·g^(−i).
@@ -24,11 +26,14 @@
 // __syncthreads(), which the host runs for all threads in turn).
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
-// ntt_dif_r2 40, ntt_dif_smem 64 (+ 32768 B static shared), ntt_bitrev_scale 72, ntt_scale 40,
-// ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise 40,
-// ntt_bitrev_tile 54 (+ 17408 B static shared).
+// ntt_dif_r2 40, ntt_dif_smem 56 and ntt_dif_smem4 80 (+ 32768 B static shared), ntt_bitrev_scale 72,
+// ntt_scale 40, ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise
+// 40, ntt_bitrev_tile 54 (+ 17408 B static shared).
 // SASS: ~234 instructions per fr_t multiplication (field32.cuh's 32-bit chains; 621 with the earlier 64-bit
-// CIOS). Old path 2^24 forward: 6.14 ms on the H200 (docs/PERF.md), about
+// CIOS); ntt_dif_smem4 holds ~178 IMAD and ~100 IADD3 per multiplication. Every kernel of the old path runs
+// at the same 40–41 G multiplications/s on the H200 (CUZK_NTT_TRACE at 2^24: a radix-4 pass 0.41–0.50 ms for
+// 2^24 multiplications, ntt_dif_smem4 1.85 ms for 4.5·2^24, before its span-2 shortcut), near the integer pipes' bound for that mix, so
+// the transform's time follows its multiplication count. Old path 2^24 forward: 5.40 ms (docs/PERF.md), about
 // 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
 // field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
@@ -107,7 +112,45 @@ HD void smem_stage(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
     u32 i0 = ((tid >> log_h) << (log_h + 1)) + j;
     fr_t x = sm[i0], y = sm[i0 + h];
     sm[i0] = x + y;
-    sm[i0 + h] = dif_diff(x, y, lt + LT_BASE(log_h), j, h, inv);
+    // Span 1: the twiddle is ω^0 = 1 forward and −1 on the inverse's (y − x) form, so x − y either way: no
+    // multiplication (one stage of ten here, a tenth of the kernel's; the branch is uniform per block).
+    if (log_h == 0)
+        sm[i0 + h] = x - y;
+    else
+        sm[i0 + h] = dif_diff(x, y, lt + LT_BASE(log_h), j, h, inv);
+}
+// Two stages (spans h = 2^log_h and h/2) of a shared-memory block in registers, as dif_r4_body with the compact
+// twiddles: thread t < 2^(log_b − 2) does one quartet. Half the barriers and shared traffic of two smem_stage.
+HD void smem_stage4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
+    u32 log_q = log_h - 1;
+    u32 q = 1u << log_q, h = 1u << log_h;
+    u32 j = tid & (q - 1);
+    u32 base = ((tid >> log_q) << (log_h + 1)) + j;
+    const fr_t *t1 = lt + LT_BASE(log_h), *t2 = lt + LT_BASE(log_q);
+    fr_t a0 = sm[base], a1 = sm[base + q], a2 = sm[base + h], a3 = sm[base + h + q];
+    // Spans 2 and 1 (log_h = 1): j = 0, so b2's twiddle is ω^0 (x − y either way, as in smem_stage).
+    fr_t b0 = a0 + a2, b2 = log_q == 0 ? a0 - a2 : dif_diff(a0, a2, t1, j, h, inv);
+    fr_t b1 = a1 + a3, b3 = dif_diff(a1, a3, t1, j + q, h, inv);
+    sm[base] = b0 + b1;
+    sm[base + h] = b2 + b3;
+    if (log_q == 0) {  // span 1: x − y either way (smem_stage)
+        sm[base + q] = b0 - b1;
+        sm[base + h + q] = b2 - b3;
+    } else {
+        sm[base + q] = dif_diff(b0, b1, t2, j, q, inv);
+        sm[base + h + q] = dif_diff(b2, b3, t2, j, q, inv);
+    }
+}
+// Loads/stores of the radix-4 shared kernel: 4 elements per thread, 2^(log_b − 2) threads.
+HD void smem4_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
+    u64 off = (u64)blk << log_b;
+    u32 qb = 1u << (log_b - 2);
+    for (u32 k = 0; k < 4; k++) sm[tid + k * qb] = a[off + tid + k * qb];
+}
+HD void smem4_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
+    u64 off = (u64)blk << log_b;
+    u32 qb = 1u << (log_b - 2);
+    for (u32 k = 0; k < 4; k++) a[off + tid + k * qb] = sm[tid + k * qb];
 }
 HD void smem_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
     u64 off = (u64)blk << log_b;
@@ -159,7 +202,7 @@ HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t 
     a[r] = hi;
 }
 
-// ---- Strided multi-stage passes (the default path; the kernels above serve CUZK_NTT_OLD=1) ----
+// ---- Strided multi-stage passes (CUZK_NTT_PASS=1; the kernels above are the default path) ----
 // One pass runs log_b ≤ SMEM_LOG radix-2 stages, spans 2^(p_lo+log_b−1) … 2^p_lo, in shared memory. With
 // L = 2^p_lo and M = 2^(p_lo+log_b) (the size of the sub-transforms the pass starts), a block holds C = 2^log_c
 // columns (consecutive low = P mod L, so C fr_t are contiguous in global memory) of 2^log_b elements each
@@ -314,6 +357,27 @@ extern "C" __global__ void __launch_bounds__(256) ntt_dif_r4(u64 *a, const u64 *
     u32 t = TID();
     if (t >= (1u << (log_n - 2))) return;
     dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
+}
+
+// grid = N >> log_b blocks, block = 2^(log_b − 2) threads (log_b ≥ 2): the last log_b stages two per barrier
+// (one radix-2 stage first when log_b is odd, each thread doing two of its butterflies).
+extern "C" __global__ void __launch_bounds__(256) ntt_dif_smem4(u64 *a, const u64 *__restrict__ lt, u32 log_b, u32 inv) {
+    __shared__ fr_t sm[1 << SMEM_LOG];
+    u32 tid = threadIdx.x, blk = blockIdx.x;
+    smem4_load(sm, CFR(a), blk, tid, log_b);
+    __syncthreads();
+    int log_h = (int)log_b - 1;
+    if (log_b & 1) {
+        smem_stage(sm, CFR(lt), tid, (u32)log_h, inv != 0);
+        smem_stage(sm, CFR(lt), tid + (1u << (log_b - 2)), (u32)log_h, inv != 0);
+        __syncthreads();
+        log_h--;
+    }
+    for (; log_h >= 1; log_h -= 2) {
+        smem_stage4(sm, CFR(lt), tid, (u32)log_h, inv != 0);
+        __syncthreads();
+    }
+    smem4_store(sm, FR(a), blk, tid, log_b);
 }
 
 // grid = N >> log_b blocks, block = 2^(log_b − 1) threads.

@@ -104,9 +104,24 @@ static void dif(const Dom &d, Vec &a, bool inv) {
         for (u64 t = 0; t < d.n / 4; t++) dif_r4_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
         log_h -= 2;
     }
-    // shared-memory kernel: blocks × phases × threads
-    u32 threads = 1u << (log_b - 1);
+    // shared-memory kernel: blocks × phases × threads (ntt_dif_smem4 from log_b = 2, as the device runs it)
     std::vector<fr_t> sm(1u << SMEM_LOG);
+    if (log_b >= 2) {
+        u32 threads = 1u << (log_b - 2);
+        for (u64 blk = 0; blk < (d.n >> log_b); blk++) {
+            for (u32 tid = 0; tid < threads; tid++) smem4_load(sm.data(), a.data(), (u32)blk, tid, log_b);
+            int lh = (int)log_b - 1;
+            if (log_b & 1) {
+                for (u32 tid = 0; tid < 2 * threads; tid++) smem_stage(sm.data(), d.lt.data(), tid, lh, inv);
+                lh--;
+            }
+            for (; lh >= 1; lh -= 2)
+                for (u32 tid = 0; tid < threads; tid++) smem_stage4(sm.data(), d.lt.data(), tid, lh, inv);
+            for (u32 tid = 0; tid < threads; tid++) smem4_store(sm.data(), a.data(), (u32)blk, tid, log_b);
+        }
+        return;
+    }
+    u32 threads = 1u << (log_b - 1);
     for (u64 blk = 0; blk < (d.n >> log_b); blk++) {
         for (u32 tid = 0; tid < threads; tid++) smem_load(sm.data(), a.data(), (u32)blk, tid, log_b);
         for (int lh = (int)log_b - 1; lh >= 0; lh--)

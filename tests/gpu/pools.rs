@@ -46,25 +46,30 @@ fn pool_written_abc_prove_like_the_cpu() {
 }
 
 /// B2's staging pool: random vectors of 1 word, less than a chunk, exactly two chunks and 2.5 chunks reach
-/// the device intact (the double buffer reused, a partial last chunk), after a zero-filled prefix.
+/// the device intact (the double buffer reused, a partial last chunk), the zero padding after them untouched.
 #[test]
 fn staging_pool_uploads_exactly() {
     use cuzk::backend::gpu::staging::{Staging, CHUNK_BYTES};
     let Some(b) = gpu("staging_pool_uploads_exactly") else { return };
     let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
     let mut pool = Staging::new(g).unwrap_or_else(|e| panic!("{e}"));
+    // Uploads on the side stream the prover uses, read back on the main one: the buffer's events order them.
+    let up = &g.side().unwrap_or_else(|e| panic!("{e}"))[0];
     let words = CHUNK_BYTES / 8;
     let mut r = rng(41);
     for len in [1, words / 3, 2 * words, 5 * words / 2] {
         let src: Vec<u64> = (0..len).map(|_| r.gen()).collect();
         let mut d = g.stream.alloc_zeros::<u64>(len + 7).unwrap_or_else(|e| panic!("{e}"));
-        pool.upload(g, &src, &mut d).unwrap_or_else(|e| panic!("{e}"));
+        pool.upload(up, &src, &mut d).unwrap_or_else(|e| panic!("{e}"));
         let back = g.stream.clone_dtoh(&d).unwrap_or_else(|e| panic!("{e}"));
         assert!(back[..len] == src[..], "{len} words came back different");
         assert!(back[len..].iter().all(|&w| w == 0), "{len} words: the padding was written");
     }
     let mut small = g.stream.alloc_zeros::<u64>(3).unwrap_or_else(|e| panic!("{e}"));
-    assert!(pool.upload(g, &[1, 2, 3, 4], &mut small).is_err(), "a source longer than the buffer is refused");
+    assert!(
+        pool.upload(up, &[1, 2, 3, 4], &mut small).is_err(),
+        "a source longer than the buffer is refused"
+    );
 }
 
 /// The pinned pool never holds more than its cap: within it blocks are lent and reused; past it `lend`

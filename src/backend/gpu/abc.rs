@@ -4,8 +4,10 @@
 //! the padding up to the domain zeroed on the device; the host vectors are freed on another thread, off the
 //! lane's critical path (freeing 3 × 128 MiB at 2^22 returns ~100k pages to the kernel).
 
+use std::sync::Arc;
+
 use blstrs::Scalar;
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::device::Gpu;
 use super::error::GResult;
@@ -54,9 +56,10 @@ impl AbcBufs {
 }
 
 /// Fills `dst[k]`'s first `n` elements with `src[k]` zero-padded: `upload(src, dst)` copies the vector into
-/// the start of the buffer, the rest of the first `n` elements is zeroed on the stream.
+/// the start of the buffer, the rest of the first `n` elements is zeroed on `stream` (the upload stream, so
+/// each vector is complete when its copy's event fires).
 pub fn fill(
-    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
     dst: &mut [CudaSlice<u64>; 3],
     src: [&[Scalar]; 3],
     n: usize,
@@ -67,26 +70,27 @@ pub fn fill(
             upload(limbs(v), d)?;
         }
         if v.len() < n {
-            gpu.stream.memset_zeros(&mut d.slice_mut(4 * v.len()..4 * n))?;
+            stream.memset_zeros(&mut d.slice_mut(4 * v.len()..4 * n))?;
         }
     }
     Ok(())
 }
 
-/// The pageable upload (neither B1 nor B2, or B1's page-locked vectors): one copy into the buffer's start.
-pub fn copy(gpu: &Gpu, src: &[u64], dst: &mut CudaSlice<u64>) -> GResult<()> {
-    gpu.stream.memcpy_htod(src, &mut dst.slice_mut(0..src.len()))?;
+/// One copy into the buffer's start on `stream`: a DMA from the pinned pool's blocks or B1's page-locked
+/// vectors, else a pageable copy (neither B1 nor B2).
+pub fn copy(stream: &Arc<CudaStream>, src: &[u64], dst: &mut CudaSlice<u64>) -> GResult<()> {
+    stream.memcpy_htod(src, &mut dst.slice_mut(0..src.len()))?;
     Ok(())
 }
 
-/// Releases the host a/b/c once the copies queued so far on the stream are done (a lent block must not go
+/// Releases the host a/b/c once the copies queued so far on `stream` are done (a lent block must not go
 /// back to the pool while the copy engine still reads it), on a short-lived thread of its own: freeing
 /// 3 × 128 MiB of heap at 2^22 returns ~100k pages to the kernel, off the lane's critical path.
-pub fn release_after(gpu: &Gpu, v: [Evals; 3]) -> GResult<()> {
+pub fn release_after(stream: &Arc<CudaStream>, v: [Evals; 3]) -> GResult<()> {
     if v.iter().all(|x| !x.is_lent() && x.len() < (1 << 16)) {
         return Ok(());
     }
-    let release = Release { copied: gpu.stream.record_event(None)?, v: Some(v) };
+    let release = Release { copied: stream.record_event(None)?, v: Some(v) };
     // If no thread can be started, the closure is dropped here, and `Release` still waits before freeing.
     if let Err(e) = std::thread::Builder::new().name("cuzk-free-abc".into()).spawn(move || drop(release)) {
         tracing::warn!("ntt_msm_h: freeing a/b/c on this thread: {e}");

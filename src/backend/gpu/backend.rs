@@ -179,11 +179,15 @@ impl GpuLane {
         let prof = abc::HProfile::from_env();
         let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
         let mut bufs = held.take(gpu, n)?;
+        // Uploads on their own stream, a then b then c, so a's transforms overlap b's and c's copies. It
+        // joins the main stream first: buffers `take` just allocated are stream-ordered there.
+        let up = &gpu.side()?[0];
+        up.join(&gpu.stream)?;
         prof.mark("buffers");
         let lent = [&a, &b, &c].iter().all(|e| matches!(e, Evals::Lent(l) if l.block().page_locked()));
         if lent {
             // Synthesis wrote a/b/c into the page-locked pool: one DMA each, no host copy.
-            abc::fill(gpu, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(gpu, src, dst))?;
+            abc::fill(up, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(up, src, dst))?;
         } else if pinned_pool && !pin_abc {
             let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
             let pool = match &mut *slot {
@@ -194,7 +198,7 @@ impl GpuLane {
                     none.insert(p)
                 }
             };
-            abc::fill(gpu, &mut bufs, [&a, &b, &c], n, |src, dst| pool.upload(gpu, src, dst))?;
+            abc::fill(up, &mut bufs, [&a, &b, &c], n, |src, dst| pool.upload(up, src, dst))?;
         } else {
             let _pin = if pin_abc {
                 let site = Site::new(Phase::PinAbc).circuit(circuit).device(self.ordinal()).arg("n", n);
@@ -203,12 +207,12 @@ impl GpuLane {
             } else {
                 None
             };
-            abc::fill(gpu, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(gpu, src, dst))?;
+            abc::fill(up, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(up, src, dst))?;
             // B1's registration ends with `_pin`: the copies must be done by then.
-            gpu.stream.synchronize()?;
+            up.synchronize()?;
         }
         prof.mark("upload (host side)");
-        abc::release_after(gpu, [a, b, c])?;
+        abc::release_after(up, [a, b, c])?;
         prof.mark("host release handed off");
         let [da, db, dc] = &mut bufs;
         ntt::compute_h(gpu, da, db, dc, log_n)?;

@@ -30,6 +30,9 @@ pub struct Gpu {
     pub stream: Arc<CudaStream>,
     /// The stream-ordered pool kept warm between calls (`None`: the driver's default, nothing kept).
     pub pool: Option<DevicePool>,
+    /// Streams beside `stream` for `ntt_msm_h`'s overlap (a/b/c uploads; b's and c's transforms), made on
+    /// first use; ordering across streams comes from cudarc's per-buffer events.
+    side: OnceLock<[Arc<CudaStream>; 3]>,
     modules: Mutex<HashMap<Module, Arc<CudaModule>>>,
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
@@ -54,6 +57,7 @@ impl Gpu {
             mem_total: info.mem_total,
             ctx,
             stream,
+            side: OnceLock::new(),
             modules: Mutex::new(HashMap::new()),
             memo: Mutex::new(HashMap::new()),
         })
@@ -121,6 +125,23 @@ impl Gpu {
             self.modules.lock().unwrap_or_else(|p| p.into_inner()).entry(m).or_insert(loaded);
         }
         Ok(())
+    }
+
+    /// The side streams: `[0]` carries a/b/c's uploads in order (a first, so a's transforms start while b
+    /// and c are still on the bus), `[1]` and `[2]` b's and c's transforms (a's run on `stream`).
+    pub fn side(&self) -> GResult<&[Arc<CudaStream>; 3]> {
+        if let Some(s) = self.side.get() {
+            return Ok(s);
+        }
+        // A/B knob (not a toggle): `CUZK_ONE_STREAM=1` makes the side streams the main one (no overlap).
+        let made = if std::env::var_os("CUZK_ONE_STREAM").is_some() {
+            [self.stream.clone(), self.stream.clone(), self.stream.clone()]
+        } else {
+            [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?]
+        };
+        // A racing thread may have set them first; either set is as good.
+        let _ = self.side.set(made);
+        self.side.get().ok_or_else(|| GpuError::Invalid("side streams not set".into()))
     }
 
     /// Device memory free now, bytes.

@@ -13,10 +13,10 @@
 //! - **Old** (default; the path is read per call and is part of the table cache key): DIF only; spans N/2 … 2^10 as
 //!   global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is odd), the
 //!   last min(log_n, 10) stages in `ntt_dif_smem`, twiddles from a full table ω^k, k ≤ N/2 (inverse via
-//!   ω^(−k) = −ω^(N/2−k)), then `ntt_bitrev_scale` (i ↔ bitrev(i), ·c·g^i).
+//!   ω^(−k) = −ω^(N/2−k)), then the permutation (i ↔ bitrev(i), ·c·g^i; below).
 //!
-//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i): `ntt_bitrev_tile`, 16×16
-//! tiles swapped through shared memory, from 2^8; `ntt_bitrev_scale` below that and on the old path):
+//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i), on both paths
+//! `ntt_bitrev_tile`, 16×16 tiles swapped through shared memory, from 2^8; `ntt_bitrev_scale` below that):
 //! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
 //! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
 //! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
@@ -25,7 +25,9 @@
 //!   is unavoidable; it is paid once, on a (the old path pays 7).
 //! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
 //!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
-//!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N).
+//!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N). a's three launches run on the main stream, b's
+//!   and c's on side streams 1 and 2 ([`Gpu::side`]), each starting when its upload (side stream 0, a first)
+//!   lands; the pointwise pass waits for all three through the buffers' events.
 //!
 //! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): five two-level power
 //! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i; 2^12 + N/2^12 entries each), z⁻¹ and the compact table: ≈ 1.3 MiB at
@@ -43,7 +45,7 @@
 use std::sync::Arc;
 
 use blstrs::Scalar;
-use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, CudaView, LaunchConfig, PushKernelArg};
 use ff::{Field, PrimeField};
 
 use super::{limbs, GResult, Gpu, GpuError, Module};
@@ -270,6 +272,7 @@ struct Kernels {
     r2: CudaFunction,
     r4: CudaFunction,
     smem: CudaFunction,
+    smem4: CudaFunction,
 }
 
 impl Kernels {
@@ -278,12 +281,13 @@ impl Kernels {
             r2: gpu.kernel(Module::Ntt, "ntt_dif_r2")?,
             r4: gpu.kernel(Module::Ntt, "ntt_dif_r4")?,
             smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
+            smem4: gpu.kernel(Module::Ntt, "ntt_dif_smem4")?,
         })
     }
 }
 
 /// Unnormalized DIF transform in place (natural in, bit-reversed out); `inv` uses ω^(−1).
-fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
+fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
     let log_n = t.log_n;
     if log_n == 0 {
         return Ok(());
@@ -294,55 +298,108 @@ fn dif(gpu: &Gpu, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool)
     let log_b = log_n.min(SMEM_LOG);
     let global = log_n - log_b;
     let mut log_h = log_n as i64 - 1;
+    let trace = Trace::start(s)?;
     // Radix-4 passes, one radix-2 pass first for an odd count. Radix-8 passes (three stages per pass) measured
     // no faster on the H200 and were dropped: 2^24 6.96 against 6.15 ms at 150 registers, 6.13 against 6.14
     // capped at 128 (docs/PERF.md).
     if global % 2 == 1 {
         let lh = log_h as u32;
-        let mut b = gpu.stream.launch_builder(&k.r2);
+        let mut b = s.launch_builder(&k.r2);
         b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
         // SAFETY: ntt_dif_r2(u64*, const u64*, u32, u32, u32); a holds N fr_t, tw N/2 + 1.
         unsafe { b.launch(grid(n / 2)) }?;
+        trace.lap(s, "dif_r2", lh)?;
         log_h -= 1;
     }
     while log_h >= log_b as i64 {
         let lh = log_h as u32;
-        let mut b = gpu.stream.launch_builder(&k.r4);
+        let mut b = s.launch_builder(&k.r4);
         b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
         // SAFETY: ntt_dif_r4(u64*, const u64*, u32, u32, u32); as above, N/4 threads.
         unsafe { b.launch(grid(n / 4)) }?;
+        trace.lap(s, "dif_r4", lh)?;
         log_h -= 2;
     }
+    let lt = t.lt_slice();
+    // Two stages per barrier from log_b = 2 (`ntt_dif_smem4`); `CUZK_NTT_SMEM=r2` (A/B knob) keeps one.
+    let four = log_b >= 2 && std::env::var("CUZK_NTT_SMEM").map_or(true, |v| v != "r2");
     let cfg = LaunchConfig {
         grid_dim: ((n >> log_b) as u32, 1, 1),
-        block_dim: (1u32 << (log_b - 1), 1, 1),
+        block_dim: (1u32 << (log_b - if four { 2 } else { 1 }), 1, 1),
         shared_mem_bytes: 0, // static 32 KiB
     };
-    let lt = t.lt_slice();
-    let mut b = gpu.stream.launch_builder(&k.smem);
+    let mut b = s.launch_builder(if four { &k.smem4 } else { &k.smem });
     b.arg(&mut *a).arg(&lt).arg(&log_b).arg(&inv);
-    // SAFETY: ntt_dif_smem(u64*, const u64*, u32, u32); one block per 2^log_b elements, 2^(log_b−1) ≤ 512
-    // threads (its __launch_bounds__); lt holds LT_LEN fr_t.
+    // SAFETY: ntt_dif_smem4 / ntt_dif_smem(u64*, const u64*, u32, u32); one block per 2^log_b elements with
+    // 2^(log_b−2) ≤ 256 / 2^(log_b−1) ≤ 512 threads (their __launch_bounds__); lt holds LT_LEN fr_t.
     unsafe { b.launch(cfg) }?;
-    Ok(())
+    trace.lap(s, if four { "dif_smem4" } else { "dif_smem" }, log_b)
 }
 
-/// In place a[i] ← a[bitrev(i)]·(table value at i, if any).
+/// Per-launch device times of the old path (`CUZK_NTT_TRACE=1`, for kernel work: each launch is followed by
+/// a stream synchronize, so whole-transform times under it are not the real ones), one stderr line each.
+struct Trace(Option<std::cell::Cell<std::time::Instant>>);
+
+impl Trace {
+    /// Inert unless `CUZK_NTT_TRACE` is set; else drains `s` and starts the clock.
+    fn start(s: &CudaStream) -> GResult<Trace> {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if !*ON.get_or_init(|| std::env::var_os("CUZK_NTT_TRACE").is_some()) {
+            return Ok(Trace(None));
+        }
+        s.synchronize()?;
+        Ok(Trace(Some(std::cell::Cell::new(std::time::Instant::now()))))
+    }
+
+    /// Drains `s` and prints the time since the last lap as kernel `what` at `log`.
+    fn lap(&self, s: &CudaStream, what: &str, log: u32) -> GResult<()> {
+        if let Some(c) = &self.0 {
+            s.synchronize()?;
+            eprintln!("ntt_trace {what} {log} {:.4} ms", c.get().elapsed().as_secs_f64() * 1e3);
+            c.set(std::time::Instant::now());
+        }
+        Ok(())
+    }
+}
+
+/// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt.cu): 16×16-element tiles, 256 threads.
+const BR_T: u32 = 4;
+
+/// In place a[i] ← a[bitrev(i)]·(table value at i, if any): `ntt_bitrev_tile` (coalesced 512 B rows, tiles
+/// swapped through shared memory) from 2^8 up, the per-element `ntt_bitrev_scale` below that (and under the
+/// A/B knob `CUZK_NTT_BITREV=elem`).
 pub(crate) fn bitrev_scale(
     gpu: &Gpu,
+    s: &CudaStream,
     t: &NttTables,
     a: &mut CudaSlice<u64>,
     tab: Option<PowTable>,
 ) -> GResult<()> {
-    let n = n_of(t.log_n);
+    let log_n = t.log_n;
+    let n = n_of(log_n);
     let (lo, hi) = t.pow_slices(tab.unwrap_or(t.inv));
     let scale = tab.is_some() as u32;
+    let trace = Trace::start(s)?;
+    if log_n >= 2 * BR_T && std::env::var("CUZK_NTT_BITREV").map_or(true, |v| v != "elem") {
+        let f = gpu.kernel(Module::Ntt, "ntt_bitrev_tile")?;
+        let cfg = LaunchConfig {
+            grid_dim: (1u32 << (log_n - 2 * BR_T), 1, 1),
+            block_dim: (1u32 << (2 * BR_T), 1, 1),
+            shared_mem_bytes: 0, // static 17 KiB
+        };
+        let mut b = s.launch_builder(&f);
+        b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits).arg(&scale);
+        // SAFETY: ntt_bitrev_tile(u64*, const u64*, const u64*, u32, u32, u32); a holds N ≥ 2^8 fr_t, one
+        // block per tile of 2^8 elements with 256 threads (its __launch_bounds__); the tables cover i < N.
+        unsafe { b.launch(cfg) }?;
+        return trace.lap(s, "bitrev_tile", log_n);
+    }
     let f = gpu.kernel(Module::Ntt, "ntt_bitrev_scale")?;
-    let mut b = gpu.stream.launch_builder(&f);
-    b.arg(&mut *a).arg(&lo).arg(&hi).arg(&t.log_n).arg(&t.lo_bits).arg(&scale);
+    let mut b = s.launch_builder(&f);
+    b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits).arg(&scale);
     // SAFETY: ntt_bitrev_scale(u64*, const u64*, const u64*, u32, u32, u32); N threads, tables cover i < N.
     unsafe { b.launch(grid(n)) }?;
-    Ok(())
+    trace.lap(s, "bitrev_scale", log_n)
 }
 
 fn check_args(log_n: u32, bufs: &[(&str, usize)]) -> GResult<()> {
@@ -374,28 +431,29 @@ pub fn ntt_on(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir, old: b
         return pass::ntt(gpu, &t, a, dir);
     }
     let k = Kernels::new(gpu)?;
+    let s = &*gpu.stream;
     match dir {
         NttDir::Forward => {
-            dif(gpu, &k, &t, a, false)?;
-            bitrev_scale(gpu, &t, a, None)
+            dif(s, &k, &t, a, false)?;
+            bitrev_scale(gpu, s, &t, a, None)
         }
         NttDir::Inverse => {
-            dif(gpu, &k, &t, a, true)?;
-            bitrev_scale(gpu, &t, a, Some(t.inv))
+            dif(s, &k, &t, a, true)?;
+            bitrev_scale(gpu, s, &t, a, Some(t.inv))
         }
         NttDir::CosetForward => {
             let f = gpu.kernel(Module::Ntt, "ntt_scale")?;
             let (lo, hi) = t.pow_slices(t.coset_fwd);
-            let mut b = gpu.stream.launch_builder(&f);
+            let mut b = s.launch_builder(&f);
             b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits);
             // SAFETY: ntt_scale(u64*, const u64*, const u64*, u32, u32); N threads.
             unsafe { b.launch(grid(n_of(log_n))) }?;
-            dif(gpu, &k, &t, a, false)?;
-            bitrev_scale(gpu, &t, a, None)
+            dif(s, &k, &t, a, false)?;
+            bitrev_scale(gpu, s, &t, a, None)
         }
         NttDir::CosetInverse => {
-            dif(gpu, &k, &t, a, true)?;
-            bitrev_scale(gpu, &t, a, Some(t.coset_inv))
+            dif(s, &k, &t, a, true)?;
+            bitrev_scale(gpu, s, &t, a, Some(t.coset_inv))
         }
     }
 }
@@ -427,21 +485,28 @@ pub fn compute_h_on(
         return pass::compute_h(gpu, &t, a, b, c);
     }
     let k = Kernels::new(gpu)?;
-    for v in [&mut *a, &mut *b, &mut *c] {
+    // a on the main stream, b and c on side streams: each vector's transforms start as soon as its upload
+    // (side[0], in order a, b, c) lands, and run beside the others' (cudarc's per-buffer events order them).
+    // The side streams join the main one first: the callers' buffers may be stream-ordered allocations there.
+    let side = gpu.side()?;
+    side[1].join(&gpu.stream)?;
+    side[2].join(&gpu.stream)?;
+    for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, &side[1]), (&mut *c, &side[2])] {
         // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
-        dif(gpu, &k, &t, v, true)?;
-        bitrev_scale(gpu, &t, v, Some(t.coset_h))?;
-        dif(gpu, &k, &t, v, false)?;
+        dif(s, &k, &t, v, true)?;
+        bitrev_scale(gpu, s, &t, v, Some(t.coset_h))?;
+        dif(s, &k, &t, v, false)?;
     }
+    let s = &*gpu.stream;
     let f = gpu.kernel(Module::Ntt, "ntt_pointwise_bitrev")?;
     let z = t.z_inv_slice();
-    let mut lb = gpu.stream.launch_builder(&f);
+    let mut lb = s.launch_builder(&f);
     lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
     // SAFETY: ntt_pointwise_bitrev(u64*, const u64*, const u64*, const u64*, u32); N threads.
     unsafe { lb.launch(grid(n_of(log_n))) }?;
     // Coset evaluations (natural) → H's coefficients.
-    dif(gpu, &k, &t, a, true)?;
-    bitrev_scale(gpu, &t, a, Some(t.coset_inv))
+    dif(s, &k, &t, a, true)?;
+    bitrev_scale(gpu, s, &t, a, Some(t.coset_inv))
 }
 
 #[cfg(test)]

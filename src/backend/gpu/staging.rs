@@ -5,8 +5,10 @@
 //! 55 GB/s pinned, `cuzk bench floor`). Measured there: ntt_h at 2^20 13.5–14.7 ms against 18.7–19.3
 //! pageable; at 2^22 within noise, the host copy competing with prep_msm and b_g2_msm (docs/PERF.md).
 
+use std::sync::Arc;
+
 use cudarc::driver::sys;
-use cudarc::driver::{CudaEvent, CudaSlice, DevicePtrMut, PinnedHostSlice};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, PinnedHostSlice};
 use rayon::prelude::*;
 
 use super::device::Gpu;
@@ -50,10 +52,10 @@ impl Staging {
         (2 * CHUNK_BYTES) as u64
     }
 
-    /// Copies `src` into the start of `dst` on `gpu`'s stream, chunk by chunk through the pool. On return the
-    /// host may reuse or free `src`: every byte of it is in a pool buffer or on the device; the copies are
-    /// ordered before any later work on the stream.
-    pub fn upload(&mut self, gpu: &Gpu, src: &[u64], dst: &mut CudaSlice<u64>) -> GResult<()> {
+    /// Copies `src` into the start of `dst` on `stream`, chunk by chunk through the pool. On return the host
+    /// may reuse or free `src`: every byte of it is in a pool buffer or on the device; the copies are ordered
+    /// before any later work on the stream (and, through `dst`'s write event, before its readers elsewhere).
+    pub fn upload(&mut self, stream: &Arc<CudaStream>, src: &[u64], dst: &mut CudaSlice<u64>) -> GResult<()> {
         let bytes = std::mem::size_of_val(src);
         if bytes > dst.len() * 8 {
             return Err(GpuError::Invalid(format!(
@@ -63,7 +65,6 @@ impl Staging {
         }
         // SAFETY: any u64 slice is a valid byte slice of 8× its length.
         let src: &[u8] = unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), bytes) };
-        let stream = &gpu.stream;
         let (base, _sync) = dst.device_ptr_mut(stream);
         for (k, chunk) in src.chunks(CHUNK_BYTES).enumerate() {
             let i = k % 2;

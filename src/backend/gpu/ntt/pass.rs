@@ -117,30 +117,9 @@ impl<'a> Pass<'a> {
     }
 }
 
-/// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt.cu): 16×16-element tiles, 256 threads.
-const BR_T: u32 = 4;
-
-/// The permutation a[i] ← a[bitrev(i)]·(table value at i, if any): `ntt_bitrev_tile` (coalesced 512 B rows,
-/// tiles swapped through shared memory) from 2^8 up, the old per-element `ntt_bitrev_scale` below.
+/// The permutation a[i] ← a[bitrev(i)]·(table value at i, if any) on the main stream.
 fn bitrev(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, tab: Option<PowTable>) -> GResult<()> {
-    let log_n = t.log_n;
-    if log_n < 2 * BR_T {
-        return super::bitrev_scale(gpu, t, a, tab);
-    }
-    let (lo, hi) = t.pow_slices(tab.unwrap_or(t.inv));
-    let scale = u32::from(tab.is_some());
-    let f = gpu.kernel(Module::Ntt, "ntt_bitrev_tile")?;
-    let cfg = LaunchConfig {
-        grid_dim: (1u32 << (log_n - 2 * BR_T), 1, 1),
-        block_dim: (1u32 << (2 * BR_T), 1, 1),
-        shared_mem_bytes: 0, // static 17 KiB
-    };
-    let mut b = gpu.stream.launch_builder(&f);
-    b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits).arg(&scale);
-    // SAFETY: ntt_bitrev_tile(u64*, const u64*, const u64*, u32, u32, u32); a holds N ≥ 2^8 fr_t, one block
-    // per tile of 2^8 elements with 256 threads (its __launch_bounds__); the tables cover indices < N.
-    unsafe { b.launch(cfg) }?;
-    Ok(())
+    super::bitrev_scale(gpu, &gpu.stream, t, a, tab)
 }
 
 /// `ntt` on the pass path: the transform (natural → bit-reversed), then the permutation pass with 1/N and the
