@@ -98,7 +98,7 @@ struct Plan {
     u32 c, windows, nb, gmax, seg_len, segs, k1;
     std::vector<u32> levels;
 };
-static const u64 K1_MIN = 8, K1_LONG = 64;
+static const u64 K1_MIN = 8, K1_LONG = 32;
 static const u32 KR = 16, REDUCE_THREADS = 1u << 15;
 static u32 pow2_ceil(u32 v) {
     u32 r = 1;

@@ -29,9 +29,11 @@ const JAC_BYTES: usize = 144;
 /// [`K1_MIN`]), or half as many when that gives k1 ≥ [`K1_LONG`]. Measured on the H200 (docs/PERF.md,
 /// 2026-11-30): 2^19 threads best at 2^20 points (k1 = 34: 18.4 ms against 19.1 with 2^18), 2^18 at 2^22
 /// (k1 = 240: 49.0 ms against 54.4) and 2^24 (166.2 against 170.7 ms); 2^20 threads slower everywhere.
+/// With the flat walk (2026-12-01, `CUZK_MSM_TUNE`, median of 5) 2^18 threads pay at 2^20 too (k1 = 68:
+/// 11.33 ms against 12.02 with 2^19) and 2^22 is within noise (35.76 / 35.86), hence [`K1_LONG`] 32.
 const ACCUM_THREADS: usize = 1 << 19;
-/// See [`ACCUM_THREADS`].
-const K1_LONG: usize = 64;
+/// See [`ACCUM_THREADS`]: 32 halves the threads from 2^20 points up (k1 = 34 there with 2^19).
+const K1_LONG: usize = 32;
 /// Smallest level-1 slice (tiny MSMs: more threads, shorter chains).
 const K1_MIN: usize = 8;
 /// Items per thread at levels ≥ 2 (partial sums of buckets cut by slice boundaries).
