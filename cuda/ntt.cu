@@ -8,7 +8,7 @@
 //     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
 //     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
 //     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements, two stages per barrier
-//     in registers (ntt_dif_smem4; ntt_dif_smem, one per barrier, under CUZK_NTT_SMEM=r2 and below 4 points),
+//     in registers (ntt_dif_smem4; ntt_dif_smem, one per barrier, below 4 points),
 //     with its own compact twiddle table (LT_BASE below) so that a warp's twiddle reads are contiguous.
 //   * The inverse uses the same twiddle table: ω^(−k) = −ω^(N/2 − k) with tw[N/2] = ω^(N/2) = −1, so the
 //     inverse butterfly is (x + y, (y − x)·tw[N/2 − k]) — no second table, no extra work.

@@ -133,6 +133,13 @@ fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
     assert!(!g.toggles.on(Toggle::G2d), "key ! (shift-1) flips the eleventh toggle, g2d (on by default)");
     g.handle_key(Key::Char('@'));
     assert!(!g.toggles.on(Toggle::Dpool), "key @ (shift-2) flips the twelfth toggle, dpool (on by default)");
+    g.handle_key(Key::Char('#'));
+    assert!(
+        !g.toggles.on(Toggle::Streams),
+        "key # (shift-3) flips the thirteenth toggle, streams (on by default)"
+    );
+    a.handle_key(Key::Char('#'));
+    assert!(a.toggles.on(Toggle::Streams) && last_log(&a).contains("GPU only"), "{}", last_log(&a));
     assert_eq!(a.handle_key(Key::Char('r')), Some(Command::Run { toggles: a.toggles, repeats: 1 }));
 }
 

@@ -166,6 +166,8 @@ pub struct CallOpts {
     pub g2_device: bool,
     /// `dpool`: the device's memory pool keeps freed scratch mapped between calls.
     pub device_pool: bool,
+    /// `streams`: a/b/c uploads and b's, c's transforms on side streams beside a's.
+    pub abc_streams: bool,
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.

@@ -116,7 +116,7 @@ pub enum Command {
         #[command(flatten)]
         engine: job::EngineOpts,
     },
-    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline pce b2 g2d dpool; b1 b2 g2d dpool only on a GPU)
+    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline pce b2 g2d dpool streams; b1 b2 g2d dpool streams only on a GPU)
     /// flipped alone, in interleaved rounds (--repeat of them): per-phase deltas.
     Ablate {
         /// What to prove.

@@ -99,6 +99,10 @@ toggles! {
     // docs/PERF.md); off is the driver's default (freed scratch returned at every synchronisation).
     Dpool = "dpool", short "dpool devmem", default true, applies Applies::DeviceOnly, ablate true,
         help "dpool: the device's memory pool keeps freed scratch mapped between calls (no per-call device allocations).";
+    // Default on: after synthesis chain-156 64.2–69.0 → 59.6–64.2 ms (ntt_h 16.4–18.0 → 11.8–13.3), chain-39
+    // 26.1–27.2 → 24.7–25.7 ms (h200-16c, 2026-12-01, docs/PERF.md); off: uploads and transforms on one stream.
+    Streams = "streams", short "strms a/b/c", default true, applies Applies::DeviceOnly, ablate true,
+        help "streams: a/b/c uploads on a stream of their own, b's and c's NTTs on two more, so a's run under their copies.";
 }
 
 impl Toggle {
@@ -158,9 +162,9 @@ fn expected_ids() -> String {
     Toggle::KEYS.join(", ")
 }
 
-/// The console's toggle keys in display order: the number row, then `!` and `@` (shift-1, shift-2) for the
-/// eleventh and twelfth.
-pub const TOGGLE_KEYS: [char; 12] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@'];
+/// The console's toggle keys in display order: the number row, then `!`, `@` and `#` (shift-1 to shift-3) for
+/// the eleventh to thirteenth.
+pub const TOGGLE_KEYS: [char; 13] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#'];
 
 /// The id of the numeric knob beside the boolean toggles.
 pub const BATCH: &str = "batch";
@@ -375,7 +379,7 @@ mod tests {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
         assert!(
             Toggle::ALL.len() <= TOGGLE_KEYS.len(),
-            "the console flips toggles with keys 1..9, 0, ! and @"
+            "the console flips toggles with keys 1..9, 0, !, @ and #"
         );
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
@@ -429,7 +433,7 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 g2d dpool batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 g2d dpool streams batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));
@@ -444,6 +448,8 @@ mod tests {
         assert_eq!((Toggle::A1.key(), Toggle::for_key('0')), (Some('1'), Some(Toggle::B2)));
         assert_eq!((Toggle::Dpool.key(), Toggle::for_key('@')), (Some('@'), Some(Toggle::Dpool)));
         assert!(Toggles::default().on(Toggle::Dpool) && !cpu.contains(&Toggle::Dpool));
+        assert_eq!((Toggle::Streams.key(), Toggle::for_key('#')), (Some('#'), Some(Toggle::Streams)));
+        assert!(Toggles::default().on(Toggle::Streams) && !cpu.contains(&Toggle::Streams));
         t.apply_set("g2d=off").unwrap_or_default();
         assert!(t.changed().contains("g2d=off"), "{}", t.changed());
     }

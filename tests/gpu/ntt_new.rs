@@ -40,17 +40,26 @@ pub(crate) fn check(gpu: &Gpu, log_n: u32, old: bool, seed: u64) -> Result<Resul
     z.truncate(n - n / 4); // zero-padded on the device, short on the CPU (as the prover passes it)
     let mut zp = z.clone();
     zp.resize(n, Scalar::ZERO);
-    let (mut da, mut db, mut dc) = (
-        gpu.stream.clone_htod(limbs(&x))?,
-        gpu.stream.clone_htod(limbs(&y))?,
-        gpu.stream.clone_htod(limbs(&zp))?,
-    );
-    compute_h_on(gpu, &mut da, &mut db, &mut dc, log_n, old)?;
-    let got = from_dev(&da)?;
+    let mut got = Vec::new();
+    // With and without the side streams (toggle `streams`; the pass path runs on one stream either way).
+    for side in [true, false] {
+        let (mut da, mut db, mut dc) = (
+            gpu.stream.clone_htod(limbs(&x))?,
+            gpu.stream.clone_htod(limbs(&y))?,
+            gpu.stream.clone_htod(limbs(&zp))?,
+        );
+        compute_h_on(gpu, &mut da, &mut db, &mut dc, log_n, old, side)?;
+        got.push((side, from_dev(&da)?));
+    }
     let (mut a, mut b, mut c) = (x, y, z);
     cpu::compute_h(&mut a, &mut b, &mut c, &dom).map_err(|e| GpuError::Invalid(e.to_string()))?;
-    if let Some(i) = (0..a.len()).find(|&i| got[i] != a[i]) {
-        return Ok(Err(format!("{path} compute_h 2^{log_n}: first mismatch at {i} of {}", a.len())));
+    for (side, got) in got {
+        if let Some(i) = (0..a.len()).find(|&i| got[i] != a[i]) {
+            return Ok(Err(format!(
+                "{path} compute_h 2^{log_n} side={side}: first mismatch at {i} of {}",
+                a.len()
+            )));
+        }
     }
     Ok(Ok(()))
 }
@@ -97,10 +106,10 @@ fn ntt_paths_perf() {
             }));
             println!("PERF ntt_path {path} 2^{lg} median {ms:.3} ms");
             let (mut da, mut db, mut dc) = (d.clone(), d.clone(), d.clone());
-            compute_h_on(dev, &mut da, &mut db, &mut dc, lg, old).unwrap_or_else(|e| fail(e));
+            compute_h_on(dev, &mut da, &mut db, &mut dc, lg, old, true).unwrap_or_else(|e| fail(e));
             sync();
             let ms = median_ms(time_ms(7, || {
-                compute_h_on(dev, &mut da, &mut db, &mut dc, lg, old).unwrap_or_else(|e| fail(e));
+                compute_h_on(dev, &mut da, &mut db, &mut dc, lg, old, true).unwrap_or_else(|e| fail(e));
                 sync()
             }));
             println!("PERF compute_h_path {path} 2^{lg} median {ms:.3} ms");

@@ -106,7 +106,7 @@ fn perf_probe() {
             println!("PERF ntt path {radix} 2^{lg} median {ms:.3} ms");
             let (mut da, mut dbb, mut dc) = (d.clone(), d.clone(), d.clone());
             let ms = median_ms(time_ms(5, || {
-                compute_h(dev, &mut da, &mut dbb, &mut dc, lg).unwrap_or_else(|e| ok(e));
+                compute_h(dev, &mut da, &mut dbb, &mut dc, lg, true).unwrap_or_else(|e| ok(e));
                 sync()
             }));
             println!("PERF compute_h path {radix} 2^{lg} median {ms:.3} ms");

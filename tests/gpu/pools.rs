@@ -116,6 +116,20 @@ fn device_pool_keeps_results_and_reports_shortage() {
     assert!(matches!(err, Some(GpuError::OutOfMemory { .. })), "got {err:?}");
 }
 
+/// `streams` changes speed only: proofs with a/b/c's uploads and transforms on side streams and with all on
+/// the lane's one stream equal the CPU's, call after call in either order.
+#[test]
+fn streams_on_and_off_prove_like_the_cpu() {
+    let Some(b) = gpu("streams_on_and_off_prove_like_the_cpu") else { return };
+    let (params, circuits) = setup_for("samples/sha256-chain.toml");
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for on in [false, true, false, true] {
+        let mut t = Toggles::default();
+        t.set(Toggle::Streams, on);
+        assert_eq!(prove(&b, &params, &circuits, &t), want, "toggles {}", t.compact());
+    }
+}
+
 /// `dpool` changes speed only: proofs with the device pool kept warm and with the driver's default (freed at
 /// every synchronisation) equal the CPU's, and the pool's threshold follows the toggle call by call.
 #[test]

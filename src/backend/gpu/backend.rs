@@ -175,14 +175,19 @@ impl GpuLane {
         let mut held = self.abc.lock().unwrap_or_else(|p| p.into_inner());
         let need = held.extra_bytes(n) + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
         gpu.check_mem("ntt_msm_h (a, b, c and scratch)", need)?;
-        let CallOpts { pin_abc, pinned_pool, .. } = self.state().opts;
+        let CallOpts { pin_abc, pinned_pool, abc_streams, .. } = self.state().opts;
         let prof = abc::HProfile::from_env();
         let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
         let mut bufs = held.take(gpu, n)?;
-        // Uploads on their own stream, a then b then c, so a's transforms overlap b's and c's copies. It
-        // joins the main stream first: buffers `take` just allocated are stream-ordered there.
-        let up = &gpu.side()?[0];
-        up.join(&gpu.stream)?;
+        // `streams`: uploads on their own stream, a then b then c, so a's transforms overlap b's and c's copies.
+        // It joins the main stream first: buffers `take` just allocated are stream-ordered there.
+        let up = if abc_streams {
+            let s = &gpu.side()?[0];
+            s.join(&gpu.stream)?;
+            s
+        } else {
+            &gpu.stream
+        };
         prof.mark("buffers");
         let lent = [&a, &b, &c].iter().all(|e| matches!(e, Evals::Lent(l) if l.block().page_locked()));
         if lent {
@@ -215,7 +220,7 @@ impl GpuLane {
         abc::release_after(up, [a, b, c])?;
         prof.mark("host release handed off");
         let [da, db, dc] = &mut bufs;
-        ntt::compute_h(gpu, da, db, dc, log_n)?;
+        ntt::compute_h(gpu, da, db, dc, log_n, abc_streams)?;
         prof.sync_mark(gpu, "compute_h (+ queued copies)")?;
         drop(ntt_span);
         let _msm_span = self.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m));

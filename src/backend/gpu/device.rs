@@ -30,8 +30,8 @@ pub struct Gpu {
     pub stream: Arc<CudaStream>,
     /// The stream-ordered pool kept warm between calls (`None`: the driver's default, nothing kept).
     pub pool: Option<DevicePool>,
-    /// Streams beside `stream` for `ntt_msm_h`'s overlap (a/b/c uploads; b's and c's transforms), made on
-    /// first use; ordering across streams comes from cudarc's per-buffer events.
+    /// Streams beside `stream` for `ntt_msm_h`'s overlap (toggle `streams`: a/b/c uploads; b's and c's
+    /// transforms), made on first use; ordering across streams comes from cudarc's per-buffer events.
     side: OnceLock<[Arc<CudaStream>; 3]>,
     modules: Mutex<HashMap<Module, Arc<CudaModule>>>,
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
@@ -133,12 +133,7 @@ impl Gpu {
         if let Some(s) = self.side.get() {
             return Ok(s);
         }
-        // A/B knob (not a toggle): `CUZK_ONE_STREAM=1` makes the side streams the main one (no overlap).
-        let made = if std::env::var_os("CUZK_ONE_STREAM").is_some() {
-            [self.stream.clone(), self.stream.clone(), self.stream.clone()]
-        } else {
-            [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?]
-        };
+        let made = [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?];
         // A racing thread may have set them first; either set is as good.
         let _ = self.side.set(made);
         self.side.get().ok_or_else(|| GpuError::Invalid("side streams not set".into()))

@@ -26,8 +26,8 @@
 //! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
 //!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
 //!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N). a's three launches run on the main stream, b's
-//!   and c's on side streams 1 and 2 ([`Gpu::side`]), each starting when its upload (side stream 0, a first)
-//!   lands; the pointwise pass waits for all three through the buffers' events.
+//!   and c's (toggle `streams`) on side streams 1 and 2 ([`Gpu::side`]), each starting when its upload (side
+//!   stream 0, a first) lands; the pointwise pass waits for all three through the buffers' events.
 //!
 //! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): five two-level power
 //! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i; 2^12 + N/2^12 entries each), z⁻¹ and the compact table: ≈ 1.3 MiB at
@@ -321,8 +321,9 @@ fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: 
         log_h -= 2;
     }
     let lt = t.lt_slice();
-    // Two stages per barrier from log_b = 2 (`ntt_dif_smem4`); `CUZK_NTT_SMEM=r2` (A/B knob) keeps one.
-    let four = log_b >= 2 && std::env::var("CUZK_NTT_SMEM").map_or(true, |v| v != "r2");
+    // Two stages per barrier from log_b = 2 (`ntt_dif_smem4`; 2^24 forward 5.40 against 5.63 ms with one,
+    // docs/PERF.md); one below.
+    let four = log_b >= 2;
     let cfg = LaunchConfig {
         grid_dim: ((n >> log_b) as u32, 1, 1),
         block_dim: (1u32 << (log_b - if four { 2 } else { 1 }), 1, 1),
@@ -366,8 +367,8 @@ impl Trace {
 const BR_T: u32 = 4;
 
 /// In place a[i] ← a[bitrev(i)]·(table value at i, if any): `ntt_bitrev_tile` (coalesced 512 B rows, tiles
-/// swapped through shared memory) from 2^8 up, the per-element `ntt_bitrev_scale` below that (and under the
-/// A/B knob `CUZK_NTT_BITREV=elem`).
+/// swapped through shared memory; 2^24 forward 5.40 against 5.72 ms per element, docs/PERF.md) from 2^8 up,
+/// the per-element `ntt_bitrev_scale` below that.
 pub(crate) fn bitrev_scale(
     gpu: &Gpu,
     s: &CudaStream,
@@ -380,7 +381,7 @@ pub(crate) fn bitrev_scale(
     let (lo, hi) = t.pow_slices(tab.unwrap_or(t.inv));
     let scale = tab.is_some() as u32;
     let trace = Trace::start(s)?;
-    if log_n >= 2 * BR_T && std::env::var("CUZK_NTT_BITREV").map_or(true, |v| v != "elem") {
+    if log_n >= 2 * BR_T {
         let f = gpu.kernel(Module::Ntt, "ntt_bitrev_tile")?;
         let cfg = LaunchConfig {
             grid_dim: (1u32 << (log_n - 2 * BR_T), 1, 1),
@@ -466,11 +467,13 @@ pub fn compute_h(
     b: &mut CudaSlice<u64>,
     c: &mut CudaSlice<u64>,
     log_n: u32,
+    side: bool,
 ) -> GResult<()> {
-    compute_h_on(gpu, a, b, c, log_n, old_path())
+    compute_h_on(gpu, a, b, c, log_n, old_path(), side)
 }
 
-/// [`compute_h`] on an explicitly chosen path (`old`: the default sequences; `false`: the pass path), so tests cover both.
+/// [`compute_h`] on an explicitly chosen path (`old`: the default sequences; `false`: the pass path), so tests
+/// cover both; `side` (toggle `streams`, old path): b's and c's transforms on side streams beside a's.
 pub fn compute_h_on(
     gpu: &Gpu,
     a: &mut CudaSlice<u64>,
@@ -478,6 +481,7 @@ pub fn compute_h_on(
     c: &mut CudaSlice<u64>,
     log_n: u32,
     old: bool,
+    side: bool,
 ) -> GResult<()> {
     check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
     let t = tables(gpu, log_n, old)?;
@@ -488,10 +492,15 @@ pub fn compute_h_on(
     // a on the main stream, b and c on side streams: each vector's transforms start as soon as its upload
     // (side[0], in order a, b, c) lands, and run beside the others' (cudarc's per-buffer events order them).
     // The side streams join the main one first: the callers' buffers may be stream-ordered allocations there.
-    let side = gpu.side()?;
-    side[1].join(&gpu.stream)?;
-    side[2].join(&gpu.stream)?;
-    for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, &side[1]), (&mut *c, &side[2])] {
+    let (sb, sc) = if side {
+        let s = gpu.side()?;
+        s[1].join(&gpu.stream)?;
+        s[2].join(&gpu.stream)?;
+        (&s[1], &s[2])
+    } else {
+        (&gpu.stream, &gpu.stream)
+    };
+    for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, sb), (&mut *c, sc)] {
         // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
         dif(s, &k, &t, v, true)?;
         bitrev_scale(gpu, s, &t, v, Some(t.coset_h))?;

@@ -430,6 +430,7 @@ pub fn prove_assignments(
         srs_resident: t.on(Toggle::SrsResident),
         g2_device: t.on(Toggle::G2d),
         device_pool: t.on(Toggle::Dpool),
+        abc_streams: t.on(Toggle::Streams),
     };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;
