@@ -460,7 +460,8 @@ pub fn ntt_on(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir, old: b
 }
 
 /// H = (A·B − C)/Z exactly as the CPU's `ntt::compute_h`: on return `a` holds H's N coefficients
-/// (the first N − 1 are the MSM scalars); b, c are scratch. All three hold N = 2^log_n fr_t, zero-padded.
+/// (the first N − 1 are the MSM scalars); b, c are scratch. All three hold N = 2^log_n fr_t, zero-padded. `side`
+/// (toggle `streams`): b's and c's transforms on side streams beside a's.
 pub fn compute_h(
     gpu: &Gpu,
     a: &mut CudaSlice<u64>,
