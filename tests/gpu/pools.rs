@@ -116,18 +116,25 @@ fn device_pool_keeps_results_and_reports_shortage() {
     assert!(matches!(err, Some(GpuError::OutOfMemory { .. })), "got {err:?}");
 }
 
+/// Proves the small SHA chain with `toggle` off, on, off, on and asserts each proof equals the CPU's; `after`
+/// runs after each call with the toggle's state (to check the device followed it).
+fn flips_like_the_cpu(b: &GpuBackend, toggle: Toggle, after: impl Fn(&GpuBackend, bool)) {
+    let (params, circuits) = setup_for("samples/sha256-chain.toml");
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for on in [false, true, false, true] {
+        let mut t = Toggles::default();
+        t.set(toggle, on);
+        assert_eq!(prove(b, &params, &circuits, &t), want, "toggles {}", t.compact());
+        after(b, on);
+    }
+}
+
 /// `streams` changes speed only: proofs with a/b/c's uploads and transforms on side streams and with all on
 /// the lane's one stream equal the CPU's, call after call in either order.
 #[test]
 fn streams_on_and_off_prove_like_the_cpu() {
     let Some(b) = gpu("streams_on_and_off_prove_like_the_cpu") else { return };
-    let (params, circuits) = setup_for("samples/sha256-chain.toml");
-    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
-    for on in [false, true, false, true] {
-        let mut t = Toggles::default();
-        t.set(Toggle::Streams, on);
-        assert_eq!(prove(&b, &params, &circuits, &t), want, "toggles {}", t.compact());
-    }
+    flips_like_the_cpu(&b, Toggle::Streams, |_, _| {});
 }
 
 /// `dpool` changes speed only: proofs with the device pool kept warm and with the driver's default (freed at
@@ -135,14 +142,9 @@ fn streams_on_and_off_prove_like_the_cpu() {
 #[test]
 fn dpool_on_and_off_prove_like_the_cpu() {
     let Some(b) = gpu("dpool_on_and_off_prove_like_the_cpu") else { return };
-    let (params, circuits) = setup_for("samples/sha256-chain.toml");
-    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
-    for on in [false, true, false, true] {
-        let mut t = Toggles::default();
-        t.set(Toggle::Dpool, on);
-        assert_eq!(prove(&b, &params, &circuits, &t), want, "toggles {}", t.compact());
+    flips_like_the_cpu(&b, Toggle::Dpool, |b, on| {
         let warm = b.gpu(0).and_then(|g| g.pool.as_ref()).map(|p| p.is_warm());
         // No pool at all (CUZK_DEVICE_POOL_KEEP=0 or no stream-ordered pools) reads None: nothing to follow.
         assert!(warm.is_none_or(|w| w == on), "dpool={on} but the pool's warm state is {warm:?}");
-    }
+    });
 }

@@ -1,8 +1,8 @@
 //! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
 //!
 //! Two launch paths, identical results:
-//! - **Passes** (`CUZK_NTT_PASS=1`; src/backend/gpu/ntt/pass.rs): a transform is ⌈log_n/10⌉ launches of `ntt_pass`, each
-//!   running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
+//! - **Passes** (`CUZK_NTT_PASS=1`; src/backend/gpu/ntt/pass.rs): a transform is ⌈log_n/10⌉ launches of
+//!   `ntt_pass`, each running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
 //!   elements strided by the pass's lowest span, so the C columns are contiguous in global memory); splits as
 //!   equal as possible, larger last: 2^24 8+8+8, 2^22 7+7+8, 2^20 10+10. Between passes the six-step "twist"
 //!   ω_M^(±low·k1) is applied in the pass (DIF: before the store; DIT: after the load), read from a two-level
@@ -10,9 +10,9 @@
 //!   DIF (Gentleman–Sande) maps natural → bit-reversed, DIT (Cooley–Tukey, passes in reverse order)
 //!   bit-reversed → natural; either can run with ω^(−1). Scaling c·g^idx (1/N, coset shifts) rides on the first
 //!   pass's loads (idx = P) or the last pass's stores (idx = P or bitrev(P)).
-//! - **Old** (default; the path is read per call and is part of the table cache key): DIF only; spans N/2 … 2^10 as
-//!   global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is odd), the
-//!   last min(log_n, 10) stages in `ntt_dif_smem`, twiddles from a full table ω^k, k ≤ N/2 (inverse via
+//! - **Old** (default; the path is read per call and is part of the table cache key): DIF only; spans N/2 …
+//!   2^10 as global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is
+//!   odd), the last min(log_n, 10) stages in `ntt_dif_smem4` (two per barrier), twiddles from a full table ω^k, k ≤ N/2 (inverse via
 //!   ω^(−k) = −ω^(N/2−k)), then the permutation (i ↔ bitrev(i), ·c·g^i; below).
 //!
 //! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i), on both paths
@@ -21,8 +21,9 @@
 //! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
 //! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
 //!   shifted); DIT(v) (coset evaluations, natural) — then DIF⁻¹(a) with a ← (a·b − c)·z⁻¹ (natural) on its
-//!   first pass's loads, bitrev·(g^(−i)/N). (`ntt_pointwise` serves only N = 1.) Each of the three transforms per vector flips the order, so one permutation
-//!   is unavoidable; it is paid once, on a (the old path pays 7).
+//!   first pass's loads, bitrev·(g^(−i)/N). (`ntt_pointwise` serves only N = 1.) Each of the three
+//!   transforms per vector flips the order, so one permutation is unavoidable; it is paid once, on a (the old
+//!   path pays 7).
 //! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
 //!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
 //!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N). a's three launches run on the main stream, b's
@@ -38,7 +39,9 @@
 //! permutation ≈ 5.75 GiB; old path ≈ 13.5 GiB. Measured (H200, 2026-12-01, one call): forward 2^24
 //! old 6.16 ms, pass 6.90; compute_h 2^22 old 10.7, pass 11.6 — the pass path moves half the bytes yet is
 //! ~12% slower (its shared-memory stages, not DRAM, bound it), so the old path stays the default and the
-//! pass path stays opt-in for the work on it (docs/PERF.md).
+//! pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
+//! the side streams the old path is at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22), every kernel at
+//! the same ~40 G multiplications/s (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 

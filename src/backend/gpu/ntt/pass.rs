@@ -117,11 +117,6 @@ impl<'a> Pass<'a> {
     }
 }
 
-/// The permutation a[i] ← a[bitrev(i)]·(table value at i, if any) on the main stream.
-fn bitrev(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, tab: Option<PowTable>) -> GResult<()> {
-    super::bitrev_scale(gpu, &gpu.stream, t, a, tab)
-}
-
 /// `ntt` on the pass path: the transform (natural → bit-reversed), then the permutation pass with 1/N and the
 /// inverse coset shift folded in (the coset forward shift rides on the first pass's loads).
 pub(crate) fn ntt(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, dir: NttDir) -> GResult<()> {
@@ -133,7 +128,7 @@ pub(crate) fn ntt(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, dir: NttDir)
         NttDir::CosetInverse => (PF_INV, Scale::None, Some(t.coset_inv)),
     };
     p.run(a, flags, scale, None)?;
-    bitrev(gpu, t, a, post)
+    super::bitrev_scale(gpu, &gpu.stream, t, a, post)
 }
 
 /// `compute_h` on the pass path. Per vector: DIF⁻¹ (evaluations natural → coefficients bit-reversed, the last
@@ -156,7 +151,7 @@ pub(crate) fn compute_h(
         }
         // (a·b − c)·z⁻¹ on the first pass's loads, then the rest of DIF⁻¹(a).
         p.run(a, PF_INV, Scale::None, Some((&*b, &*c)))?;
-        return bitrev(gpu, t, a, Some(t.coset_inv));
+        return super::bitrev_scale(gpu, &gpu.stream, t, a, Some(t.coset_inv));
     }
     // One point: every transform and g^0/N are the identity; only the pointwise step remains.
     let f = gpu.kernel(Module::Ntt, "ntt_pointwise")?;
