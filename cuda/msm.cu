@@ -7,7 +7,8 @@
 //
 // Launch sequence (src/backend/gpu/msm.rs; cuda/hostcheck emulates exactly this), B = block size:
 //   msm_prep<<<⌈n/B⌉, B>>>(scalars, n, limbs)                       once: recoded limbs (4 u64 per scalar)
-//   then per pass over windows [w0, w0 + G) (G windows at once, G·n ≤ 2^28 — see msm.rs):
+//   then per pass over windows [w0, w0 + G) (G windows at once, G·n ≤ 2^28, and from 2^22 points half the
+//   windows — see msm.rs split_for):
 //   1. msm_zero_u32<<<⌈(M+1)/B⌉, B>>>(offsets, M + 1)               M = G·nb bucket counters; buckets zeroed
 //   2. msm_digits<<<⌈n/B⌉, B>>>(limbs, n, c, w0, nb, G, keys, ranks, offsets)   one read of the limbs, all G
 //        windows: key = bucket << 1 | negate (or NONE), rank = atomicAdd(counter[g·nb + bucket], 1)
@@ -25,11 +26,14 @@
 //        Σ_{b∈seg} (b+1)·B_b = (running sum of running sums) + lo·(Σ B_b)
 //   7. msm_g1_window_final<<<G, 128>>>(segs, S, w0, windows)      per window: strided sums + shared-memory tree
 //   host: Horner over the windows with blstrs (⌈255/c⌉ windows, c doublings each).
-// No host round trip inside a pass.
+// No host round trip inside a pass. With two passes or more and two buffer sets (keys, ranks, sorted,
+// offsets, buckets), steps 1–4 of pass k + 1 and 6–7 of pass k run on a second stream while step 5 of pass
+// k runs (msm.rs; the kernels are the same, only the streams differ). The segments per window S stay those
+// of the unsplit pass.
 //
-// Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T; buckets 192·M;
-// partial sums 192·2·(T1 + T2) and their bucket keys 4·T1; segments 192·G·S; plus limbs 32·n and windows 144·⌈255/c⌉.
-// scratch_bytes() in msm.rs computes exactly this.
+// Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T; buckets 192·M
+// (these five twice with two sets); partial sums 192·2·(T1 + T2) and their bucket keys 4·T1; segments 192·G·S;
+// plus limbs 32·n and windows 144·⌈255/c⌉. scratch_bytes() in msm.rs computes exactly this.
 //
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
 //   python3 cuda/hostcheck/check.py

@@ -6,7 +6,9 @@
 # accum_points stage) of the profiled runs.
 #
 #   scripts/msm-variants.sh [--cuzk PATH]
-#   env: VARIANTS="base flat ..." (default: the list below), SIZES="20 22 24", REPEAT=5
+#   env: VARIANTS="base flat ..." (default: the list below), SIZES="20 22 24", REPEAT=5, PROFILE=1
+#   PROFILE=0 times without CUZK_MSM_PROFILE: profiling runs every stage on one stream, so it hides what the
+#   two-stream schedule (the pN and seq tokens) changes; the accumulation column is then "-".
 #   A variant may carry level-1 sizes after '@' (CUZK_MSM_TUNE=accum_threads,kr,reduce_threads of msm.rs),
 #   e.g. VARIANTS="flat flat@1048576,16,32768".
 #
@@ -36,6 +38,8 @@ done
 VARIANTS=${VARIANTS:-"base base+lb3 base+b32 flat nopf flat+lb3 flat+b32 flat+b64 flat@1048576,16,32768 flat+w18 flat+w20"}
 SIZES=${SIZES:-"20 22 24"}
 REPEAT=${REPEAT:-5}
+PROFILE=${PROFILE:-1}
+[ "$PROFILE" = 0 ] && PROFILE=""
 out=${OUT:-dev/msm-variants-out}
 mkdir -p "$out"
 table="$out/msm-variants.txt"
@@ -44,7 +48,7 @@ table="$out/msm-variants.txt"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) printf "%.2f", v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 {
-  printf "cuzk bench msm --backend gpu --repeat %s, CUZK_MSM_PROFILE=1; median ms / level-1 accumulation ms\n" "$REPEAT"
+  printf "cuzk bench msm --backend gpu --repeat %s, CUZK_MSM_PROFILE=%s; median ms / level-1 accumulation ms\n" "$REPEAT" "${PROFILE:-unset}"
   printf "%-26s" "variant"
   for s in $SIZES; do printf " %22s" "2^$s"; done
   printf "\n"
@@ -56,7 +60,7 @@ for v in $VARIANTS; do
     log="$out/$(echo "$v" | tr '+@,' '___')-2^$s"
     var=${v%%@*} tune=""
     [ "$var" != "$v" ] && tune=${v#*@}
-    if CUZK_MSM_VARIANT="$var" CUZK_MSM_TUNE="$tune" CUZK_MSM_PROFILE=1 timeout 300 "$cuzk" bench msm --backend gpu --log-size "$s" \
+    if CUZK_MSM_VARIANT="$var" CUZK_MSM_TUNE="$tune" CUZK_MSM_PROFILE="$PROFILE" timeout 300 "$cuzk" bench msm --backend gpu --log-size "$s" \
       --repeat "$REPEAT" --json >"$log.json" 2>"$log.err"; then
       ms=$(awk -F'[:,]' '/"ms"/ {gsub(/ /, "", $2); printf "%.2f", $2}' "$log.json")
       acc=$(grep -o 'accum_points [0-9.]*' "$log.err" | awk '{print $2}' | median)

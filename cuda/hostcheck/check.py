@@ -271,7 +271,7 @@ def test_msm(h, rng):
             want = mul(Fp, G1, sum(s * k for s, k in zip(scal, ks)) % R)
         data = "%s %s" % (hx([v for p in pts for v in enc_affine(Fp, p)]), hx([v for s in scal for v in enc_scalar(s)]))
         # Every level-1 variant (hostcheck.cpp "var"): nested walk, flat walk, each with 128- and 32-thread
-        # blocks, and the flat walk without prefetch.
+        # blocks, the flat walk without prefetch, and the flat walk with the windows split into three passes.
         for var, vname in MSM_VARIANTS:
             windows = (255 + c - 1) // c
             out = h.call("msm %x %x %x %x %x %s" % (n, c, budget, acc, var, data), windows)
@@ -283,7 +283,7 @@ def test_msm(h, rng):
     print("msm: %d cases x %d variants done" % (len(cases), len(MSM_VARIANTS)))
 
 
-MSM_VARIANTS = [(0, "base"), (1, "flat"), (2, "base b32"), (3, "flat b32"), (4, "flat nopf")]
+MSM_VARIANTS = [(0, "base"), (1, "flat"), (2, "base b32"), (3, "flat b32"), (4, "flat nopf"), (1 | 3 << 8, "flat p3")]
 
 
 def test_ba(h, rng):

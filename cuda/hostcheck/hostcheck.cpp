@@ -13,7 +13,8 @@
 //   msm n c lgb acc var  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
 //                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices;
 //                    var: level-1 kernel and block size as CUZK_MSM_VARIANT picks them (msm_variant.rs): bit 0
-//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch)        → ⌈255/c⌉ window Jacobians (18 u64 each)
+//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch; bits 8+ the
+//                    passes wanted (msm.rs split_for / pN; 0 as 1))        → ⌈255/c⌉ window Jacobians (18 u64 each)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
 #include "../batch_add.cu"
@@ -105,7 +106,8 @@ static u32 pow2_ceil(u32 v) {
     while (r < v) r <<= 1;
     return r;
 }
-static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2) {
+// split: passes wanted at least (msm.rs split_for / the pN variant token); the kernels see only gmax.
+static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2, u32 split = 1) {
     const u64 ACCUM_THREADS = 1ull << accum_log2;  // msm.rs: 2^19
     Plan p;
     p.c = window < 1 ? 1 : window > 22 ? 22 : window;  // msm.rs MIN_WINDOW, MAX_WINDOW
@@ -113,8 +115,10 @@ static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2) {
     p.nb = 1u << (p.c - 1);
     u64 nn = n ? n : 1;
     u64 g = (1ull << budget_log2) / nn;
-    p.gmax = (u32)(g < 1 ? 1 : g > p.windows ? p.windows : g);
-    u32 segs = pow2_ceil(std::max(REDUCE_THREADS / p.gmax, 1u));
+    u32 budget = (u32)(g < 1 ? 1 : g > p.windows ? p.windows : g);
+    u32 sp = split < 1 ? 1 : split > p.windows ? p.windows : split;
+    p.gmax = std::min(budget, (p.windows + sp - 1) / sp);
+    u32 segs = pow2_ceil(std::max(REDUCE_THREADS / budget, 1u));  // segments per window as without the split
     p.segs = std::min(segs, p.nb);
     p.seg_len = p.nb / p.segs;
     u64 entries = p.gmax * nn;
@@ -136,7 +140,7 @@ static void msm() {
     std::vector<fr_t> scalars(n);
     for (auto &b : bases) b = rd_obj<g1_affine_t>();
     for (auto &s : scalars) s = rd_obj<fr_t>();
-    Plan p = plan(n, window, budget, accum);
+    Plan p = plan(n, window, budget, accum, std::max(var >> 8, 1u));
     std::vector<u64> limbs(4 * (size_t)n);
     std::vector<g1_jacobian_t> windows(p.windows);
     launch(cdiv(n, B), 1, B, [&] { msm_prep(scalars.data(), n, limbs.data()); });

@@ -31,8 +31,9 @@ pub struct Gpu {
     /// The stream-ordered pool kept warm between calls (`None`: the driver's default, nothing kept).
     pub pool: Option<DevicePool>,
     /// Streams beside `stream` for `ntt_msm_h`'s overlap (toggle `streams`: a/b/c uploads; b's and c's
-    /// transforms), made on first use; ordering across streams comes from cudarc's per-buffer events.
-    side: OnceLock<[Arc<CudaStream>; 3]>,
+    /// transforms) and the MSM's sort and reduction stages, made on first use; ordering across streams comes
+    /// from cudarc's per-buffer events.
+    side: OnceLock<[Arc<CudaStream>; 4]>,
     modules: Mutex<HashMap<Module, Arc<CudaModule>>>,
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
@@ -128,12 +129,14 @@ impl Gpu {
     }
 
     /// The side streams: `[0]` carries a/b/c's uploads in order (a first, so a's transforms start while b
-    /// and c are still on the bus), `[1]` and `[2]` b's and c's transforms (a's run on `stream`).
-    pub fn side(&self) -> GResult<&[Arc<CudaStream>; 3]> {
+    /// and c are still on the bus), `[1]` and `[2]` b's and c's transforms (a's run on `stream`), `[3]` the
+    /// MSM's counting sort and bucket reduction while its accumulation runs on `stream` (msm.rs).
+    pub fn side(&self) -> GResult<&[Arc<CudaStream>; 4]> {
         if let Some(s) = self.side.get() {
             return Ok(s);
         }
-        let made = [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?];
+        let made =
+            [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?];
         // A racing thread may have set them first; either set is as good.
         let _ = self.side.set(made);
         self.side.get().ok_or_else(|| GpuError::Invalid("side streams not set".into()))

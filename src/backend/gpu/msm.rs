@@ -3,8 +3,11 @@
 //! exclusive scan, scatter of `index << 1 | sign`), bucket sums by an even split of the sorted entries over
 //! threads (mixed XYZZ additions; buckets cut by a slice boundary are finished by further levels of the same
 //! walk, so no input shape makes one long chain), per-window bucket reduction by segmented running sums and a
-//! shared-memory tree, and the window combination (Horner, ⌈255/c⌉ windows) on the host with blstrs. The launch sequence is documented at the top of `cuda/msm.cu`;
-//! `cuda/hostcheck/hostcheck.cpp` emulates the same sequence (keep [`Plan`] in step with its `plan`).
+//! shared-memory tree, and the window combination (Horner, ⌈255/c⌉ windows) on the host with blstrs. From
+//! 2^22 points the windows go in two passes on two streams: pass k + 1's counting sort and pass k's
+//! reduction run while pass k's accumulation does ([`split_for`]). The launch sequence is documented at the
+//! top of `cuda/msm.cu`; `cuda/hostcheck/hostcheck.cpp` emulates the same sequence (keep [`Plan`] in step
+//! with its `plan`).
 
 use blstrs::G1Projective;
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
@@ -94,13 +97,18 @@ struct Plan {
     levels: Vec<u32>,
 }
 
-fn plan(n: usize, window: usize) -> Plan {
+/// `split`: passes wanted at least (windows shared out evenly), beyond those the sort scratch budget makes.
+fn plan(n: usize, window: usize, split: u32) -> Plan {
     let c = window.clamp(MIN_WINDOW, MAX_WINDOW) as u32;
     let windows = 255u32.div_ceil(c);
     let nb = 1u32 << (c - 1);
-    let gmax = ((1usize << PASS_BUDGET_LOG2) / n.max(1)).clamp(1, windows as usize) as u32;
+    let budget = ((1usize << PASS_BUDGET_LOG2) / n.max(1)).clamp(1, windows as usize) as u32;
+    let gmax = budget.min(windows.div_ceil(split.clamp(1, windows)));
     let tune = Tune::get();
-    let segs = (tune.reduce_threads / gmax).max(1).next_power_of_two().min(nb);
+    // Segments per window as without the split: a split pass reduces fewer windows, not shorter segments
+    // (halving them doubled the reduction's scalar multiplications: 2^24, 2 passes, 7.7 + 2.1 ms against
+    // 6.5 + 0.6 in one pass, H200).
+    let segs = (tune.reduce_threads / budget).max(1).next_power_of_two().min(nb);
     let entries = gmax as usize * n.max(1);
     let mut k1 = entries.div_ceil(tune.accum_threads).max(K1_MIN);
     if k1 >= K1_LONG {
@@ -139,21 +147,53 @@ impl Tune {
     }
 }
 
+/// Passes the windows are split into by default for `n` points (each pass's counting sort runs under the
+/// previous pass's accumulation, its bucket reduction under the next one's; see [`msm_g1`]).
+pub fn split_for(n: usize) -> u32 {
+    if n >= OVERLAP_MIN {
+        OVERLAP_SPLIT
+    } else {
+        1
+    }
+}
+
+/// From this many points the windows are split into [`OVERLAP_SPLIT`] passes on two streams. Measured on
+/// the H200 (docs/PERF.md, 2026-12-01, `cuzk bench msm`, median of 7): 2^24 130.2 ms in one pass, 128.3 in
+/// two, 129.7 in four; 2^22 35.8 against 35.7 (chain-156 proofs 0.5–0.9 ms faster after synthesis); 2^20
+/// 11.5 against 14.6 (its accumulation launches are too small to split).
+const OVERLAP_MIN: usize = 1 << 22;
+/// Passes of the overlapped schedule (two, three and four measured above: two best).
+const OVERLAP_SPLIT: u32 = 2;
+
 /// Device bytes msm_g1 needs beyond bases and scalars, for the memory check (exact, before allocator
-/// rounding): recoded scalars 32n; per pass keys, ranks, sorted 12·G·n; bucket offsets 4·(G·nb + 1); scan
-/// chunk sums 4·1024; XYZZ buckets 192·G·nb; partial sums 192·2·(T1 + T2) (threads of accumulation levels 1
-/// and 2) and their bucket keys 4·T1; segment sums 192·G·segs; window results 144·⌈255/c⌉.
+/// rounding), with the default split ([`split_for`]) and overlap.
 pub fn scratch_bytes(n: usize, window: usize) -> usize {
-    let p = plan(n.max(1), window);
+    let p = plan(n.max(1), window, split_for(n));
+    plan_bytes(&p, n, sets(&p, n, true))
+}
+
+/// Buffer sets a plan uses: two when its passes overlap (pass k + 1 sorts while pass k accumulates) and both
+/// fit the one-pass sort budget (2·G·n ≤ 2^28: up to 2^24 points the overlap costs no memory; beyond, the
+/// budget already splits the windows and the passes run in turn).
+fn sets(p: &Plan, n: usize, overlap: bool) -> usize {
+    if overlap && p.windows > p.gmax && 2 * p.gmax as usize * n <= 1 << PASS_BUDGET_LOG2 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Recoded scalars 32n; per buffer set: keys, ranks, sorted 12·G·n, bucket offsets 4·(G·nb + 1), XYZZ
+/// buckets 192·G·nb; once: scan chunk sums 4·1024, partial sums 192·2·(T1 + T2) (threads of accumulation
+/// levels 1 and 2) and their bucket keys 4·T1, segment sums 192·G·segs, window results 144·⌈255/c⌉.
+fn plan_bytes(p: &Plan, n: usize, sets: usize) -> usize {
     let (g, nb) = (p.gmax as usize, p.nb as usize);
-    let (pa, pb) = part_slots(&p);
+    let (pa, pb) = part_slots(p);
     XYZZ_BYTES * (pa + pb)
         + 4 * p.levels[0] as usize
         + 32 * n
-        + 12 * g * n
-        + 4 * (g * nb + 1)
+        + sets * (12 * g * n + 4 * (g * nb + 1) + XYZZ_BYTES * g * nb)
         + 4 * SCAN_T
-        + XYZZ_BYTES * g * nb
         + XYZZ_BYTES * g * p.segs as usize
         + JAC_BYTES * p.windows as usize
 }
@@ -178,7 +218,8 @@ fn alloc<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, len: usize) -> GResult<CudaSl
 
 /// Σ sᵢ·Pᵢ over the first `n` bases/scalars already on the device (bases: 12n u64 affine, blst layout, the
 /// identity all-zero; scalars: 4n u64 Montgomery). `window`: `None` picks [`window_for`]`(n)`, `Some(c)` forces
-/// width c (clamped to [[`MIN_WINDOW`], [`MAX_WINDOW`]]). Enqueues on `gpu.stream` and waits for the windows.
+/// width c (clamped to [[`MIN_WINDOW`], [`MAX_WINDOW`]]). Enqueues on `gpu.stream` (and `gpu.side()[3]` when
+/// passes overlap) and waits for the windows.
 /// Kernels as `CUZK_MSM_VARIANT` names (default when unset; an unknown name is an error).
 pub fn msm_g1(
     gpu: &Gpu,
@@ -214,11 +255,15 @@ pub fn msm_g1_variant(
     if n >= 1 << 31 {
         return Err(GpuError::Invalid(format!("msm_g1: {n} points (at most 2^31 − 1)")));
     }
-    if let (None, Some(c)) = (window, variant.window) {
-        // The callers checked memory for window_for(n); a variant's wider window needs its own check.
-        gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT window)", scratch_bytes(n, c))?;
+    let c = window.or(variant.window).unwrap_or_else(|| window_for(n));
+    let p = plan(n, c, variant.split.unwrap_or_else(|| split_for(n)));
+    let prof = Profile::new(gpu)?;
+    // Profiling marks stages with events on one stream, so it runs them all there.
+    let nsets = sets(&p, n, !variant.seq && !prof.on());
+    if (window.is_none() && variant.window.is_some()) || variant.split.is_some() {
+        // The callers checked memory for window_for(n) and split_for(n); a variant's shape needs its own check.
+        gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT shape)", plan_bytes(&p, n, nsets))?;
     }
-    let p = plan(n, window.or(variant.window).unwrap_or_else(|| window_for(n)));
     let n32 = n as u32;
     // The flat walk loads bases as 16-byte vectors: 96-byte points from a 16-byte aligned start.
     let aligned = {
@@ -237,17 +282,11 @@ pub fn msm_g1_variant(
     let (k_scatter, k_points, k_parts) = (k("msm_scatter")?, k(points_kernel)?, k("msm_g1_accum_parts")?);
     let k_fix = k("msm_g1_accum_fix")?;
     let (k_reduce, k_final) = (k("msm_g1_bucket_reduce")?, k("msm_g1_window_final")?);
-    let prof = Profile::new(gpu)?;
-
     let gmax = p.gmax as usize;
     let mmax = gmax * p.nb as usize;
     let mut limbs = alloc::<u64>(gpu, 4 * n)?;
-    let mut keys = alloc::<u32>(gpu, gmax * n)?;
-    let mut ranks = alloc::<u32>(gpu, gmax * n)?;
-    let mut sorted = alloc::<u32>(gpu, gmax * n)?;
-    let mut offsets = alloc::<u32>(gpu, mmax + 1)?;
+    let mut bufs = (0..nsets).map(|_| SortSet::new(gpu, gmax, n, mmax)).collect::<GResult<Vec<_>>>()?;
     let mut csum = alloc::<u32>(gpu, SCAN_T)?;
-    let mut buckets = alloc::<u64>(gpu, mmax * XYZZ_BYTES / 8)?;
     let mut segs = alloc::<u64>(gpu, gmax * p.segs as usize * XYZZ_BYTES / 8)?;
     let mut wins = alloc::<u64>(gpu, p.windows as usize * JAC_BYTES / 8)?;
     let (pa, pb) = part_slots(&p);
@@ -255,7 +294,18 @@ pub fn msm_g1_variant(
     let mut parts_b = alloc::<u64>(gpu, pb * XYZZ_BYTES / 8)?;
     let mut b_key = alloc::<u32>(gpu, p.levels[0] as usize)?;
 
-    let s = &gpu.stream;
+    // Accumulation (the multiply-bound bulk) runs on `gpu.stream`; with two buffer sets the counting sort of
+    // pass k + 1 and the bucket reduction of pass k run on a side stream meanwhile. cudarc's per-buffer events
+    // order the two (a set is re-sorted only after its accumulation and reduction have read it).
+    let a = &gpu.stream;
+    let s = if nsets == 2 {
+        let side = &gpu.side()?[3];
+        // The buffers above may be stream-ordered allocations on `gpu.stream`.
+        side.join(a)?;
+        side
+    } else {
+        a
+    };
     let mut b = s.launch_builder(&k_prep);
     b.arg(scalars).arg(&n32).arg(&mut limbs);
     // SAFETY (every launch below): argument types and order match the kernel's signature in cuda/msm.cu, and
@@ -263,19 +313,17 @@ pub fn msm_g1_variant(
     unsafe { b.launch(cfg(n, 1)) }?;
     prof.mark("prep")?;
 
-    let mut w0 = 0u32;
-    while w0 < p.windows {
-        let gc = (p.windows - w0).min(p.gmax);
-        let m = gc * p.nb; // bucket counters this pass
-        let m1 = m + 1;
+    let passes: Vec<(u32, u32)> =
+        (0..p.windows).step_by(p.gmax as usize).map(|w0| (w0, (p.windows - w0).min(p.gmax))).collect();
+    let sort = |set: &mut SortSet, csum: &mut CudaSlice<u32>, w0: u32, gc: u32| -> GResult<()> {
+        let m1 = gc * p.nb + 1; // bucket counters this pass, and the total
         let len = (m1 as usize).div_ceil(SCAN_T) as u32;
         let t = m1.div_ceil(len);
-
         let mut b = s.launch_builder(&k_zero);
-        b.arg(&mut offsets).arg(&m1);
+        b.arg(&mut set.offsets).arg(&m1);
         unsafe { b.launch(cfg(m1 as usize, 1)) }?;
         // Buckets no entry reaches stay the identity (all-zero XYZZ).
-        s.memset_zeros(&mut buckets)?;
+        s.memset_zeros(&mut set.buckets)?;
 
         let mut b = s.launch_builder(&k_digits);
         b.arg(&limbs)
@@ -284,35 +332,42 @@ pub fn msm_g1_variant(
             .arg(&w0)
             .arg(&p.nb)
             .arg(&gc)
-            .arg(&mut keys)
-            .arg(&mut ranks)
-            .arg(&mut offsets);
+            .arg(&mut set.keys)
+            .arg(&mut set.ranks)
+            .arg(&mut set.offsets);
         unsafe { b.launch(cfg(n, 1)) }?;
         prof.mark("digits")?;
 
         let mut b = s.launch_builder(&k_scan_a);
-        b.arg(&offsets).arg(&m1).arg(&len).arg(&mut csum);
+        b.arg(&set.offsets).arg(&m1).arg(&len).arg(&mut *csum);
         unsafe { b.launch(cfg(t as usize, 1)) }?;
         let mut b = s.launch_builder(&k_scan_b);
-        b.arg(&mut csum).arg(&t);
+        b.arg(&mut *csum).arg(&t);
         unsafe { b.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 }) }?;
         let mut b = s.launch_builder(&k_scan_c);
-        b.arg(&mut offsets).arg(&m1).arg(&len).arg(&csum);
+        b.arg(&mut set.offsets).arg(&m1).arg(&len).arg(&*csum);
         unsafe { b.launch(cfg(t as usize, 1)) }?;
         prof.mark("scan")?;
 
         let mut b = s.launch_builder(&k_scatter);
-        b.arg(&keys).arg(&ranks).arg(&n32).arg(&p.nb).arg(&offsets).arg(&mut sorted);
+        b.arg(&set.keys).arg(&set.ranks).arg(&n32).arg(&p.nb).arg(&set.offsets).arg(&mut set.sorted);
         unsafe { b.launch(cfg(n, gc)) }?;
         prof.mark("scatter")?;
-
-        let mut b = s.launch_builder(&k_points);
+        Ok(())
+    };
+    if let (Some(&(w0, gc)), Some(set)) = (passes.first(), bufs.first_mut()) {
+        sort(set, &mut csum, w0, gc)?;
+    }
+    for (k, &(w0, gc)) in passes.iter().enumerate() {
+        let m = gc * p.nb;
+        let set = &mut bufs[k % nsets];
+        let mut b = a.launch_builder(&k_points);
         b.arg(bases)
-            .arg(&sorted)
-            .arg(&offsets)
+            .arg(&set.sorted)
+            .arg(&set.offsets)
             .arg(&m)
             .arg(&p.k1)
-            .arg(&mut buckets)
+            .arg(&mut set.buckets)
             .arg(&mut parts_a)
             .arg(&mut b_key);
         let blocks = p.levels[0].div_ceil(points_block).max(1);
@@ -320,22 +375,37 @@ pub fn msm_g1_variant(
             LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (points_block, 1, 1), shared_mem_bytes: 0 };
         unsafe { b.launch(lc) }?;
         prof.mark("accum_points")?;
-        let mut b = s.launch_builder(&k_fix);
-        b.arg(&offsets).arg(&m).arg(&p.k1).arg(&b_key).arg(&parts_a).arg(&mut buckets);
+        let mut b = a.launch_builder(&k_fix);
+        b.arg(&set.offsets).arg(&m).arg(&p.k1).arg(&b_key).arg(&parts_a).arg(&mut set.buckets);
         unsafe { b.launch(cfg(p.levels[0] as usize, 1)) }?;
         prof.mark("accum_fix")?;
         for (i, &threads) in p.levels.iter().enumerate().skip(1) {
             let level = i as u32 + 1;
             let (src, dst) =
                 if level.is_multiple_of(2) { (&parts_a, &mut parts_b) } else { (&parts_b, &mut parts_a) };
-            let mut b = s.launch_builder(&k_parts);
-            b.arg(&offsets).arg(&m).arg(&level).arg(&p.k1).arg(&p.kr).arg(src).arg(&mut buckets).arg(dst);
+            let mut b = a.launch_builder(&k_parts);
+            b.arg(&set.offsets)
+                .arg(&m)
+                .arg(&level)
+                .arg(&p.k1)
+                .arg(&p.kr)
+                .arg(src)
+                .arg(&mut set.buckets)
+                .arg(dst);
             unsafe { b.launch(cfg(threads as usize, 1)) }?;
         }
         prof.mark("accum_parts")?;
 
+        // With two sets the next pass's sort goes ahead of this pass's reduction on the side stream, so that it
+        // runs under this accumulation rather than behind a reduction that waits for it; with one set it must
+        // wait for the reduction (it overwrites the buckets).
+        let next = passes.get(k + 1);
+        if let (Some(&(w1, g1)), 2) = (next, nsets) {
+            sort(&mut bufs[(k + 1) % 2], &mut csum, w1, g1)?;
+        }
+        let set = &bufs[k % nsets];
         let mut b = s.launch_builder(&k_reduce);
-        b.arg(&buckets).arg(&p.nb).arg(&p.seg_len).arg(&p.segs).arg(&mut segs);
+        b.arg(&set.buckets).arg(&p.nb).arg(&p.seg_len).arg(&p.segs).arg(&mut segs);
         unsafe { b.launch(cfg(p.segs as usize, gc)) }?;
         prof.mark("reduce")?;
 
@@ -344,10 +414,12 @@ pub fn msm_g1_variant(
         let fin = LaunchConfig { grid_dim: (gc, 1, 1), block_dim: (FINAL_T, 1, 1), shared_mem_bytes: 0 };
         unsafe { b.launch(fin) }?;
         prof.mark("final")?;
-
-        w0 += gc;
+        if let (Some(&(w1, g1)), 1) = (next, nsets) {
+            sort(&mut bufs[0], &mut csum, w1, g1)?;
+        }
     }
 
+    let s = a;
     let host = s.clone_dtoh(&wins)?;
     s.synchronize()?;
     let mut acc = G1Projective::identity();
@@ -362,11 +434,32 @@ pub fn msm_g1_variant(
     Ok(acc)
 }
 
+/// One pass's counting-sort output and buckets (two of them when passes overlap).
+struct SortSet {
+    keys: CudaSlice<u32>,
+    ranks: CudaSlice<u32>,
+    sorted: CudaSlice<u32>,
+    offsets: CudaSlice<u32>,
+    buckets: CudaSlice<u64>,
+}
+
+impl SortSet {
+    fn new(gpu: &Gpu, gmax: usize, n: usize, mmax: usize) -> GResult<SortSet> {
+        Ok(SortSet {
+            keys: alloc(gpu, gmax * n)?,
+            ranks: alloc(gpu, gmax * n)?,
+            sorted: alloc(gpu, gmax * n)?,
+            offsets: alloc(gpu, mmax + 1)?,
+            buckets: alloc(gpu, mmax * XYZZ_BYTES / 8)?,
+        })
+    }
+}
+
 /// Threads per block of `msm_g1_window_final` (`MSM_FINAL_T` in cuda/msm.cu).
 const FINAL_T: u32 = 128;
 
-/// Per-stage device times of one MSM, printed on stderr when `CUZK_MSM_PROFILE` is set (events on the
-/// stream between stages, summed over passes); otherwise inert.
+/// Per-stage device times of one MSM, printed on stderr when `CUZK_MSM_PROFILE` is set and not empty or 0
+/// (events on the stream between stages, summed over passes, every stage on `gpu.stream`); otherwise inert.
 struct Profile<'a> {
     gpu: &'a Gpu,
     marks: Option<std::cell::RefCell<Vec<(&'static str, cudarc::driver::CudaEvent)>>>,
@@ -374,12 +467,17 @@ struct Profile<'a> {
 
 impl<'a> Profile<'a> {
     fn new(gpu: &'a Gpu) -> GResult<Self> {
-        let marks = if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
+        let marks = if std::env::var_os("CUZK_MSM_PROFILE").is_some_and(|v| !v.is_empty() && v != "0") {
             Some(std::cell::RefCell::new(vec![("start", Self::event(gpu)?)]))
         } else {
             None
         };
         Ok(Profile { gpu, marks })
+    }
+
+    /// Whether stages are being timed (they then all run on `gpu.stream`).
+    fn on(&self) -> bool {
+        self.marks.is_some()
     }
 
     fn event(gpu: &Gpu) -> GResult<cudarc::driver::CudaEvent> {
@@ -437,7 +535,7 @@ mod tests {
         assert_eq!(window_for(1 << 27), 19);
         for c in MIN_WINDOW..=MAX_WINDOW {
             for n in [1usize, 1000, 1 << 20] {
-                let p = plan(n, c);
+                let p = plan(n, c, 1);
                 assert_eq!(p.segs * p.seg_len, p.nb);
                 assert!(p.windows * p.c >= 255);
                 // Enough levels for every entry of the pass in one bucket: the last level has one thread.
@@ -446,8 +544,17 @@ mod tests {
                 assert!(p.levels[0] as usize * p.k1 as usize >= p.gmax as usize * n);
             }
         }
+        // The split halves the windows per pass, not the reduction's segments per window; two sets overlap.
+        let (one, two) = (plan(1 << 24, 19, 1), plan(1 << 24, 19, 2));
+        assert_eq!((one.gmax, two.gmax, one.segs), (14, 7, two.segs));
+        let n = 1 << 24;
+        assert_eq!((sets(&one, n, true), sets(&two, n, true), sets(&two, n, false)), (1, 2, 1));
+        assert_eq!(sets(&plan(1 << 27, 18, 2), 1 << 27, true), 1);
+        assert_eq!(plan(1000, 8, 99).gmax, 1);
+        assert!(plan_bytes(&two, 1 << 24, 2) < plan_bytes(&one, 1 << 24, 1) + (64 << 20));
+        assert_eq!((split_for(1 << 21), split_for(1 << 22)), (1, OVERLAP_SPLIT));
         // A 2^27 MSM processes 2 windows per pass: 3 GiB of sort scratch.
-        assert_eq!(plan(1 << 27, 18).gmax, 2);
+        assert_eq!(plan(1 << 27, 18, 1).gmax, 2);
         assert!(scratch_bytes(1 << 27, 18) < 8 << 30);
     }
 }

@@ -12,7 +12,9 @@
 //! - `lb3` — the chosen kernel built for ≤ 168 registers (`__launch_bounds__(128, 3)`: 12 warps per SM
 //!   instead of 8; nvcc 13.0 sm_90: points 165 registers, flat 168 with 40 B of spills);
 //! - `b32`, `b64` — level-1 blocks of 32 or 64 threads (174 registers: 11 or 10 warps per SM instead of 8);
-//! - `wNN` — window width NN (1..=[`MAX_WINDOW`]) where the caller did not force one.
+//! - `wNN` — window width NN (1..=[`MAX_WINDOW`]) where the caller did not force one;
+//! - `pN` — the windows split into N passes (1..=8) instead of `msm::split_for(n)`'s;
+//! - `seq` — every stage on the one stream (no pass's sort or reduction under another's accumulation).
 //!
 //! Tokens apply to the default (flat) unless `base` is among them: `lb3` is `flat+lb3`, `base+lb3` the
 //! nested walk's.
@@ -25,6 +27,8 @@ pub const MIN_WINDOW: usize = 1;
 /// Largest window width: 2^21 buckets per window (384 MiB of XYZZ buckets per window at 192 B each; the
 /// default table stops at 19, wider windows are for `CUZK_MSM_VARIANT=wNN` and forced widths).
 pub const MAX_WINDOW: usize = 22;
+/// Most passes a variant may ask for (`pN`): beyond this each pass is too small to hide the next one's sort.
+pub const MAX_SPLIT: usize = 8;
 
 /// One MSM kernel configuration (see the module comment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,17 +43,21 @@ pub struct MsmVariant {
     pub block: u32,
     /// Window width when the caller passes `None`.
     pub window: Option<usize>,
+    /// Passes the windows are split into (`None`: `msm::split_for(n)`).
+    pub split: Option<u32>,
+    /// Every stage on `gpu.stream`, passes in sequence (no overlap of sort and reduction with accumulation).
+    pub seq: bool,
 }
 
 /// The flat walk with the usual block and window: the fastest measured (module comment).
 impl Default for MsmVariant {
     fn default() -> Self {
-        MsmVariant { flat: true, nopf: false, lb3: false, block: 0, window: None }
+        MsmVariant { flat: true, nopf: false, lb3: false, block: 0, window: None, split: None, seq: false }
     }
 }
 
 impl MsmVariant {
-    /// Parses `+`-separated tokens (`base`, `flat`, `lb3`, `b32`, `b64`, `b128`, `wNN`); an unknown token is
+    /// Parses `+`-separated tokens (`base`, `flat`, `lb3`, `b32`, `b64`, `b128`, `wNN`, `pN`, `seq`); an unknown token is
     /// an error naming it.
     pub fn parse(spec: &str) -> GResult<MsmVariant> {
         let mut v = MsmVariant::default();
@@ -63,17 +71,20 @@ impl MsmVariant {
                 "b32" => v.block = 32,
                 "b64" => v.block = 64,
                 "b128" => v.block = 128,
-                _ => match tok.strip_prefix('w').and_then(|w| w.parse::<usize>().ok()) {
-                    Some(c) if (MIN_WINDOW..=MAX_WINDOW).contains(&c) => {
-                        v.window = Some(c)
+                "seq" => v.seq = true,
+                _ => {
+                    let num = |p: char| tok.strip_prefix(p).and_then(|w| w.parse::<usize>().ok());
+                    match (num('w'), num('p')) {
+                        (Some(c), _) if (MIN_WINDOW..=MAX_WINDOW).contains(&c) => v.window = Some(c),
+                        (_, Some(k)) if (1..=MAX_SPLIT).contains(&k) => v.split = Some(k as u32),
+                        _ => {
+                            return Err(GpuError::Invalid(format!(
+                                "CUZK_MSM_VARIANT: unknown token {tok:?} (base, flat, nopf, lb3, b32, b64, b128, \
+                                 seq, w1..w{MAX_WINDOW}, p1..p{MAX_SPLIT})"
+                            )))
+                        }
                     }
-                    _ => {
-                        return Err(GpuError::Invalid(format!(
-                        "CUZK_MSM_VARIANT: unknown token {tok:?} (base, flat, nopf, lb3, b32, b64, b128, w1..w{})",
-                        MAX_WINDOW
-                    )))
-                    }
-                },
+                }
             }
         }
         if v.nopf && v.lb3 {
@@ -104,8 +115,11 @@ impl MsmVariant {
     }
 
     /// The variants `tests/gpu/msm_variants.rs` and `scripts/msm-variants.sh` compare (window tokens aside).
-    pub const ALL: [&'static str; 8] =
-        ["base", "base+lb3", "base+b32", "flat", "nopf", "flat+lb3", "flat+b32", "flat+b64"];
+    /// The `pN` and `seq` entries exercise the two-stream schedule (and its one-set fallback) at test sizes.
+    pub const ALL: [&'static str; 11] = [
+        "base", "base+lb3", "base+b32", "flat", "nopf", "flat+lb3", "flat+b32", "flat+b64", "p3", "p8",
+        "seq+p4",
+    ];
 }
 
 #[cfg(test)]
@@ -121,6 +135,9 @@ mod tests {
         assert!(MsmVariant::parse("fast").is_err());
         assert!(MsmVariant::parse("w0").is_err());
         assert!(MsmVariant::parse("nopf+lb3").is_err());
+        assert!(MsmVariant::parse("p0").is_err() && MsmVariant::parse("p9").is_err());
+        let v = MsmVariant::parse("p3+seq").unwrap_or_default();
+        assert!(v.split == Some(3) && v.seq && v.flat);
         assert_eq!(MsmVariant::parse("nopf").unwrap_or_default().points_kernel(), "msm_g1_accum_flat_np");
         assert_eq!(MsmVariant::parse("base").unwrap_or_default().points_kernel(), "msm_g1_accum_points");
         assert_eq!(MsmVariant::default().points_kernel(), "msm_g1_accum_flat");
