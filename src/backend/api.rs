@@ -168,6 +168,8 @@ pub struct CallOpts {
     pub device_pool: bool,
     /// `streams`: a/b/c uploads and b's, c's transforms on side streams beside a's.
     pub abc_streams: bool,
+    /// `msm2s`: large G1 MSMs in two window passes on two streams (sort and reduction under accumulation).
+    pub msm_overlap: bool,
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.

@@ -39,7 +39,7 @@ pub(super) fn time_op(
                 .map_err(e)?;
             let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;
             let ds = gpu.stream.clone_htod(limbs(&scalars)).map_err(|x| e(x.into()))?;
-            let run = || msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, None);
+            let run = || msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, None, true);
             let got = run().map_err(e)?;
             let want =
                 cpu.msm_g1(Bases::host(&points), &scalars, None).map_err(|x| CliError::Msg(x.to_string()))?;

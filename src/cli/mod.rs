@@ -116,8 +116,9 @@ pub enum Command {
         #[command(flatten)]
         engine: job::EngineOpts,
     },
-    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline pce b2 g2d dpool streams; b1 b2 g2d dpool
-    /// streams only on a GPU) flipped alone, in interleaved rounds (--repeat of them): per-phase deltas.
+    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline pce b2 g2d dpool streams msm2s; b1 b2 g2d
+    /// dpool streams msm2s only on a GPU) flipped alone, in interleaved rounds (--repeat of them): per-phase
+    /// deltas.
     Ablate {
         /// What to prove.
         #[command(flatten)]

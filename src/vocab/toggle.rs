@@ -103,6 +103,8 @@ toggles! {
     // 26.1–27.2 → 24.7–25.7 ms (h200-16c, 2026-12-01, docs/PERF.md); off: uploads and transforms on one stream.
     Streams = "streams", short "strms a/b/c", default true, applies Applies::DeviceOnly, ablate true,
         help "streams: a/b/c uploads on a stream of their own, b's and c's NTTs on two more, so a's run under their copies.";
+    Msm2s = "msm2s", short "msm2s passes", default true, applies Applies::DeviceOnly, ablate true,
+        help "msm2s: G1 MSMs from 2^22 points in two window passes on two streams: the next pass's sort and this one's reduction under its accumulation.";
 }
 
 impl Toggle {
@@ -162,9 +164,9 @@ fn expected_ids() -> String {
     Toggle::KEYS.join(", ")
 }
 
-/// The console's toggle keys in display order: the number row, then `!`, `@` and `#` (shift-1 to shift-3) for
-/// the eleventh to thirteenth.
-pub const TOGGLE_KEYS: [char; 13] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#'];
+/// The console's toggle keys in display order: the number row, then `!`, `@`, `#` and `$` (shift-1 to shift-4)
+/// for the eleventh to fourteenth.
+pub const TOGGLE_KEYS: [char; 14] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#', '$'];
 
 /// The id of the numeric knob beside the boolean toggles.
 pub const BATCH: &str = "batch";
@@ -433,7 +435,7 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 g2d dpool streams batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 g2d dpool streams msm2s batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));
@@ -449,6 +451,7 @@ mod tests {
         assert_eq!((Toggle::Dpool.key(), Toggle::for_key('@')), (Some('@'), Some(Toggle::Dpool)));
         assert!(Toggles::default().on(Toggle::Dpool) && !cpu.contains(&Toggle::Dpool));
         assert_eq!((Toggle::Streams.key(), Toggle::for_key('#')), (Some('#'), Some(Toggle::Streams)));
+        assert_eq!((Toggle::Msm2s.key(), Toggle::for_key('$')), (Some('$'), Some(Toggle::Msm2s)));
         assert!(Toggles::default().on(Toggle::Streams) && !cpu.contains(&Toggle::Streams));
         t.apply_set("g2d=off").unwrap_or_default();
         assert!(t.changed().contains("g2d=off"), "{}", t.changed());

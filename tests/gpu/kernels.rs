@@ -37,7 +37,7 @@ fn msm_g1_matches_cpu() {
                 cpu.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
             let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
             let dsc = dev.stream.clone_htod(limbs(&s)).unwrap_or_else(|e| panic!("{e}"));
-            let got = cuzk::backend::gpu::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None)
+            let got = cuzk::backend::gpu::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None, true)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(got.to_affine(), want, "device msm_g1 n={n}");
         }
@@ -59,6 +59,27 @@ fn msm_g1_matches_cpu() {
             g.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine(),
             want
         );
+    }
+}
+
+/// Toggle `msm2s`: at 2^22 points (where `split_for` starts the two-stream passes) the MSM with and without
+/// them equals the CPU's, on random scalars with the 0 / 1 / −1 mix.
+#[test]
+fn msm_two_stream_passes_match_cpu() {
+    let Some(g) = gpu("msm_two_stream_passes_match_cpu") else { return };
+    let Some(dev) = g.gpu(0) else { return };
+    let n = 1usize << 22;
+    assert_eq!(cuzk::backend::gpu::msm::split_for(n), 2, "2^22 points must take the two-pass schedule");
+    let bases = g1_points(n, 64);
+    let s = scalars(n, &mut rng(65), true);
+    let cpu = CpuBackend::new();
+    let want = cpu.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
+    let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
+    let dsc = dev.stream.clone_htod(limbs(&s)).unwrap_or_else(|e| panic!("{e}"));
+    for overlap in [true, false] {
+        let got = cuzk::backend::gpu::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None, overlap)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got.to_affine(), want, "device msm_g1 2^22 overlap={overlap}");
     }
 }
 

@@ -31,7 +31,7 @@ fn perf_probe() {
     let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| ok(e.into()));
     let ds = dev.stream.clone_htod(limbs(&scal)).unwrap_or_else(|e| ok(e.into()));
     let run = |n: usize, w: Option<usize>| {
-        msm::msm_g1(dev, &db.slice(0..12 * n), &ds.slice(0..4 * n), n, w).unwrap_or_else(|e| ok(e))
+        msm::msm_g1(dev, &db.slice(0..12 * n), &ds.slice(0..4 * n), n, w, true).unwrap_or_else(|e| ok(e))
     };
     // A probe reports a mismatch and goes on timing (the checks proper are the other tests).
     let check = |what: &str, got: G1Projective, want: G1Projective| {
@@ -68,8 +68,9 @@ fn perf_probe() {
         for shape in ["random", "equal", "pm1_runs", "half_equal", "porep_mix"] {
             let sc = shaped_scalars(shape, n, 90 + lg as u64);
             let d = dev.stream.clone_htod(limbs(&sc)).unwrap_or_else(|e| ok(e.into()));
-            let go =
-                || msm::msm_g1(dev, &db.slice(0..12 * n), &d.slice(..), n, None).unwrap_or_else(|e| ok(e));
+            let go = || {
+                msm::msm_g1(dev, &db.slice(0..12 * n), &d.slice(..), n, None, true).unwrap_or_else(|e| ok(e))
+            };
             let got = go();
             if lg == 20 {
                 let want = cpu.msm_g1(Bases::host(&bases[..n]), &sc, None).unwrap_or_else(|e| panic!("{e}"));

@@ -175,7 +175,7 @@ impl GpuLane {
         let mut held = self.abc.lock().unwrap_or_else(|p| p.into_inner());
         let need = held.extra_bytes(n) + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
         gpu.check_mem("ntt_msm_h (a, b, c and scratch)", need)?;
-        let CallOpts { pin_abc, pinned_pool, abc_streams, .. } = self.state().opts;
+        let CallOpts { pin_abc, pinned_pool, abc_streams, msm_overlap, .. } = self.state().opts;
         let prof = abc::HProfile::from_env();
         let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
         let mut bufs = held.take(gpu, n)?;
@@ -230,7 +230,7 @@ impl GpuLane {
             let mut st = self.state();
             let mut tmp = None;
             let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
-            msm::msm_g1(gpu, &view, &bufs[0].slice(0..4 * m), m, None)
+            msm::msm_g1(gpu, &view, &bufs[0].slice(0..4 * m), m, None, msm_overlap)
         };
         prof.mark("msm_h");
         prof.report(n);
@@ -252,10 +252,11 @@ impl GpuLane {
         let mut st = self.state();
         let w = window.unwrap_or_else(|| msm::window_for(n));
         gpu.check_mem("msm_g1 (scalars and scratch)", n * 32 + msm::scratch_bytes(n, w))?;
+        let overlap = st.opts.msm_overlap;
         let mut tmp = None;
         let view = bases_view(gpu, &mut st, &mut tmp, bases.prefix(n))?;
         let ds = gpu.stream.clone_htod(limbs(&scalars[..n]))?;
-        msm::msm_g1(gpu, &view, &ds.slice(..), n, window)
+        msm::msm_g1(gpu, &view, &ds.slice(..), n, window, overlap)
     }
 
     fn batch_add_g1_impl(&self, bases: Bases<'_>, bitmap: &[u64]) -> GResult<G1Projective> {

@@ -218,17 +218,23 @@ fn alloc<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, len: usize) -> GResult<CudaSl
 
 /// Σ sᵢ·Pᵢ over the first `n` bases/scalars already on the device (bases: 12n u64 affine, blst layout, the
 /// identity all-zero; scalars: 4n u64 Montgomery). `window`: `None` picks [`window_for`]`(n)`, `Some(c)` forces
-/// width c (clamped to [[`MIN_WINDOW`], [`MAX_WINDOW`]]). Enqueues on `gpu.stream` (and `gpu.side()[3]` when
-/// passes overlap) and waits for the windows.
-/// Kernels as `CUZK_MSM_VARIANT` names (default when unset; an unknown name is an error).
+/// width c (clamped to [[`MIN_WINDOW`], [`MAX_WINDOW`]]). `overlap` (toggle `msm2s`): from 2^22 points the
+/// windows go in two passes on `gpu.stream` and `gpu.side()[3]` ([`split_for`]); off, one pass on
+/// `gpu.stream`. Waits for the windows. Kernels as `CUZK_MSM_VARIANT` names (default when unset; an unknown
+/// name is an error; its `pN` and `seq` tokens override `overlap`).
 pub fn msm_g1(
     gpu: &Gpu,
     bases: &CudaView<u64>,
     scalars: &CudaView<u64>,
     n: usize,
     window: Option<usize>,
+    overlap: bool,
 ) -> GResult<G1Projective> {
-    msm_g1_variant(gpu, bases, scalars, n, window, &MsmVariant::from_env()?)
+    let mut v = MsmVariant::from_env()?;
+    if !overlap && v.split.is_none() && !v.seq {
+        (v.split, v.seq) = (Some(1), true);
+    }
+    msm_g1_variant(gpu, bases, scalars, n, window, &v)
 }
 
 /// [`msm_g1`] with the kernel variant given (tests compare every variant in one process without env vars).
@@ -260,9 +266,10 @@ pub fn msm_g1_variant(
     let prof = Profile::new(gpu)?;
     // Profiling marks stages with events on one stream, so it runs them all there.
     let nsets = sets(&p, n, !variant.seq && !prof.on());
-    if (window.is_none() && variant.window.is_some()) || variant.split.is_some() {
-        // The callers checked memory for window_for(n) and split_for(n); a variant's shape needs its own check.
-        gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT shape)", plan_bytes(&p, n, nsets))?;
+    let need = plan_bytes(&p, n, nsets);
+    if need > scratch_bytes(n, c) {
+        // The callers checked memory for scratch_bytes (window_for(n), split_for(n)); a variant's shape may need more.
+        gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT shape)", need)?;
     }
     let n32 = n as u32;
     // The flat walk loads bases as 16-byte vectors: 96-byte points from a 16-byte aligned start.

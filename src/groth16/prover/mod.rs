@@ -431,6 +431,7 @@ pub fn prove_assignments(
         g2_device: t.on(Toggle::G2d),
         device_pool: t.on(Toggle::Dpool),
         abc_streams: t.on(Toggle::Streams),
+        msm_overlap: t.on(Toggle::Msm2s),
     };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;

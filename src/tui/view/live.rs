@@ -19,8 +19,9 @@ use crate::tui::state::{App, Drawn, Level, Panel, RunState, SetupProgress};
 use crate::tui::theme::Theme;
 use crate::vocab::{is_sub_phase, Toggle};
 
-/// Rows the toggle panel needs: one per toggle, the batch line, the borders.
-const TOGGLES_H: u16 = Toggle::ALL.len() as u16 + 3;
+/// Rows the toggle panel needs: one per toggle and the borders (the batch and repeat count sit on the bottom
+/// border, so that the phase table keeps its rows at 80×24 with fourteen toggles).
+const TOGGLES_H: u16 = Toggle::ALL.len() as u16 + 2;
 /// Width of the toggle panel.
 const TOGGLES_W: u16 = 24;
 /// Width of the block details panel.
@@ -95,11 +96,11 @@ fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
         };
         lines.push(line);
     }
-    lines.push(Line::from(Span::styled(
-        format!("batch {} · R ×{}", app.toggles.batch, app.repeats),
+    let batch = Line::from(Span::styled(
+        format!(" batch {} · R ×{} ", app.toggles.batch, app.repeats),
         Style::new().fg(t.dim),
-    )));
-    frame.render_widget(Paragraph::new(lines).block(panel(t, " Toggles ")), area);
+    ));
+    frame.render_widget(Paragraph::new(lines).block(panel(t, " Toggles ").title_bottom(batch)), area);
 }
 
 fn draw_timeline(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
