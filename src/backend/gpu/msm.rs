@@ -268,7 +268,8 @@ pub fn msm_g1_variant(
     let nsets = sets(&p, n, !variant.seq && !prof.on());
     let need = plan_bytes(&p, n, nsets);
     if need > scratch_bytes(n, c) {
-        // The callers checked memory for scratch_bytes (window_for(n), split_for(n)); a variant's shape may need more.
+        // The callers checked memory for scratch_bytes (window_for(n), split_for(n)); a variant's shape may
+        // need more.
         gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT shape)", need)?;
     }
     let n32 = n as u32;

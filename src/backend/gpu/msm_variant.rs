@@ -57,8 +57,8 @@ impl Default for MsmVariant {
 }
 
 impl MsmVariant {
-    /// Parses `+`-separated tokens (`base`, `flat`, `lb3`, `b32`, `b64`, `b128`, `wNN`, `pN`, `seq`); an unknown token is
-    /// an error naming it.
+    /// Parses `+`-separated tokens (`base`, `flat`, `lb3`, `b32`, `b64`, `b128`, `wNN`, `pN`, `seq`); an
+    /// unknown token is an error naming it.
     pub fn parse(spec: &str) -> GResult<MsmVariant> {
         let mut v = MsmVariant::default();
         for tok in spec.split(['+', ',']).map(str::trim).filter(|t| !t.is_empty()) {
