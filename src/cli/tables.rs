@@ -1,12 +1,9 @@
 //! The text and JSON forms of comparisons and ablations that `cuzk compare` and `cuzk ablate` print.
 
-use std::collections::BTreeSet;
-
 use serde_json::{json, Map, Value};
 
-use crate::engine::compare::{delta_text, AblationEntry, PhaseRow, WALL};
+use crate::engine::compare::{ablation_rows, delta_text, AblationEntry, PhaseRow};
 use crate::engine::stats::Summary;
-use crate::vocab::phase_order;
 
 /// Widest line the text tables aim for (a terminal fits it).
 pub const MAX_WIDTH: usize = 100;
@@ -166,15 +163,7 @@ fn ablation_cell(row: Option<&PhaseRow>) -> String {
 /// no verdict (fewer than 3 repeats a side, or below the floor); `n/a` + mark when the baseline median is 0;
 /// `new` / `gone` when the phase ran on one side only; `-` when that column has no such row.
 pub fn render_ablation(baseline_id: &str, entries: &[AblationEntry]) -> String {
-    let mut names: Vec<String> = entries
-        .iter()
-        .flat_map(|e| e.rows.iter().map(|r| r.phase.clone()))
-        .filter(|p| p != WALL)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    names.sort_by_key(|n| phase_order(n));
-    names.push(WALL.to_string());
+    let names = ablation_rows(entries);
     let mut header = vec!["phase".to_string()];
     header.extend(entries.iter().map(|e| e.toggle.clone()));
     let mut table = vec![header];

@@ -182,3 +182,18 @@ pub struct AblationEntry {
     /// `compare(baseline, flipped)`.
     pub rows: Vec<PhaseRow>,
 }
+
+/// The rows of an ablation matrix, shared by the CLI table and the console: every phase any column measured,
+/// in pipeline order, then the wall.
+pub fn ablation_rows(entries: &[AblationEntry]) -> Vec<String> {
+    let mut names: Vec<String> = entries
+        .iter()
+        .flat_map(|e| e.rows.iter().map(|r| r.phase.clone()))
+        .filter(|p| p != WALL)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    names.sort_by_key(|n| phase_order(n));
+    names.push(WALL.to_string());
+    names
+}

@@ -1,8 +1,6 @@
 //! The Ablation view: the toggle × phase matrix of median changes against the baseline, with verdicts (or
 //! none below three rounds), updated after every measurement while the ablation runs.
 
-use std::collections::BTreeSet;
-
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -11,10 +9,9 @@ use ratatui::Frame;
 
 use super::table::scrolled;
 use super::{fit, focus_panel, panel};
-use crate::engine::compare::{delta_text, PhaseRow, WALL};
+use crate::engine::compare::{ablation_rows, delta_text, PhaseRow};
 use crate::engine::stats::Verdict;
 use crate::tui::state::{App, Drawn, Panel};
-use crate::vocab::phase_order;
 
 /// Width of one matrix column.
 const CELL_W: usize = 10;
@@ -41,16 +38,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         ab.baseline
     );
     let block = focus_panel(t, fit(&title, usize::from(area.width.saturating_sub(6))), true);
-    let mut names: Vec<String> = ab
-        .entries
-        .iter()
-        .flat_map(|e| e.rows.iter().map(|r| r.phase.clone()))
-        .filter(|p| p != WALL)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    names.sort_by_key(|n| phase_order(n));
-    names.push(WALL.to_string());
+    let names = ablation_rows(&ab.entries);
     let mut head =
         vec![Span::styled(format!("{:<11}", "phase"), Style::new().fg(t.dim).add_modifier(Modifier::BOLD))];
     for e in &ab.entries {
