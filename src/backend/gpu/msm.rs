@@ -158,11 +158,12 @@ pub fn split_for(n: usize) -> u32 {
 }
 
 /// From this many points the windows are split into [`OVERLAP_SPLIT`] passes on two streams. Measured on
-/// the H200 (docs/PERF.md, 2026-12-01, `cuzk bench msm`, median of 7): 2^24 130.2 ms in one pass, 128.3 in
-/// two, 129.7 in four; 2^22 35.8 against 35.7 (chain-156 proofs 0.5–0.9 ms faster after synthesis); 2^20
-/// 11.5 against 14.6 (its accumulation launches are too small to split).
+/// the H200 (docs/PERF.md, 2026-12-01, `cuzk bench msm`, median of 7): 2^24 129.5 ms in one pass, 126.3 in
+/// two; 2^22 35.7 against 35.4; 2^20 11.5 against 14.6 (its accumulation launches are too small to split).
+/// Inside proofs (chain-156, porep-16m) no measurable change either way.
 const OVERLAP_MIN: usize = 1 << 22;
-/// Passes of the overlapped schedule (two, three and four measured above: two best).
+/// Passes of the overlapped schedule (two, three and four measured: 2^24 128.3 / 130.7 / 129.7 ms before the
+/// reduction kept its segments per window; two best).
 const OVERLAP_SPLIT: u32 = 2;
 
 /// Device bytes msm_g1 needs beyond bases and scalars, for the memory check (exact, before allocator
