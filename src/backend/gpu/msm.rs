@@ -428,9 +428,8 @@ pub fn msm_g1_variant(
         }
     }
 
-    let s = a;
-    let host = s.clone_dtoh(&wins)?;
-    s.synchronize()?;
+    let host = a.clone_dtoh(&wins)?;
+    a.synchronize()?;
     let mut acc = G1Projective::identity();
     for w in (0..p.windows as usize).rev() {
         for _ in 0..p.c {
