@@ -5,8 +5,9 @@
 // start below) under CUZK_NTT_PASS=1.
 // Old scheme (all transforms in place, one vector of N = 2^log_n fr_t):
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
-//     Spans N/2 … 2^SMEM_LOG run as global-memory passes, two stages per pass (radix 4; one radix-2 pass
-//     first when their count is odd); the last min(log_n, SMEM_LOG) stages (spans 2^(SMEM_LOG−1) … 1) run in
+//     Spans N/2 … 2^SMEM_LOG run as global-memory passes, three stages per pass (radix 8; two for the last
+//     four or two, one only when one is left: ntt.rs's global_radices); the last min(log_n, SMEM_LOG) stages
+//     (spans 2^(SMEM_LOG−1) … 1) run in
 //     one shared-memory kernel, one block per contiguous chunk of 2^SMEM_LOG elements, two stages per barrier
 //     in registers (ntt_dif_smem4; ntt_dif_smem, one per barrier, below 4 points),
 //     with its own compact twiddle table (LT_BASE below) so that a warp's twiddle reads are contiguous.
@@ -25,17 +26,17 @@
 // runs the same bodies on the CPU (the shared-memory kernel's body is split into phases between
 // __syncthreads(), which the host runs for all threads in turn).
 //
-// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel. Registers: ntt_dif_r4 80,
-// ntt_dif_r2 40, ntt_dif_smem 56 and ntt_dif_smem4 80 (+ 32768 B static shared), ntt_bitrev_scale 72,
-// ntt_scale 40, ntt_pointwise_bitrev 48, ntt_powers 38, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise
-// 40, ntt_bitrev_tile 54 (+ 17408 B static shared).
-// SASS: ~234 instructions per fr_t multiplication (field32.cuh's 32-bit chains; 621 with the earlier 64-bit
-// CIOS); ntt_dif_smem4 holds ~178 IMAD and ~100 IADD3 per multiplication. Every kernel of the old path runs
-// at the same 40–41 G multiplications/s on the H200 (CUZK_NTT_TRACE at 2^24: a radix-4 pass 0.41–0.50 ms for
-// 2^24 multiplications, ntt_dif_smem4 1.85 ms for 4.5·2^24, before its span-2 shortcut), near the integer pipes' bound for that mix, so
-// the transform's time follows its multiplication count. Old path 2^24 forward: 5.40 ms (docs/PERF.md), about
-// 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC (--gpu-architecture=sm_90) once
-// field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
+// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but ntt_dif_r8
+// (128, capped; 8 B). Registers: ntt_dif_r4 66,
+// ntt_dif_r2 48, ntt_dif_smem 54 and ntt_dif_smem4 66 (+ 32768 B static shared), ntt_bitrev_scale 66,
+// ntt_scale 40, ntt_pointwise_bitrev 48, ntt_powers 36, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise
+// 40, ntt_bitrev_tile 56 (+ 17408 B static shared).
+// SASS: ~182 instructions per fr_t multiplication, 136 of them on the IMAD pipe (120 IMAD.WIDE.U32[.X]);
+// ~238 and 177 while the reduction's multipliers were immediates (field32.cuh's FR_REDC says why). That cut
+// changed the transforms by 1% (2^24 forward 5.36 → 5.32 ms; ntt_dif_smem4 1.80 → 1.74, the radix-4 passes
+// 0.41–0.51 unchanged; docs/PERF.md): the kernels are not bound by the multiplier's instruction count. The
+// old path 2^24 forward is about 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC
+// (--gpu-architecture=sm_90) once field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
 
 #define SMEM_LOG 10  // elements per shared-memory block: 2^10 fr_t = 32 KiB, 512 threads
@@ -91,6 +92,44 @@ HD void dif_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     a[base + q] = dif_diff(b0, b1, tw, k2, half, inv);
     a[base + h] = b2 + b3;
     a[base + h + q] = dif_diff(b2, b3, tw, k2, half, inv);
+}
+
+// Three DIF stages, spans h = 2^log_h, h/2 and h/4, in one pass; thread t < N/8 does one octet: elements
+// base + m·e, e = h/4, m = 0 … 7 (the CPU's radix-4 quartets nested once more). An element's twiddle at span H
+// is ω_2H^p for its offset p in its half-block of 2H: ω^(p·N/2H) = tw[p << (log_n − 1 − log_H)].
+HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool inv) {
+    u32 log_e = log_h - 2;
+    u32 e = 1u << log_e;
+    u32 j = t & (e - 1);
+    u64 base = ((u64)(t >> log_e) << (log_h + 1)) + j;
+    u32 sh = log_n - 1 - log_h;
+    u32 half = 1u << (log_n - 1);
+    fr_t x[8];
+#pragma unroll
+    for (u32 m = 0; m < 8; m++) x[m] = a[base + (u64)m * e];
+#pragma unroll
+    for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
+        fr_t s = x[m] + x[m + 4];
+        x[m + 4] = dif_diff(x[m], x[m + 4], tw, (j + m * e) << sh, half, inv);
+        x[m] = s;
+    }
+#pragma unroll
+    for (u32 g = 0; g < 8; g += 4) {  // span h/2: pairs (g + m, g + m + 2) at offset j + m·e
+#pragma unroll
+        for (u32 m = 0; m < 2; m++) {
+            fr_t s = x[g + m] + x[g + m + 2];
+            x[g + m + 2] = dif_diff(x[g + m], x[g + m + 2], tw, (j + m * e) << (sh + 1), half, inv);
+            x[g + m] = s;
+        }
+    }
+#pragma unroll
+    for (u32 g = 0; g < 8; g += 2) {  // span h/4: pairs (g, g + 1) at offset j
+        fr_t s = x[g] + x[g + 1];
+        x[g + 1] = dif_diff(x[g], x[g + 1], tw, j << (sh + 2), half, inv);
+        x[g] = s;
+    }
+#pragma unroll
+    for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = x[m];
 }
 
 // Shared-memory DIF: a block of 2^log_b elements (log_b ≤ SMEM_LOG), 2^(log_b−1) threads, all stages with span
@@ -357,6 +396,14 @@ extern "C" __global__ void __launch_bounds__(256) ntt_dif_r4(u64 *a, const u64 *
     u32 t = TID();
     if (t >= (1u << (log_n - 2))) return;
     dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
+}
+
+// At most 128 registers (two blocks per SM; 8 B of spill): 2^24 forward 5.02 ms against 5.80 at 130 registers
+// (one block per SM) and 5.34 with radix-4 passes only (docs/PERF.md).
+extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 3))) return;
+    dif_r8_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
 }
 
 // grid = N >> log_b blocks, block = 2^(log_b − 2) threads (log_b ≥ 2): the last log_b stages two per barrier

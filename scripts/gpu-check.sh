@@ -147,6 +147,20 @@ for op in msm ntt batch_add; do
     rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' "$op" "$k" "$g" "$c" "$x")")
   done
 done
+# compute_h (3 iNTT + 3 coset NTT + coset iNTT + pointwise, data on the device, b and c on side streams): the
+# default path's medians of 7 from the ignored `ntt_paths_perf` test, for the sizes above among 2^20/22/24.
+max_k=$(printf '%s\n' $sizes | sort -n | tail -1)
+if [ -z "$tests" ]; then
+  log "compute_h: SKIPPED (no tests/gpu.rs binary)"
+elif CUZK_PERF_MAX_LOG="$max_k" timeout 240 "$tests" ntt_new::ntt_paths_perf --exact --ignored --nocapture \
+    --test-threads=1 > "$out/compute_h.txt" 2>&1; then
+  for k in $sizes; do
+    g=$(sed -n "s/^PERF compute_h_path old 2^$k median \([0-9.]*\) ms.*/\1/p" "$out/compute_h.txt" | head -1)
+    [ -n "$g" ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' compute_h "$k" "$g" — —)")
+  done
+else
+  log "compute_h: ntt_paths_perf failed (log compute_h.txt)"; status=1
+fi
 
 # 3. A whole porep-1m proof by phase (full mode; params are generated once into the cache). Three repeats,
 # medians: the first run of a process records the `pce` cache (0.5 s at porep-1m, charged to synthesis), which

@@ -96,13 +96,16 @@ static void dif(const Dom &d, Vec &a, bool inv) {
     u32 log_b = log_n < SMEM ? log_n : SMEM;
     u32 global = log_n - log_b;
     int log_h = (int)log_n - 1;
-    if (global % 2 == 1) {
-        for (u64 t = 0; t < d.n / 2; t++) dif_r2_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
-        log_h -= 1;
-    }
-    while (log_h >= (int)log_b) {
-        for (u64 t = 0; t < d.n / 4; t++) dif_r4_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
-        log_h -= 2;
+    // global_radices: three stages per pass, two for four or two left, one only for one.
+    for (u32 g = global; g > 0;) {
+        u32 r = g == 1 ? 1 : (g == 2 || g == 4) ? 2 : 3;
+        for (u64 t = 0; t < (d.n >> r); t++) {
+            if (r == 3) dif_r8_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
+            else if (r == 2) dif_r4_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
+            else dif_r2_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
+        }
+        log_h -= (int)r;
+        g -= r;
     }
     // shared-memory kernel: blocks × phases × threads (ntt_dif_smem4 from log_b = 2, as the device runs it)
     std::vector<fr_t> sm(1u << SMEM_LOG);

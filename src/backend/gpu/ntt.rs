@@ -11,8 +11,9 @@
 //!   bit-reversed → natural; either can run with ω^(−1). Scaling c·g^idx (1/N, coset shifts) rides on the first
 //!   pass's loads (idx = P) or the last pass's stores (idx = P or bitrev(P)).
 //! - **Old** (default; the path is read per call and is part of the table cache key): DIF only; spans N/2 …
-//!   2^10 as global passes two stages at a time (`ntt_dif_r4`, one `ntt_dif_r2` first when their count is
-//!   odd), the last min(log_n, 10) stages in `ntt_dif_smem4` (two per barrier), twiddles from a full table ω^k, k ≤ N/2 (inverse via
+//!   2^10 as global passes three stages at a time (`ntt_dif_r8`; two or one for the last few, see
+//!   [`global_radices`]; `CUZK_NTT_R8=0` runs `ntt_dif_r4` passes instead), the last min(log_n, 10) stages in
+//!   `ntt_dif_smem4` (two per barrier), twiddles from a full table ω^k, k ≤ N/2 (inverse via
 //!   ω^(−k) = −ω^(N/2−k)), then the permutation (i ↔ bitrev(i), ·c·g^i; below).
 //!
 //! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i), on both paths
@@ -34,14 +35,14 @@
 //! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i; 2^12 + N/2^12 entries each), z⁻¹ and the compact table: ≈ 1.3 MiB at
 //! 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
 //! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
-//! twist/table reads are L2 hits); old path 7 global + 1 shared + 1 permutation (≈ 9 GiB) plus ≲ 0.5 GiB of
+//! twist/table reads are L2 hits); old path 5 global + 1 shared + 1 permutation (≈ 7 GiB) plus ≲ 0.5 GiB of
 //! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
-//! permutation ≈ 5.75 GiB; old path ≈ 13.5 GiB. Measured (H200, 2026-12-01, one call): forward 2^24
+//! permutation ≈ 5.75 GiB; old path ≈ 10.5 GiB (13.5 with radix-4 passes). Measured (H200, 2026-12-01, one call): forward 2^24
 //! old 6.16 ms, pass 6.90; compute_h 2^22 old 10.7, pass 11.6 — the pass path moves half the bytes yet is
 //! ~12% slower (its shared-memory stages, not DRAM, bound it), so the old path stays the default and the
 //! pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
-//! the side streams the old path is at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22), every kernel at
-//! the same ~40 G multiplications/s (docs/PERF.md).
+//! the side streams the old path was at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22); with the cheaper Fr
+//! multiplication (field32.cuh's FR_REDC) and radix-8 passes 2^24 forward is 5.02 ms (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
@@ -55,6 +56,9 @@ use super::{limbs, GResult, Gpu, GpuError, Module};
 
 /// The strided-pass launch sequences (`CUZK_NTT_PASS=1`), a child so it shares the tables privately.
 mod pass;
+mod trace;
+
+use trace::Trace;
 
 /// log2 of the shared-memory block (SMEM_LOG in cuda/ntt.cu).
 pub(crate) const SMEM_LOG: u32 = 10;
@@ -274,6 +278,8 @@ fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
 struct Kernels {
     r2: CudaFunction,
     r4: CudaFunction,
+    /// `None` under `CUZK_NTT_R8=0`.
+    r8: Option<CudaFunction>,
     smem: CudaFunction,
     smem4: CudaFunction,
 }
@@ -283,10 +289,39 @@ impl Kernels {
         Ok(Kernels {
             r2: gpu.kernel(Module::Ntt, "ntt_dif_r2")?,
             r4: gpu.kernel(Module::Ntt, "ntt_dif_r4")?,
+            // `CUZK_NTT_R8=0`: radix-4 passes only, to re-measure the radix-8 passes against them.
+            r8: match std::env::var("CUZK_NTT_R8").as_deref() {
+                Ok("0") => None,
+                _ => Some(gpu.kernel(Module::Ntt, "ntt_dif_r8")?),
+            },
             smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
             smem4: gpu.kernel(Module::Ntt, "ntt_dif_smem4")?,
         })
     }
+}
+
+/// Stages per global pass for `global` stages (spans N/2 … 2^10): three (`ntt_dif_r8`) while more than four
+/// are left or exactly three, two (`ntt_dif_r4`) for four or two, one (`ntt_dif_r2`) for one — the fewest passes
+/// over memory with no single-stage pass unless `global` is 1 (2^24: 3+3+3+3+2, 2^22: 3+3+3+3, 2^20: 3+3+2+2).
+/// Without `r8`: radix 4, one radix-2 pass first for an odd count.
+fn global_radices(global: u32, r8: bool) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut g = global;
+    if !r8 && g % 2 == 1 {
+        out.push(1);
+        g -= 1;
+    }
+    while g > 0 {
+        let r = match g {
+            1 => 1,
+            2 | 4 => 2,
+            _ if r8 => 3,
+            _ => 2,
+        };
+        out.push(r);
+        g -= r;
+    }
+    out
 }
 
 /// Unnormalized DIF transform in place (natural in, bit-reversed out); `inv` uses ω^(−1).
@@ -302,26 +337,20 @@ fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: 
     let global = log_n - log_b;
     let mut log_h = log_n as i64 - 1;
     let trace = Trace::start(s)?;
-    // Radix-4 passes, one radix-2 pass first for an odd count. Radix-8 passes (three stages per pass) measured
-    // no faster on the H200 and were dropped: 2^24 6.96 against 6.15 ms at 150 registers, 6.13 against 6.14
-    // capped at 128 (docs/PERF.md).
-    if global % 2 == 1 {
+    for r in global_radices(global, k.r8.is_some()) {
         let lh = log_h as u32;
-        let mut b = s.launch_builder(&k.r2);
+        let (f, name) = match r {
+            3 => (k.r8.as_ref().unwrap_or(&k.r4), "dif_r8"),
+            2 => (&k.r4, "dif_r4"),
+            _ => (&k.r2, "dif_r2"),
+        };
+        let mut b = s.launch_builder(f);
         b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
-        // SAFETY: ntt_dif_r2(u64*, const u64*, u32, u32, u32); a holds N fr_t, tw N/2 + 1.
-        unsafe { b.launch(grid(n / 2)) }?;
-        trace.lap(s, "dif_r2", lh)?;
-        log_h -= 1;
-    }
-    while log_h >= log_b as i64 {
-        let lh = log_h as u32;
-        let mut b = s.launch_builder(&k.r4);
-        b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
-        // SAFETY: ntt_dif_r4(u64*, const u64*, u32, u32, u32); as above, N/4 threads.
-        unsafe { b.launch(grid(n / 4)) }?;
-        trace.lap(s, "dif_r4", lh)?;
-        log_h -= 2;
+        // SAFETY: ntt_dif_r{2,4,8}(u64*, const u64*, u32, u32, u32); a holds N fr_t, tw N/2 + 1; N/2^r threads,
+        // each reading and writing its 2^r elements below N (spans 2^lh … 2^(lh − r + 1), lh < log_n).
+        unsafe { b.launch(grid(n >> r)) }?;
+        trace.lap(s, name, lh)?;
+        log_h -= r as i64;
     }
     let lt = t.lt_slice();
     // Two stages per barrier from log_b = 2 (`ntt_dif_smem4`; 2^24 forward 5.40 against 5.63 ms with one,
@@ -338,32 +367,6 @@ fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: 
     // 2^(log_b−2) ≤ 256 / 2^(log_b−1) ≤ 512 threads (their __launch_bounds__); lt holds LT_LEN fr_t.
     unsafe { b.launch(cfg) }?;
     trace.lap(s, if four { "dif_smem4" } else { "dif_smem" }, log_b)
-}
-
-/// Per-launch device times of the old path (`CUZK_NTT_TRACE=1`, for kernel work: each launch is followed by
-/// a stream synchronize, so whole-transform times under it are not the real ones), one stderr line each.
-struct Trace(Option<std::cell::Cell<std::time::Instant>>);
-
-impl Trace {
-    /// Inert unless `CUZK_NTT_TRACE` is set; else drains `s` and starts the clock.
-    fn start(s: &CudaStream) -> GResult<Trace> {
-        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        if !*ON.get_or_init(|| std::env::var_os("CUZK_NTT_TRACE").is_some()) {
-            return Ok(Trace(None));
-        }
-        s.synchronize()?;
-        Ok(Trace(Some(std::cell::Cell::new(std::time::Instant::now()))))
-    }
-
-    /// Drains `s` and prints the time since the last lap as kernel `what` at `log`.
-    fn lap(&self, s: &CudaStream, what: &str, log: u32) -> GResult<()> {
-        if let Some(c) = &self.0 {
-            s.synchronize()?;
-            eprintln!("ntt_trace {what} {log} {:.4} ms", c.get().elapsed().as_secs_f64() * 1e3);
-            c.set(std::time::Instant::now());
-        }
-        Ok(())
-    }
 }
 
 /// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt.cu): 16×16-element tiles, 256 threads.
@@ -565,5 +568,25 @@ mod tests {
                 assert_eq!(lt[lt_base(log_h) + j], want, "log_h {log_h} j {j}");
             }
         } // twiddles 256 MiB + power tables ≈ 1.2 MiB
+    }
+
+    /// Global passes cover every global stage, three at a time where they can, never one unless only one is
+    /// left, and no more passes than ⌈global/3⌉ + 1 (radix 4 alone: ⌈global/2⌉).
+    #[test]
+    fn global_radices_cover_the_stages() {
+        for g in 0..=20u32 {
+            for r8 in [true, false] {
+                let r = global_radices(g, r8);
+                assert_eq!(r.iter().sum::<u32>(), g, "g {g} r8 {r8}");
+                assert!(g == 1 || !r.contains(&1) || !r8, "g {g}: {r:?}");
+                assert!(r.iter().all(|&x| (1..=if r8 { 3 } else { 2 }).contains(&x)));
+                let most = if r8 { g.div_ceil(3) + 1 } else { g.div_ceil(2) };
+                assert!(r.len() as u32 <= most, "g {g} r8 {r8}: {r:?}");
+            }
+        }
+        assert_eq!(global_radices(14, true), [3, 3, 3, 3, 2]);
+        assert_eq!(global_radices(12, true), [3, 3, 3, 3]);
+        assert_eq!(global_radices(10, true), [3, 3, 2, 2]);
+        assert_eq!(global_radices(13, false), [1, 2, 2, 2, 2, 2, 2]);
     }
 }
