@@ -26,9 +26,9 @@
 // runs the same bodies on the CPU (the shared-memory kernel's body is split into phases between
 // __syncthreads(), which the host runs for all threads in turn).
 //
-// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but ntt_dif_r8
-// (128, capped; 8 B). Registers: ntt_dif_r4 66,
-// ntt_dif_r2 48, ntt_dif_smem 54 and ntt_dif_smem4 66 (+ 32768 B static shared), ntt_bitrev_scale 66,
+// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8
+// 128 registers (8 B spilled), ntt_dif_r4 and ntt_dif_smem4 64 (16 B; + 32768 B static shared for smem4).
+// Registers of the others: ntt_dif_r2 48, ntt_dif_smem 54, ntt_bitrev_scale 66,
 // ntt_scale 40, ntt_pointwise_bitrev 48, ntt_powers 36, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise
 // 40, ntt_bitrev_tile 56 (+ 17408 B static shared).
 // SASS: ~182 instructions per fr_t multiplication, 136 of them on the IMAD pipe (120 IMAD.WIDE.U32[.X]);
@@ -392,7 +392,9 @@ extern "C" __global__ void __launch_bounds__(256) ntt_dif_r2(u64 *a, const u64 *
     dif_r2_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
 }
 
-extern "C" __global__ void __launch_bounds__(256) ntt_dif_r4(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
+// At most 64 registers (four blocks per SM; 16 B of spill), as ntt_dif_smem4: 2^24 forward 4.92–4.95 ms
+// against 5.02–5.05 with 66 registers and three blocks (docs/PERF.md).
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_r4(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
     u32 t = TID();
     if (t >= (1u << (log_n - 2))) return;
     dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
@@ -408,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8(u64 *a, const u6
 
 // grid = N >> log_b blocks, block = 2^(log_b − 2) threads (log_b ≥ 2): the last log_b stages two per barrier
 // (one radix-2 stage first when log_b is odd, each thread doing two of its butterflies).
-extern "C" __global__ void __launch_bounds__(256) ntt_dif_smem4(u64 *a, const u64 *__restrict__ lt, u32 log_b, u32 inv) {
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4(u64 *a, const u64 *__restrict__ lt, u32 log_b, u32 inv) {
     __shared__ fr_t sm[1 << SMEM_LOG];
     u32 tid = threadIdx.x, blk = blockIdx.x;
     smem4_load(sm, CFR(a), blk, tid, log_b);

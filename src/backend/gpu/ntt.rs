@@ -42,7 +42,8 @@
 //! ~12% slower (its shared-memory stages, not DRAM, bound it), so the old path stays the default and the
 //! pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
 //! the side streams the old path was at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22); with the cheaper Fr
-//! multiplication (field32.cuh's FR_REDC) and radix-8 passes 2^24 forward is 5.02 ms (docs/PERF.md).
+//! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
+//! 2^24 forward is 4.93 ms and compute_h 2^22 ≈ 8.1 ms (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
