@@ -10,7 +10,10 @@
 // each mad.lo.cc/madc.hi.cc pair into one IMAD.WIDE.U32.X. SASS per operation (nvcc 13.0, sm_90, cuobjdump,
 // test kernel minus its ~30 load/store instructions): Fp product 1333 → 376 (64-bit CIOS with PTX carries →
 // 32-bit chains), Fr product 621 → 234, Fp addition 118 → 37; a whole G1 XYZZ mixed-addition test kernel
-// 24 428 → 7 189. The host (g++) compiles the same instruction sequence as portable C++ (cuda/hostcheck).
+// 24 428 → 7 189. Fp squaring has its own sequence (mont_sqr_fp: 78 products instead of 144): 234 instead of
+// 301 IMAD-pipe instructions per call, 31.5 vs 39.1 ms for 270 336 threads × 4000 chained squarings on an H200;
+// G1 MSM 2^24 126.0 → 125.0 ms (two of the mixed addition's ten products are squarings; docs/PERF.md).
+// The host (g++) compiles the same instruction sequence as portable C++ (cuda/hostcheck).
 #pragma once
 
 typedef unsigned long long u64;
@@ -216,7 +219,17 @@ template <class C> struct Fe {
         return r;
     }
 
-    HD Fe sqr() const { return *this * *this; }
+    // Montgomery square: Fp has a dedicated sequence (78 products instead of 144, gen_field.py's mont_sqr);
+    // Fr squares through the product.
+    HD Fe sqr() const {
+        if constexpr (C::N == 6) {
+            Fe r;
+            mont_sqr_fp(v, r.v);
+            return r;
+        } else {
+            return *this * *this;
+        }
+    }
 
     // Montgomery → canonical integer (limbs of x, not x·R).
     HD Fe from_mont() const {

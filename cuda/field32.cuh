@@ -435,6 +435,371 @@ HD void mont_mul_fp(const u64 *A, const u64 *B, u64 *Rr) {
 #endif
 }
 
+// mont_sqr_fp: 570 PTX instructions (generated).
+HD void mont_sqr_fp(const u64 *A, u64 *Rr) {
+#if defined(__CUDA_ARCH__)
+    asm(
+        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15, o16, o17, o18, o19, o20, o21, r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, m, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, y;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %6;\n\t"
+        "mov.b64 {a2, a3}, %7;\n\tmov.b64 {a4, a5}, %8;\n\tmov.b64 {a6, a7}, %9;\n\tmov.b64 {a8, a9}, %10;\n\t"
+        "mov.b64 {a10, a11}, %11;\n\tshl.b32 s1, a1, 0x00000001;\n\tshl.b32 s2, a2, 0x00000001;\n\tshf.l.wrap.b32 d2, a1, a2, 0x00000001;\n\t"
+        "shl.b32 s3, a3, 0x00000001;\n\tshf.l.wrap.b32 d3, a2, a3, 0x00000001;\n\tshl.b32 s4, a4, 0x00000001;\n\tshf.l.wrap.b32 d4, a3, a4, 0x00000001;\n\t"
+        "shl.b32 s5, a5, 0x00000001;\n\tshf.l.wrap.b32 d5, a4, a5, 0x00000001;\n\tshl.b32 s6, a6, 0x00000001;\n\tshf.l.wrap.b32 d6, a5, a6, 0x00000001;\n\t"
+        "shl.b32 s7, a7, 0x00000001;\n\tshf.l.wrap.b32 d7, a6, a7, 0x00000001;\n\tshl.b32 s8, a8, 0x00000001;\n\tshf.l.wrap.b32 d8, a7, a8, 0x00000001;\n\t"
+        "shl.b32 s9, a9, 0x00000001;\n\tshf.l.wrap.b32 d9, a8, a9, 0x00000001;\n\tshl.b32 s10, a10, 0x00000001;\n\tshf.l.wrap.b32 d10, a9, a10, 0x00000001;\n\t"
+        "shl.b32 s11, a11, 0x00000001;\n\tshf.l.wrap.b32 d11, a10, a11, 0x00000001;\n\tmul.lo.u32 e2, a0, d2;\n\tmul.hi.u32 e3, a0, d2;\n\t"
+        "mul.lo.u32 e4, a0, d4;\n\tmul.hi.u32 e5, a0, d4;\n\tmul.lo.u32 e6, a0, d6;\n\tmul.hi.u32 e7, a0, d6;\n\t"
+        "mul.lo.u32 e8, a0, d8;\n\tmul.hi.u32 e9, a0, d8;\n\tmul.lo.u32 e10, a0, d10;\n\tmul.hi.u32 e11, a0, d10;\n\t"
+        "mul.lo.u32 o0, a0, s1;\n\tmul.hi.u32 o1, a0, s1;\n\tmul.lo.u32 o2, a0, d3;\n\tmul.hi.u32 o3, a0, d3;\n\t"
+        "mul.lo.u32 o4, a0, d5;\n\tmul.hi.u32 o5, a0, d5;\n\tmul.lo.u32 o6, a0, d7;\n\tmul.hi.u32 o7, a0, d7;\n\t"
+        "mul.lo.u32 o8, a0, d9;\n\tmul.hi.u32 o9, a0, d9;\n\tmul.lo.u32 o10, a0, d11;\n\tmul.hi.u32 o11, a0, d11;\n\t"
+        "mad.lo.cc.u32 e4, a1, d3, e4;\n\tmadc.hi.cc.u32 e5, a1, d3, e5;\n\tmadc.lo.cc.u32 e6, a1, d5, e6;\n\tmadc.hi.cc.u32 e7, a1, d5, e7;\n\t"
+        "madc.lo.cc.u32 e8, a1, d7, e8;\n\tmadc.hi.cc.u32 e9, a1, d7, e9;\n\tmadc.lo.cc.u32 e10, a1, d9, e10;\n\tmadc.hi.cc.u32 e11, a1, d9, e11;\n\t"
+        "madc.lo.cc.u32 e12, a1, d11, 0x00000000;\n\tmadc.hi.u32 e13, a1, d11, 0x00000000;\n\tmad.lo.cc.u32 o2, a1, s2, o2;\n\tmadc.hi.cc.u32 o3, a1, s2, o3;\n\t"
+        "madc.lo.cc.u32 o4, a1, d4, o4;\n\tmadc.hi.cc.u32 o5, a1, d4, o5;\n\tmadc.lo.cc.u32 o6, a1, d6, o6;\n\tmadc.hi.cc.u32 o7, a1, d6, o7;\n\t"
+        "madc.lo.cc.u32 o8, a1, d8, o8;\n\tmadc.hi.cc.u32 o9, a1, d8, o9;\n\tmadc.lo.cc.u32 o10, a1, d10, o10;\n\tmadc.hi.cc.u32 o11, a1, d10, o11;\n\t"
+        "addc.u32 o12, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 e6, a2, d4, e6;\n\tmadc.hi.cc.u32 e7, a2, d4, e7;\n\tmadc.lo.cc.u32 e8, a2, d6, e8;\n\t"
+        "madc.hi.cc.u32 e9, a2, d6, e9;\n\tmadc.lo.cc.u32 e10, a2, d8, e10;\n\tmadc.hi.cc.u32 e11, a2, d8, e11;\n\tmadc.lo.cc.u32 e12, a2, d10, e12;\n\t"
+        "madc.hi.cc.u32 e13, a2, d10, e13;\n\taddc.u32 e14, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 o4, a2, s3, o4;\n\tmadc.hi.cc.u32 o5, a2, s3, o5;\n\t"
+        "madc.lo.cc.u32 o6, a2, d5, o6;\n\tmadc.hi.cc.u32 o7, a2, d5, o7;\n\tmadc.lo.cc.u32 o8, a2, d7, o8;\n\tmadc.hi.cc.u32 o9, a2, d7, o9;\n\t"
+        "madc.lo.cc.u32 o10, a2, d9, o10;\n\tmadc.hi.cc.u32 o11, a2, d9, o11;\n\tmadc.lo.cc.u32 o12, a2, d11, o12;\n\tmadc.hi.u32 o13, a2, d11, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e8, a3, d5, e8;\n\tmadc.hi.cc.u32 e9, a3, d5, e9;\n\tmadc.lo.cc.u32 e10, a3, d7, e10;\n\tmadc.hi.cc.u32 e11, a3, d7, e11;\n\t"
+        "madc.lo.cc.u32 e12, a3, d9, e12;\n\tmadc.hi.cc.u32 e13, a3, d9, e13;\n\tmadc.lo.cc.u32 e14, a3, d11, e14;\n\tmadc.hi.u32 e15, a3, d11, 0x00000000;\n\t"
+        "mad.lo.cc.u32 o6, a3, s4, o6;\n\tmadc.hi.cc.u32 o7, a3, s4, o7;\n\tmadc.lo.cc.u32 o8, a3, d6, o8;\n\tmadc.hi.cc.u32 o9, a3, d6, o9;\n\t"
+        "madc.lo.cc.u32 o10, a3, d8, o10;\n\tmadc.hi.cc.u32 o11, a3, d8, o11;\n\tmadc.lo.cc.u32 o12, a3, d10, o12;\n\tmadc.hi.cc.u32 o13, a3, d10, o13;\n\t"
+        "addc.u32 o14, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 e10, a4, d6, e10;\n\tmadc.hi.cc.u32 e11, a4, d6, e11;\n\tmadc.lo.cc.u32 e12, a4, d8, e12;\n\t"
+        "madc.hi.cc.u32 e13, a4, d8, e13;\n\tmadc.lo.cc.u32 e14, a4, d10, e14;\n\tmadc.hi.cc.u32 e15, a4, d10, e15;\n\taddc.u32 e16, 0x00000000, 0x00000000;\n\t"
+        "mad.lo.cc.u32 o8, a4, s5, o8;\n\tmadc.hi.cc.u32 o9, a4, s5, o9;\n\tmadc.lo.cc.u32 o10, a4, d7, o10;\n\tmadc.hi.cc.u32 o11, a4, d7, o11;\n\t"
+        "madc.lo.cc.u32 o12, a4, d9, o12;\n\tmadc.hi.cc.u32 o13, a4, d9, o13;\n\tmadc.lo.cc.u32 o14, a4, d11, o14;\n\tmadc.hi.u32 o15, a4, d11, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e12, a5, d7, e12;\n\tmadc.hi.cc.u32 e13, a5, d7, e13;\n\tmadc.lo.cc.u32 e14, a5, d9, e14;\n\tmadc.hi.cc.u32 e15, a5, d9, e15;\n\t"
+        "madc.lo.cc.u32 e16, a5, d11, e16;\n\tmadc.hi.u32 e17, a5, d11, 0x00000000;\n\tmad.lo.cc.u32 o10, a5, s6, o10;\n\tmadc.hi.cc.u32 o11, a5, s6, o11;\n\t"
+        "madc.lo.cc.u32 o12, a5, d8, o12;\n\tmadc.hi.cc.u32 o13, a5, d8, o13;\n\tmadc.lo.cc.u32 o14, a5, d10, o14;\n\tmadc.hi.cc.u32 o15, a5, d10, o15;\n\t"
+        "addc.u32 o16, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 e14, a6, d8, e14;\n\tmadc.hi.cc.u32 e15, a6, d8, e15;\n\tmadc.lo.cc.u32 e16, a6, d10, e16;\n\t"
+        "madc.hi.cc.u32 e17, a6, d10, e17;\n\taddc.u32 e18, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 o12, a6, s7, o12;\n\tmadc.hi.cc.u32 o13, a6, s7, o13;\n\t"
+        "madc.lo.cc.u32 o14, a6, d9, o14;\n\tmadc.hi.cc.u32 o15, a6, d9, o15;\n\tmadc.lo.cc.u32 o16, a6, d11, o16;\n\tmadc.hi.u32 o17, a6, d11, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e16, a7, d9, e16;\n\tmadc.hi.cc.u32 e17, a7, d9, e17;\n\tmadc.lo.cc.u32 e18, a7, d11, e18;\n\tmadc.hi.u32 e19, a7, d11, 0x00000000;\n\t"
+        "mad.lo.cc.u32 o14, a7, s8, o14;\n\tmadc.hi.cc.u32 o15, a7, s8, o15;\n\tmadc.lo.cc.u32 o16, a7, d10, o16;\n\tmadc.hi.cc.u32 o17, a7, d10, o17;\n\t"
+        "addc.u32 o18, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 e18, a8, d10, e18;\n\tmadc.hi.cc.u32 e19, a8, d10, e19;\n\taddc.u32 e20, 0x00000000, 0x00000000;\n\t"
+        "mad.lo.cc.u32 o16, a8, s9, o16;\n\tmadc.hi.cc.u32 o17, a8, s9, o17;\n\tmadc.lo.cc.u32 o18, a8, d11, o18;\n\tmadc.hi.u32 o19, a8, d11, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e20, a9, d11, e20;\n\tmadc.hi.u32 e21, a9, d11, 0x00000000;\n\tmad.lo.cc.u32 o18, a9, s10, o18;\n\tmadc.hi.cc.u32 o19, a9, s10, o19;\n\t"
+        "addc.u32 o20, 0x00000000, 0x00000000;\n\tmad.lo.cc.u32 o20, a10, s11, o20;\n\tmadc.hi.u32 o21, a10, s11, 0x00000000;\n\tmul.lo.u32 e0, a0, a0;\n\t"
+        "mul.hi.u32 e1, a0, a0;\n\tmad.lo.cc.u32 e2, a1, a1, e2;\n\tmadc.hi.cc.u32 e3, a1, a1, e3;\n\tmadc.lo.cc.u32 e4, a2, a2, e4;\n\t"
+        "madc.hi.cc.u32 e5, a2, a2, e5;\n\tmadc.lo.cc.u32 e6, a3, a3, e6;\n\tmadc.hi.cc.u32 e7, a3, a3, e7;\n\tmadc.lo.cc.u32 e8, a4, a4, e8;\n\t"
+        "madc.hi.cc.u32 e9, a4, a4, e9;\n\tmadc.lo.cc.u32 e10, a5, a5, e10;\n\tmadc.hi.cc.u32 e11, a5, a5, e11;\n\tmadc.lo.cc.u32 e12, a6, a6, e12;\n\t"
+        "madc.hi.cc.u32 e13, a6, a6, e13;\n\tmadc.lo.cc.u32 e14, a7, a7, e14;\n\tmadc.hi.cc.u32 e15, a7, a7, e15;\n\tmadc.lo.cc.u32 e16, a8, a8, e16;\n\t"
+        "madc.hi.cc.u32 e17, a8, a8, e17;\n\tmadc.lo.cc.u32 e18, a9, a9, e18;\n\tmadc.hi.cc.u32 e19, a9, a9, e19;\n\tmadc.lo.cc.u32 e20, a10, a10, e20;\n\t"
+        "madc.hi.cc.u32 e21, a10, a10, e21;\n\tmadc.lo.cc.u32 e22, a11, a11, 0x00000000;\n\tmadc.hi.u32 e23, a11, a11, 0x00000000;\n\tmul.lo.u32 m, e0, 0xfffcfffd;\n\t"
+        "mad.lo.cc.u32 o0, m, 0xb9feffff, o0;\n\tmadc.hi.cc.u32 o1, m, 0xb9feffff, o1;\n\tmadc.lo.cc.u32 o2, m, 0x1eabfffe, o2;\n\tmadc.hi.cc.u32 o3, m, 0x1eabfffe, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, 0x6730d2a0, o4;\n\tmadc.hi.cc.u32 o5, m, 0x6730d2a0, o5;\n\tmadc.lo.cc.u32 o6, m, 0x64774b84, o6;\n\tmadc.hi.cc.u32 o7, m, 0x64774b84, o7;\n\t"
+        "madc.lo.cc.u32 o8, m, 0x4b1ba7b6, o8;\n\tmadc.hi.cc.u32 o9, m, 0x4b1ba7b6, o9;\n\tmadc.lo.cc.u32 o10, m, 0x1a0111ea, o10;\n\tmadc.hi.u32 y, m, 0x1a0111ea, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e0, m, 0xffffaaab, e0;\n\tmadc.hi.cc.u32 e1, m, 0xffffaaab, e1;\n\tmadc.lo.cc.u32 e2, m, 0xb153ffff, e2;\n\tmadc.hi.cc.u32 e3, m, 0xb153ffff, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, 0xf6b0f624, e4;\n\tmadc.hi.cc.u32 e5, m, 0xf6b0f624, e5;\n\tmadc.lo.cc.u32 e6, m, 0xf38512bf, e6;\n\tmadc.hi.cc.u32 e7, m, 0xf38512bf, e7;\n\t"
+        "madc.lo.cc.u32 e8, m, 0x434bacd7, e8;\n\tmadc.hi.cc.u32 e9, m, 0x434bacd7, e9;\n\tmadc.lo.cc.u32 e10, m, 0x397fe69a, e10;\n\tmadc.hi.cc.u32 e11, m, 0x397fe69a, e11;\n\t"
+        "addc.u32 y, y, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmul.lo.u32 m, o0, 0xfffcfffd;\n\tmadc.lo.cc.u32 e2, m, 0xb9feffff, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, 0xb9feffff, e3;\n\tmadc.lo.cc.u32 e4, m, 0x1eabfffe, e4;\n\tmadc.hi.cc.u32 e5, m, 0x1eabfffe, e5;\n\tmadc.lo.cc.u32 e6, m, 0x6730d2a0, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, 0x6730d2a0, e7;\n\tmadc.lo.cc.u32 e8, m, 0x64774b84, e8;\n\tmadc.hi.cc.u32 e9, m, 0x64774b84, e9;\n\tmadc.lo.cc.u32 e10, m, 0x4b1ba7b6, e10;\n\t"
+        "madc.hi.cc.u32 e11, m, 0x4b1ba7b6, e11;\n\tmadc.lo.cc.u32 e0, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 e1, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 o0, m, 0xffffaaab, o0;\n\t"
+        "madc.hi.cc.u32 o1, m, 0xffffaaab, o1;\n\tmadc.lo.cc.u32 o2, m, 0xb153ffff, o2;\n\tmadc.hi.cc.u32 o3, m, 0xb153ffff, o3;\n\tmadc.lo.cc.u32 o4, m, 0xf6b0f624, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, 0xf6b0f624, o5;\n\tmadc.lo.cc.u32 o6, m, 0xf38512bf, o6;\n\tmadc.hi.cc.u32 o7, m, 0xf38512bf, o7;\n\tmadc.lo.cc.u32 o8, m, 0x434bacd7, o8;\n\t"
+        "madc.hi.cc.u32 o9, m, 0x434bacd7, o9;\n\tmadc.lo.cc.u32 o10, m, 0x397fe69a, o10;\n\tmadc.hi.cc.u32 y, m, 0x397fe69a, y;\n\taddc.u32 e1, e1, 0x00000000;\n\t"
+        "add.cc.u32 e2, e2, o1;\n\tmul.lo.u32 m, e2, 0xfffcfffd;\n\tmadc.lo.cc.u32 o2, m, 0xb9feffff, o2;\n\tmadc.hi.cc.u32 o3, m, 0xb9feffff, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, 0x1eabfffe, o4;\n\tmadc.hi.cc.u32 o5, m, 0x1eabfffe, o5;\n\tmadc.lo.cc.u32 o6, m, 0x6730d2a0, o6;\n\tmadc.hi.cc.u32 o7, m, 0x6730d2a0, o7;\n\t"
+        "madc.lo.cc.u32 o8, m, 0x64774b84, o8;\n\tmadc.hi.cc.u32 o9, m, 0x64774b84, o9;\n\tmadc.lo.cc.u32 o10, m, 0x4b1ba7b6, o10;\n\tmadc.hi.cc.u32 y, m, 0x4b1ba7b6, y;\n\t"
+        "madc.lo.cc.u32 o0, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 o1, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 e2, m, 0xffffaaab, e2;\n\tmadc.hi.cc.u32 e3, m, 0xffffaaab, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, 0xb153ffff, e4;\n\tmadc.hi.cc.u32 e5, m, 0xb153ffff, e5;\n\tmadc.lo.cc.u32 e6, m, 0xf6b0f624, e6;\n\tmadc.hi.cc.u32 e7, m, 0xf6b0f624, e7;\n\t"
+        "madc.lo.cc.u32 e8, m, 0xf38512bf, e8;\n\tmadc.hi.cc.u32 e9, m, 0xf38512bf, e9;\n\tmadc.lo.cc.u32 e10, m, 0x434bacd7, e10;\n\tmadc.hi.cc.u32 e11, m, 0x434bacd7, e11;\n\t"
+        "madc.lo.cc.u32 e0, m, 0x397fe69a, e0;\n\tmadc.hi.cc.u32 e1, m, 0x397fe69a, e1;\n\taddc.u32 o1, o1, 0x00000000;\n\tadd.cc.u32 o2, o2, e3;\n\t"
+        "mul.lo.u32 m, o2, 0xfffcfffd;\n\tmadc.lo.cc.u32 e4, m, 0xb9feffff, e4;\n\tmadc.hi.cc.u32 e5, m, 0xb9feffff, e5;\n\tmadc.lo.cc.u32 e6, m, 0x1eabfffe, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, 0x1eabfffe, e7;\n\tmadc.lo.cc.u32 e8, m, 0x6730d2a0, e8;\n\tmadc.hi.cc.u32 e9, m, 0x6730d2a0, e9;\n\tmadc.lo.cc.u32 e10, m, 0x64774b84, e10;\n\t"
+        "madc.hi.cc.u32 e11, m, 0x64774b84, e11;\n\tmadc.lo.cc.u32 e0, m, 0x4b1ba7b6, e0;\n\tmadc.hi.cc.u32 e1, m, 0x4b1ba7b6, e1;\n\tmadc.lo.cc.u32 e2, m, 0x1a0111ea, 0x00000000;\n\t"
+        "madc.hi.u32 e3, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 o2, m, 0xffffaaab, o2;\n\tmadc.hi.cc.u32 o3, m, 0xffffaaab, o3;\n\tmadc.lo.cc.u32 o4, m, 0xb153ffff, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, 0xb153ffff, o5;\n\tmadc.lo.cc.u32 o6, m, 0xf6b0f624, o6;\n\tmadc.hi.cc.u32 o7, m, 0xf6b0f624, o7;\n\tmadc.lo.cc.u32 o8, m, 0xf38512bf, o8;\n\t"
+        "madc.hi.cc.u32 o9, m, 0xf38512bf, o9;\n\tmadc.lo.cc.u32 o10, m, 0x434bacd7, o10;\n\tmadc.hi.cc.u32 y, m, 0x434bacd7, y;\n\tmadc.lo.cc.u32 o0, m, 0x397fe69a, o0;\n\t"
+        "madc.hi.cc.u32 o1, m, 0x397fe69a, o1;\n\taddc.u32 e3, e3, 0x00000000;\n\tadd.cc.u32 e4, e4, o3;\n\tmul.lo.u32 m, e4, 0xfffcfffd;\n\t"
+        "madc.lo.cc.u32 o4, m, 0xb9feffff, o4;\n\tmadc.hi.cc.u32 o5, m, 0xb9feffff, o5;\n\tmadc.lo.cc.u32 o6, m, 0x1eabfffe, o6;\n\tmadc.hi.cc.u32 o7, m, 0x1eabfffe, o7;\n\t"
+        "madc.lo.cc.u32 o8, m, 0x6730d2a0, o8;\n\tmadc.hi.cc.u32 o9, m, 0x6730d2a0, o9;\n\tmadc.lo.cc.u32 o10, m, 0x64774b84, o10;\n\tmadc.hi.cc.u32 y, m, 0x64774b84, y;\n\t"
+        "madc.lo.cc.u32 o0, m, 0x4b1ba7b6, o0;\n\tmadc.hi.cc.u32 o1, m, 0x4b1ba7b6, o1;\n\tmadc.lo.cc.u32 o2, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 o3, m, 0x1a0111ea, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e4, m, 0xffffaaab, e4;\n\tmadc.hi.cc.u32 e5, m, 0xffffaaab, e5;\n\tmadc.lo.cc.u32 e6, m, 0xb153ffff, e6;\n\tmadc.hi.cc.u32 e7, m, 0xb153ffff, e7;\n\t"
+        "madc.lo.cc.u32 e8, m, 0xf6b0f624, e8;\n\tmadc.hi.cc.u32 e9, m, 0xf6b0f624, e9;\n\tmadc.lo.cc.u32 e10, m, 0xf38512bf, e10;\n\tmadc.hi.cc.u32 e11, m, 0xf38512bf, e11;\n\t"
+        "madc.lo.cc.u32 e0, m, 0x434bacd7, e0;\n\tmadc.hi.cc.u32 e1, m, 0x434bacd7, e1;\n\tmadc.lo.cc.u32 e2, m, 0x397fe69a, e2;\n\tmadc.hi.cc.u32 e3, m, 0x397fe69a, e3;\n\t"
+        "addc.u32 o3, o3, 0x00000000;\n\tadd.cc.u32 o4, o4, e5;\n\tmul.lo.u32 m, o4, 0xfffcfffd;\n\tmadc.lo.cc.u32 e6, m, 0xb9feffff, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, 0xb9feffff, e7;\n\tmadc.lo.cc.u32 e8, m, 0x1eabfffe, e8;\n\tmadc.hi.cc.u32 e9, m, 0x1eabfffe, e9;\n\tmadc.lo.cc.u32 e10, m, 0x6730d2a0, e10;\n\t"
+        "madc.hi.cc.u32 e11, m, 0x6730d2a0, e11;\n\tmadc.lo.cc.u32 e0, m, 0x64774b84, e0;\n\tmadc.hi.cc.u32 e1, m, 0x64774b84, e1;\n\tmadc.lo.cc.u32 e2, m, 0x4b1ba7b6, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, 0x4b1ba7b6, e3;\n\tmadc.lo.cc.u32 e4, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 e5, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 o4, m, 0xffffaaab, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, 0xffffaaab, o5;\n\tmadc.lo.cc.u32 o6, m, 0xb153ffff, o6;\n\tmadc.hi.cc.u32 o7, m, 0xb153ffff, o7;\n\tmadc.lo.cc.u32 o8, m, 0xf6b0f624, o8;\n\t"
+        "madc.hi.cc.u32 o9, m, 0xf6b0f624, o9;\n\tmadc.lo.cc.u32 o10, m, 0xf38512bf, o10;\n\tmadc.hi.cc.u32 y, m, 0xf38512bf, y;\n\tmadc.lo.cc.u32 o0, m, 0x434bacd7, o0;\n\t"
+        "madc.hi.cc.u32 o1, m, 0x434bacd7, o1;\n\tmadc.lo.cc.u32 o2, m, 0x397fe69a, o2;\n\tmadc.hi.cc.u32 o3, m, 0x397fe69a, o3;\n\taddc.u32 e5, e5, 0x00000000;\n\t"
+        "add.cc.u32 e6, e6, o5;\n\tmul.lo.u32 m, e6, 0xfffcfffd;\n\tmadc.lo.cc.u32 o6, m, 0xb9feffff, o6;\n\tmadc.hi.cc.u32 o7, m, 0xb9feffff, o7;\n\t"
+        "madc.lo.cc.u32 o8, m, 0x1eabfffe, o8;\n\tmadc.hi.cc.u32 o9, m, 0x1eabfffe, o9;\n\tmadc.lo.cc.u32 o10, m, 0x6730d2a0, o10;\n\tmadc.hi.cc.u32 y, m, 0x6730d2a0, y;\n\t"
+        "madc.lo.cc.u32 o0, m, 0x64774b84, o0;\n\tmadc.hi.cc.u32 o1, m, 0x64774b84, o1;\n\tmadc.lo.cc.u32 o2, m, 0x4b1ba7b6, o2;\n\tmadc.hi.cc.u32 o3, m, 0x4b1ba7b6, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 o5, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 e6, m, 0xffffaaab, e6;\n\tmadc.hi.cc.u32 e7, m, 0xffffaaab, e7;\n\t"
+        "madc.lo.cc.u32 e8, m, 0xb153ffff, e8;\n\tmadc.hi.cc.u32 e9, m, 0xb153ffff, e9;\n\tmadc.lo.cc.u32 e10, m, 0xf6b0f624, e10;\n\tmadc.hi.cc.u32 e11, m, 0xf6b0f624, e11;\n\t"
+        "madc.lo.cc.u32 e0, m, 0xf38512bf, e0;\n\tmadc.hi.cc.u32 e1, m, 0xf38512bf, e1;\n\tmadc.lo.cc.u32 e2, m, 0x434bacd7, e2;\n\tmadc.hi.cc.u32 e3, m, 0x434bacd7, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, 0x397fe69a, e4;\n\tmadc.hi.cc.u32 e5, m, 0x397fe69a, e5;\n\taddc.u32 o5, o5, 0x00000000;\n\tadd.cc.u32 o6, o6, e7;\n\t"
+        "mul.lo.u32 m, o6, 0xfffcfffd;\n\tmadc.lo.cc.u32 e8, m, 0xb9feffff, e8;\n\tmadc.hi.cc.u32 e9, m, 0xb9feffff, e9;\n\tmadc.lo.cc.u32 e10, m, 0x1eabfffe, e10;\n\t"
+        "madc.hi.cc.u32 e11, m, 0x1eabfffe, e11;\n\tmadc.lo.cc.u32 e0, m, 0x6730d2a0, e0;\n\tmadc.hi.cc.u32 e1, m, 0x6730d2a0, e1;\n\tmadc.lo.cc.u32 e2, m, 0x64774b84, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, 0x64774b84, e3;\n\tmadc.lo.cc.u32 e4, m, 0x4b1ba7b6, e4;\n\tmadc.hi.cc.u32 e5, m, 0x4b1ba7b6, e5;\n\tmadc.lo.cc.u32 e6, m, 0x1a0111ea, 0x00000000;\n\t"
+        "madc.hi.u32 e7, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 o6, m, 0xffffaaab, o6;\n\tmadc.hi.cc.u32 o7, m, 0xffffaaab, o7;\n\tmadc.lo.cc.u32 o8, m, 0xb153ffff, o8;\n\t"
+        "madc.hi.cc.u32 o9, m, 0xb153ffff, o9;\n\tmadc.lo.cc.u32 o10, m, 0xf6b0f624, o10;\n\tmadc.hi.cc.u32 y, m, 0xf6b0f624, y;\n\tmadc.lo.cc.u32 o0, m, 0xf38512bf, o0;\n\t"
+        "madc.hi.cc.u32 o1, m, 0xf38512bf, o1;\n\tmadc.lo.cc.u32 o2, m, 0x434bacd7, o2;\n\tmadc.hi.cc.u32 o3, m, 0x434bacd7, o3;\n\tmadc.lo.cc.u32 o4, m, 0x397fe69a, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, 0x397fe69a, o5;\n\taddc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e8, e8, o7;\n\tmul.lo.u32 m, e8, 0xfffcfffd;\n\t"
+        "madc.lo.cc.u32 o8, m, 0xb9feffff, o8;\n\tmadc.hi.cc.u32 o9, m, 0xb9feffff, o9;\n\tmadc.lo.cc.u32 o10, m, 0x1eabfffe, o10;\n\tmadc.hi.cc.u32 y, m, 0x1eabfffe, y;\n\t"
+        "madc.lo.cc.u32 o0, m, 0x6730d2a0, o0;\n\tmadc.hi.cc.u32 o1, m, 0x6730d2a0, o1;\n\tmadc.lo.cc.u32 o2, m, 0x64774b84, o2;\n\tmadc.hi.cc.u32 o3, m, 0x64774b84, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, 0x4b1ba7b6, o4;\n\tmadc.hi.cc.u32 o5, m, 0x4b1ba7b6, o5;\n\tmadc.lo.cc.u32 o6, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 o7, m, 0x1a0111ea, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e8, m, 0xffffaaab, e8;\n\tmadc.hi.cc.u32 e9, m, 0xffffaaab, e9;\n\tmadc.lo.cc.u32 e10, m, 0xb153ffff, e10;\n\tmadc.hi.cc.u32 e11, m, 0xb153ffff, e11;\n\t"
+        "madc.lo.cc.u32 e0, m, 0xf6b0f624, e0;\n\tmadc.hi.cc.u32 e1, m, 0xf6b0f624, e1;\n\tmadc.lo.cc.u32 e2, m, 0xf38512bf, e2;\n\tmadc.hi.cc.u32 e3, m, 0xf38512bf, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, 0x434bacd7, e4;\n\tmadc.hi.cc.u32 e5, m, 0x434bacd7, e5;\n\tmadc.lo.cc.u32 e6, m, 0x397fe69a, e6;\n\tmadc.hi.cc.u32 e7, m, 0x397fe69a, e7;\n\t"
+        "addc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o8, o8, e9;\n\tmul.lo.u32 m, o8, 0xfffcfffd;\n\tmadc.lo.cc.u32 e10, m, 0xb9feffff, e10;\n\t"
+        "madc.hi.cc.u32 e11, m, 0xb9feffff, e11;\n\tmadc.lo.cc.u32 e0, m, 0x1eabfffe, e0;\n\tmadc.hi.cc.u32 e1, m, 0x1eabfffe, e1;\n\tmadc.lo.cc.u32 e2, m, 0x6730d2a0, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, 0x6730d2a0, e3;\n\tmadc.lo.cc.u32 e4, m, 0x64774b84, e4;\n\tmadc.hi.cc.u32 e5, m, 0x64774b84, e5;\n\tmadc.lo.cc.u32 e6, m, 0x4b1ba7b6, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, 0x4b1ba7b6, e7;\n\tmadc.lo.cc.u32 e8, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 e9, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 o8, m, 0xffffaaab, o8;\n\t"
+        "madc.hi.cc.u32 o9, m, 0xffffaaab, o9;\n\tmadc.lo.cc.u32 o10, m, 0xb153ffff, o10;\n\tmadc.hi.cc.u32 y, m, 0xb153ffff, y;\n\tmadc.lo.cc.u32 o0, m, 0xf6b0f624, o0;\n\t"
+        "madc.hi.cc.u32 o1, m, 0xf6b0f624, o1;\n\tmadc.lo.cc.u32 o2, m, 0xf38512bf, o2;\n\tmadc.hi.cc.u32 o3, m, 0xf38512bf, o3;\n\tmadc.lo.cc.u32 o4, m, 0x434bacd7, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, 0x434bacd7, o5;\n\tmadc.lo.cc.u32 o6, m, 0x397fe69a, o6;\n\tmadc.hi.cc.u32 o7, m, 0x397fe69a, o7;\n\taddc.u32 e9, e9, 0x00000000;\n\t"
+        "add.cc.u32 e10, e10, o9;\n\tmul.lo.u32 m, e10, 0xfffcfffd;\n\tmadc.lo.cc.u32 o10, m, 0xb9feffff, o10;\n\tmadc.hi.cc.u32 y, m, 0xb9feffff, y;\n\t"
+        "madc.lo.cc.u32 o0, m, 0x1eabfffe, o0;\n\tmadc.hi.cc.u32 o1, m, 0x1eabfffe, o1;\n\tmadc.lo.cc.u32 o2, m, 0x6730d2a0, o2;\n\tmadc.hi.cc.u32 o3, m, 0x6730d2a0, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, 0x64774b84, o4;\n\tmadc.hi.cc.u32 o5, m, 0x64774b84, o5;\n\tmadc.lo.cc.u32 o6, m, 0x4b1ba7b6, o6;\n\tmadc.hi.cc.u32 o7, m, 0x4b1ba7b6, o7;\n\t"
+        "madc.lo.cc.u32 o8, m, 0x1a0111ea, 0x00000000;\n\tmadc.hi.u32 o9, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 e10, m, 0xffffaaab, e10;\n\tmadc.hi.cc.u32 e11, m, 0xffffaaab, e11;\n\t"
+        "madc.lo.cc.u32 e0, m, 0xb153ffff, e0;\n\tmadc.hi.cc.u32 e1, m, 0xb153ffff, e1;\n\tmadc.lo.cc.u32 e2, m, 0xf6b0f624, e2;\n\tmadc.hi.cc.u32 e3, m, 0xf6b0f624, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, 0xf38512bf, e4;\n\tmadc.hi.cc.u32 e5, m, 0xf38512bf, e5;\n\tmadc.lo.cc.u32 e6, m, 0x434bacd7, e6;\n\tmadc.hi.cc.u32 e7, m, 0x434bacd7, e7;\n\t"
+        "madc.lo.cc.u32 e8, m, 0x397fe69a, e8;\n\tmadc.hi.cc.u32 e9, m, 0x397fe69a, e9;\n\taddc.u32 o9, o9, 0x00000000;\n\tadd.cc.u32 o10, o10, e11;\n\t"
+        "mul.lo.u32 m, o10, 0xfffcfffd;\n\tmadc.lo.cc.u32 e0, m, 0xb9feffff, e0;\n\tmadc.hi.cc.u32 e1, m, 0xb9feffff, e1;\n\tmadc.lo.cc.u32 e2, m, 0x1eabfffe, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, 0x1eabfffe, e3;\n\tmadc.lo.cc.u32 e4, m, 0x6730d2a0, e4;\n\tmadc.hi.cc.u32 e5, m, 0x6730d2a0, e5;\n\tmadc.lo.cc.u32 e6, m, 0x64774b84, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, 0x64774b84, e7;\n\tmadc.lo.cc.u32 e8, m, 0x4b1ba7b6, e8;\n\tmadc.hi.cc.u32 e9, m, 0x4b1ba7b6, e9;\n\tmadc.lo.cc.u32 e10, m, 0x1a0111ea, 0x00000000;\n\t"
+        "madc.hi.u32 e11, m, 0x1a0111ea, 0x00000000;\n\tmad.lo.cc.u32 o10, m, 0xffffaaab, o10;\n\tmadc.hi.cc.u32 y, m, 0xffffaaab, y;\n\tmadc.lo.cc.u32 o0, m, 0xb153ffff, o0;\n\t"
+        "madc.hi.cc.u32 o1, m, 0xb153ffff, o1;\n\tmadc.lo.cc.u32 o2, m, 0xf6b0f624, o2;\n\tmadc.hi.cc.u32 o3, m, 0xf6b0f624, o3;\n\tmadc.lo.cc.u32 o4, m, 0xf38512bf, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, 0xf38512bf, o5;\n\tmadc.lo.cc.u32 o6, m, 0x434bacd7, o6;\n\tmadc.hi.cc.u32 o7, m, 0x434bacd7, o7;\n\tmadc.lo.cc.u32 o8, m, 0x397fe69a, o8;\n\t"
+        "madc.hi.cc.u32 o9, m, 0x397fe69a, o9;\n\taddc.u32 e11, e11, 0x00000000;\n\tadd.cc.u32 e0, e0, y;\n\taddc.cc.u32 e1, e1, o0;\n\t"
+        "addc.cc.u32 e2, e2, o1;\n\taddc.cc.u32 e3, e3, o2;\n\taddc.cc.u32 e4, e4, o3;\n\taddc.cc.u32 e5, e5, o4;\n\t"
+        "addc.cc.u32 e6, e6, o5;\n\taddc.cc.u32 e7, e7, o6;\n\taddc.cc.u32 e8, e8, o7;\n\taddc.cc.u32 e9, e9, o8;\n\t"
+        "addc.cc.u32 e10, e10, o9;\n\taddc.u32 e11, e11, 0x00000000;\n\tadd.cc.u32 e0, e0, e12;\n\taddc.cc.u32 e1, e1, e13;\n\t"
+        "addc.cc.u32 e2, e2, e14;\n\taddc.cc.u32 e3, e3, e15;\n\taddc.cc.u32 e4, e4, e16;\n\taddc.cc.u32 e5, e5, e17;\n\t"
+        "addc.cc.u32 e6, e6, e18;\n\taddc.cc.u32 e7, e7, e19;\n\taddc.cc.u32 e8, e8, e20;\n\taddc.cc.u32 e9, e9, e21;\n\t"
+        "addc.cc.u32 e10, e10, e22;\n\taddc.u32 e11, e11, e23;\n\tadd.cc.u32 e0, e0, o11;\n\taddc.cc.u32 e1, e1, o12;\n\t"
+        "addc.cc.u32 e2, e2, o13;\n\taddc.cc.u32 e3, e3, o14;\n\taddc.cc.u32 e4, e4, o15;\n\taddc.cc.u32 e5, e5, o16;\n\t"
+        "addc.cc.u32 e6, e6, o17;\n\taddc.cc.u32 e7, e7, o18;\n\taddc.cc.u32 e8, e8, o19;\n\taddc.cc.u32 e9, e9, o20;\n\t"
+        "addc.cc.u32 e10, e10, o21;\n\taddc.u32 e11, e11, 0x00000000;\n\tsub.cc.u32 o0, e0, 0xffffaaab;\n\tsubc.cc.u32 o1, e1, 0xb9feffff;\n\t"
+        "subc.cc.u32 o2, e2, 0xb153ffff;\n\tsubc.cc.u32 o3, e3, 0x1eabfffe;\n\tsubc.cc.u32 o4, e4, 0xf6b0f624;\n\tsubc.cc.u32 o5, e5, 0x6730d2a0;\n\t"
+        "subc.cc.u32 o6, e6, 0xf38512bf;\n\tsubc.cc.u32 o7, e7, 0x64774b84;\n\tsubc.cc.u32 o8, e8, 0x434bacd7;\n\tsubc.cc.u32 o9, e9, 0x4b1ba7b6;\n\t"
+        "subc.cc.u32 o10, e10, 0x397fe69a;\n\tsubc.cc.u32 y, e11, 0x1a0111ea;\n\tsubc.u32 m, 0x00000000, 0x00000000;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r0, e0, o0, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r1, e1, o1, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r2, e2, o2, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r3, e3, o3, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r4, e4, o4, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r5, e5, o5, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r6, e6, o6, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r7, e7, o7, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r8, e8, o8, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r9, e9, o9, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r10, e10, o10, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r11, e11, y, q;\n\tmov.b64 %0, {r0, r1};\n\t"
+        "mov.b64 %1, {r2, r3};\n\tmov.b64 %2, {r4, r5};\n\tmov.b64 %3, {r6, r7};\n\tmov.b64 %4, {r8, r9};\n\t"
+        "mov.b64 %5, {r10, r11};\n\t}\n\t"
+        : "=l"(Rr[0]), "=l"(Rr[1]), "=l"(Rr[2]), "=l"(Rr[3]), "=l"(Rr[4]), "=l"(Rr[5])
+        : "l"(A[0]), "l"(A[1]), "l"(A[2]), "l"(A[3]), "l"(A[4]), "l"(A[5]));
+#else
+    u32 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15, o16, o17, o18, o19, o20, o21, r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, m, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, y, cf = 0;
+    u64 t;
+    (void)t; (void)cf;
+    a0 = (u32)A[0]; a1 = (u32)(A[0] >> 32);
+    a2 = (u32)A[1]; a3 = (u32)(A[1] >> 32);
+    a4 = (u32)A[2]; a5 = (u32)(A[2] >> 32);
+    a6 = (u32)A[3]; a7 = (u32)(A[3] >> 32);
+    a8 = (u32)A[4]; a9 = (u32)(A[4] >> 32);
+    a10 = (u32)A[5]; a11 = (u32)(A[5] >> 32);
+    s1 = a1 << 1; s2 = a2 << 1; d2 = (a2 << 1) | (a1 >> 31);
+    s3 = a3 << 1; d3 = (a3 << 1) | (a2 >> 31); s4 = a4 << 1;
+    d4 = (a4 << 1) | (a3 >> 31); s5 = a5 << 1; d5 = (a5 << 1) | (a4 >> 31);
+    s6 = a6 << 1; d6 = (a6 << 1) | (a5 >> 31); s7 = a7 << 1;
+    d7 = (a7 << 1) | (a6 >> 31); s8 = a8 << 1; d8 = (a8 << 1) | (a7 >> 31);
+    s9 = a9 << 1; d9 = (a9 << 1) | (a8 >> 31); s10 = a10 << 1;
+    d10 = (a10 << 1) | (a9 >> 31); s11 = a11 << 1; d11 = (a11 << 1) | (a10 >> 31);
+    e2 = a0 * d2; e3 = (u32)(((u64)a0 * d2) >> 32); e4 = a0 * d4;
+    e5 = (u32)(((u64)a0 * d4) >> 32); e6 = a0 * d6; e7 = (u32)(((u64)a0 * d6) >> 32);
+    e8 = a0 * d8; e9 = (u32)(((u64)a0 * d8) >> 32); e10 = a0 * d10;
+    e11 = (u32)(((u64)a0 * d10) >> 32); o0 = a0 * s1; o1 = (u32)(((u64)a0 * s1) >> 32);
+    o2 = a0 * d3; o3 = (u32)(((u64)a0 * d3) >> 32); o4 = a0 * d5;
+    o5 = (u32)(((u64)a0 * d5) >> 32); o6 = a0 * d7; o7 = (u32)(((u64)a0 * d7) >> 32);
+    o8 = a0 * d9; o9 = (u32)(((u64)a0 * d9) >> 32); o10 = a0 * d11;
+    o11 = (u32)(((u64)a0 * d11) >> 32); t = (u64)(u32)((u64)a1 * d3) + e4; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d3) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * d5) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d5) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * d7) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a1 * d7) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * d9) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d9) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * d11) + 0x00000000u + cf; e12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d11) >> 32) + 0x00000000u + cf; e13 = (u32)t; t = (u64)(u32)((u64)a1 * s2) + o2; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a1 * s2) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * d4) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d4) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * d6) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d6) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * d8) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a1 * d8) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * d10) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * d10) >> 32) + o11 + cf; o11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; o12 = (u32)t; t = (u64)(u32)((u64)a2 * d4) + e6; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * d4) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a2 * d6) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * d6) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * d8) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a2 * d8) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * d10) + e12 + cf; e12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * d10) >> 32) + e13 + cf; e13 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; e14 = (u32)t; t = (u64)(u32)((u64)a2 * s3) + o4; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * s3) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a2 * d5) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * d5) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * d7) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a2 * d7) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * d9) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * d9) >> 32) + o11 + cf; o11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a2 * d11) + o12 + cf; o12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * d11) >> 32) + 0x00000000u + cf; o13 = (u32)t; t = (u64)(u32)((u64)a3 * d5) + e8; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * d5) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * d7) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * d7) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * d9) + e12 + cf; e12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * d9) >> 32) + e13 + cf; e13 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * d11) + e14 + cf; e14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * d11) >> 32) + 0x00000000u + cf; e15 = (u32)t; t = (u64)(u32)((u64)a3 * s4) + o6; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * s4) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * d6) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * d6) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * d8) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * d8) >> 32) + o11 + cf; o11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * d10) + o12 + cf; o12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * d10) >> 32) + o13 + cf; o13 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; o14 = (u32)t; t = (u64)(u32)((u64)a4 * d6) + e10; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * d6) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * d8) + e12 + cf; e12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * d8) >> 32) + e13 + cf; e13 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * d10) + e14 + cf; e14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a4 * d10) >> 32) + e15 + cf; e15 = (u32)t; cf = (u32)(t >> 32); t = (u64)0x00000000u + 0x00000000u + cf; e16 = (u32)t; t = (u64)(u32)((u64)a4 * s5) + o8; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a4 * s5) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * d7) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * d7) >> 32) + o11 + cf; o11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * d9) + o12 + cf; o12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * d9) >> 32) + o13 + cf; o13 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * d11) + o14 + cf; o14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a4 * d11) >> 32) + 0x00000000u + cf; o15 = (u32)t; t = (u64)(u32)((u64)a5 * d7) + e12; e12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * d7) >> 32) + e13 + cf; e13 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a5 * d9) + e14 + cf; e14 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * d9) >> 32) + e15 + cf; e15 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * d11) + e16 + cf; e16 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a5 * d11) >> 32) + 0x00000000u + cf; e17 = (u32)t; t = (u64)(u32)((u64)a5 * s6) + o10; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * s6) >> 32) + o11 + cf; o11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a5 * d8) + o12 + cf; o12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * d8) >> 32) + o13 + cf; o13 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * d10) + o14 + cf; o14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a5 * d10) >> 32) + o15 + cf; o15 = (u32)t; cf = (u32)(t >> 32); t = (u64)0x00000000u + 0x00000000u + cf; o16 = (u32)t; t = (u64)(u32)((u64)a6 * d8) + e14; e14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * d8) >> 32) + e15 + cf; e15 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * d10) + e16 + cf; e16 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * d10) >> 32) + e17 + cf; e17 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; e18 = (u32)t; t = (u64)(u32)((u64)a6 * s7) + o12; o12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * s7) >> 32) + o13 + cf; o13 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a6 * d9) + o14 + cf; o14 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * d9) >> 32) + o15 + cf; o15 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * d11) + o16 + cf; o16 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * d11) >> 32) + 0x00000000u + cf; o17 = (u32)t; t = (u64)(u32)((u64)a7 * d9) + e16; e16 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * d9) >> 32) + e17 + cf; e17 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * d11) + e18 + cf; e18 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * d11) >> 32) + 0x00000000u + cf; e19 = (u32)t; t = (u64)(u32)((u64)a7 * s8) + o14; o14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a7 * s8) >> 32) + o15 + cf; o15 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * d10) + o16 + cf; o16 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * d10) >> 32) + o17 + cf; o17 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; o18 = (u32)t; t = (u64)(u32)((u64)a8 * d10) + e18; e18 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a8 * d10) >> 32) + e19 + cf; e19 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; e20 = (u32)t; t = (u64)(u32)((u64)a8 * s9) + o16; o16 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a8 * s9) >> 32) + o17 + cf; o17 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a8 * d11) + o18 + cf; o18 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a8 * d11) >> 32) + 0x00000000u + cf; o19 = (u32)t; t = (u64)(u32)((u64)a9 * d11) + e20; e20 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a9 * d11) >> 32) + 0x00000000u + cf; e21 = (u32)t; t = (u64)(u32)((u64)a9 * s10) + o18; o18 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a9 * s10) >> 32) + o19 + cf; o19 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)0x00000000u + 0x00000000u + cf; o20 = (u32)t; t = (u64)(u32)((u64)a10 * s11) + o20; o20 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a10 * s11) >> 32) + 0x00000000u + cf; o21 = (u32)t;
+    e0 = a0 * a0; e1 = (u32)(((u64)a0 * a0) >> 32); t = (u64)(u32)((u64)a1 * a1) + e2; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a1 * a1) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * a2) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * a2) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * a3) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * a3) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * a4) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a4 * a4) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * a5) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * a5) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a6 * a6) + e12 + cf; e12 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * a6) >> 32) + e13 + cf; e13 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * a7) + e14 + cf; e14 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a7 * a7) >> 32) + e15 + cf; e15 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a8 * a8) + e16 + cf; e16 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a8 * a8) >> 32) + e17 + cf; e17 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a9 * a9) + e18 + cf; e18 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a9 * a9) >> 32) + e19 + cf; e19 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a10 * a10) + e20 + cf; e20 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a10 * a10) >> 32) + e21 + cf; e21 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a11 * a11) + 0x00000000u + cf; e22 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a11 * a11) >> 32) + 0x00000000u + cf; e23 = (u32)t;
+    m = e0 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; y = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)y + 0x00000000u + cf; y = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32);
+    m = o0 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; e1 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; t = (u64)e2 + o1; e2 = (u32)t; cf = (u32)(t >> 32);
+    m = e2 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; o1 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + e2; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; t = (u64)o2 + e3; o2 = (u32)t; cf = (u32)(t >> 32);
+    m = o2 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; e3 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + o2; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)e3 + 0x00000000u + cf; e3 = (u32)t; t = (u64)e4 + o3; e4 = (u32)t; cf = (u32)(t >> 32);
+    m = e4 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; o3 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + e4; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)o3 + 0x00000000u + cf; o3 = (u32)t; t = (u64)o4 + e5; o4 = (u32)t; cf = (u32)(t >> 32);
+    m = o4 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; e5 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + o4; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)e5 + 0x00000000u + cf; e5 = (u32)t; t = (u64)e6 + o5; e6 = (u32)t; cf = (u32)(t >> 32);
+    m = e6 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; o5 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + e6; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)o5 + 0x00000000u + cf; o5 = (u32)t; t = (u64)o6 + e7; o6 = (u32)t; cf = (u32)(t >> 32);
+    m = o6 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + o6; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e8 + o7; e8 = (u32)t; cf = (u32)(t >> 32);
+    m = e8 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + e8; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o8 + e9; o8 = (u32)t; cf = (u32)(t >> 32);
+    m = o8 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + e10 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; e9 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + o8; o8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e9 + 0x00000000u + cf; e9 = (u32)t; t = (u64)e10 + o9; e10 = (u32)t; cf = (u32)(t >> 32);
+    m = e10 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + o10 + cf; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; o9 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + e10; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + e11 + cf; e11 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)o9 + 0x00000000u + cf; o9 = (u32)t; t = (u64)o10 + e11; o10 = (u32)t; cf = (u32)(t >> 32);
+    m = o10 * 0xfffcfffdu; t = (u64)(u32)((u64)m * 0xb9feffffu) + e0 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb9feffffu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x1eabfffeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x1eabfffeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x6730d2a0u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x6730d2a0u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x64774b84u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x64774b84u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x4b1ba7b6u) + e8 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x4b1ba7b6u) >> 32) + e9 + cf; e9 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x1a0111eau) + 0x00000000u + cf; e10 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x1a0111eau) >> 32) + 0x00000000u + cf; e11 = (u32)t; t = (u64)(u32)((u64)m * 0xffffaaabu) + o10; o10 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xffffaaabu) >> 32) + y + cf; y = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xb153ffffu) + o0 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xb153ffffu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf6b0f624u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xf6b0f624u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xf38512bfu) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xf38512bfu) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x434bacd7u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x434bacd7u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x397fe69au) + o8 + cf; o8 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x397fe69au) >> 32) + o9 + cf; o9 = (u32)t; cf = (u32)(t >> 32); t = (u64)e11 + 0x00000000u + cf; e11 = (u32)t; t = (u64)e0 + y; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + o0 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)e2 + o1 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)e3 + o2 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e4 + o3 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)e5 + o4 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)e6 + o5 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e7 + o6 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e8 + o7 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)e9 + o8 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e10 + o9 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)e11 + 0x00000000u + cf; e11 = (u32)t; t = (u64)e0 + e12; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + e13 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)e2 + e14 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)e3 + e15 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e4 + e16 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)e5 + e17 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)e6 + e18 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e7 + e19 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e8 + e20 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)e9 + e21 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e10 + e22 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)e11 + e23 + cf; e11 = (u32)t; t = (u64)e0 + o11; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + o12 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)e2 + o13 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)e3 + o14 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e4 + o15 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)e5 + o16 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)e6 + o17 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e7 + o18 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e8 + o19 + cf; e8 = (u32)t; cf = (u32)(t >> 32); t = (u64)e9 + o20 + cf; e9 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e10 + o21 + cf; e10 = (u32)t; cf = (u32)(t >> 32); t = (u64)e11 + 0x00000000u + cf; e11 = (u32)t; t = (u64)e0 - 0xffffaaabu; o0 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e1 - 0xb9feffffu - cf; o1 = (u32)t; cf = (u32)(t >> 63); t = (u64)e2 - 0xb153ffffu - cf; o2 = (u32)t; cf = (u32)(t >> 63); t = (u64)e3 - 0x1eabfffeu - cf; o3 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e4 - 0xf6b0f624u - cf; o4 = (u32)t; cf = (u32)(t >> 63); t = (u64)e5 - 0x6730d2a0u - cf; o5 = (u32)t; cf = (u32)(t >> 63); t = (u64)e6 - 0xf38512bfu - cf; o6 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e7 - 0x64774b84u - cf; o7 = (u32)t; cf = (u32)(t >> 63); t = (u64)e8 - 0x434bacd7u - cf; o8 = (u32)t; cf = (u32)(t >> 63); t = (u64)e9 - 0x4b1ba7b6u - cf; o9 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e10 - 0x397fe69au - cf; o10 = (u32)t; cf = (u32)(t >> 63); t = (u64)e11 - 0x1a0111eau - cf; y = (u32)t; cf = (u32)(t >> 63); t = (u64)0x00000000u - 0x00000000u - cf; m = (u32)t;
+    r0 = m != 0 ? e0 : o0; r1 = m != 0 ? e1 : o1; r2 = m != 0 ? e2 : o2;
+    r3 = m != 0 ? e3 : o3; r4 = m != 0 ? e4 : o4; r5 = m != 0 ? e5 : o5;
+    r6 = m != 0 ? e6 : o6; r7 = m != 0 ? e7 : o7; r8 = m != 0 ? e8 : o8;
+    r9 = m != 0 ? e9 : o9; r10 = m != 0 ? e10 : o10; r11 = m != 0 ? e11 : y;
+    Rr[0] = (u64)r0 | (u64)r1 << 32;
+    Rr[1] = (u64)r2 | (u64)r3 << 32;
+    Rr[2] = (u64)r4 | (u64)r5 << 32;
+    Rr[3] = (u64)r6 | (u64)r7 << 32;
+    Rr[4] = (u64)r8 | (u64)r9 << 32;
+    Rr[5] = (u64)r10 | (u64)r11 << 32;
+#endif
+}
+
 // mod_add_fp: 37 PTX instructions (generated).
 HD void mod_add_fp(const u64 *A, const u64 *B, u64 *Rr) {
 #if defined(__CUDA_ARCH__)

@@ -14,6 +14,9 @@ adds m·p the same way, then the two halves swap roles instead of shifting (the 
 the other half's carry chain). Invariant (inputs < p, 2p < 2^(32n)): the accumulator stays below 2^(32(n+1)),
 so neither half carries out of its top limb; the result is < 2p and one conditional subtraction leaves it
 canonical (< p), as field.cuh's equality and zero tests and the byte-exact CPU comparison need.
+
+Fp also has a dedicated squaring (mont_sqr_fp, see mont_sqr): doubled cross products plus diagonal squares, then
+the same pair-chain reduction, 78 instead of 144 products.
 """
 import os
 import random
@@ -34,7 +37,8 @@ def inv32(p):  # −p^(−1) mod 2^32
 
 # ---- instruction sequences: (op, dst, src...) over u32 registers; ints are immediates ----
 # ops: mul.lo mul.hi | mad.lo.cc madc.lo.cc madc.hi.cc madc.hi | add.cc addc.cc addc | sub.cc subc.cc subc |
-#      and | selne (dst = c != 0 ? a : b, i.e. setp.ne + selp)
+#      and | selne (dst = c != 0 ? a : b, i.e. setp.ne + selp) | shl (dst = a << k) |
+#      shf.l (dst = high word of (hi:lo) << k, i.e. shf.l.wrap.b32 dst, lo, hi, k)
 
 
 def mont_mul(n, p):
@@ -94,6 +98,123 @@ def final_sub(n, pl, v, t, out):
     s.append(("subc", "m", 0, 0))  # 0 or 0xffffffff (borrow: v < p)
     for j in range(n):
         s.append(("selne", out[j], v[j], t[j], "m"))
+    return s
+
+def mont_sqr(n, p):
+    """Montgomery square a²·R⁻¹ mod p (SOS), one operand. a = Σ a_k 2^(32k) < p < 2^(32n−1).
+
+    1. Doubled cross products 2·Σ_{i<j} a_i a_j 2^(32(i+j)) without a doubling pass: row i multiplies a_i by
+       the limbs of 2·⌊a / 2^(32(i+1))⌋·2^(32(i+1)), i.e. s_{i+1} = a_{i+1} << 1 for j = i+1 and
+       d_j = (a_j:a_{j−1}) << 1 (funnel shift) for j > i+1 (shifts run on the ALU pipe; d_n = a_{n−1} >> 31 = 0
+       as a < 2^(32n−1)). Products whose position i+j is even go to E (limb k = E[k]), odd ones to O (limb k =
+       O[k−1]), so within a row each half is one carry chain of mad.lo.cc/madc.hi.cc pairs on (even, odd)
+       register pairs (one IMAD.WIDE.U32.X each). Rows 0..i sum to at most 2a·Σ_{r≤i} a_r 2^(32r) <
+       2^(32(n+i+1)) (2a < 2^(32n)), and E and O·2^32 are each at most that sum, so after row i E's limbs from
+       n+i+1 up and O's from n+i up are zero: the chain that reaches that limb (E on odd rows, O on even ones)
+       ends with madc.hi and no carry; the other one's carry goes to a new limb above its top pair (addc t,
+       0, 0), which the next row's chain then covers.
+    2. E += a_k² at limbs (2k, 2k+1): one chain of pairs; E + D ≤ a² < 2^(64n), so no carry out.
+    3. Reduction of T_lo = E[0..n−1] + O[0..n−2]·2^32 (< 2^(32n+1)) as n rows of CIOS without the product:
+       m = X[0]·(−p⁻¹), X (limb 0) and Y (limb 1) += m·p as two pair chains; dividing by 2^32 is a renaming (the
+       new X is Y, the new Y is X's limbs 2.. plus two fresh zero limbs, X's limb 1 is added into the new X[0]
+       first and that carry starts the next Y chain). V + m·p < 2^(32n+1) + 2^32·p < 2^(32(n+1)), so the Y
+       chain (whose value is at most that / 2^32) never carries out of its top limb and the X chain's carry
+       fits in it.
+    4. Result = (z + X + Y·2^32) + T_hi with T_hi = E[n..2n−1] + O[n−1..2n−2] (limb n up; O's top limb is
+       zero by 1.): three add chains. The total is (T + M·p)/R < (p² + R·p)/R < 2p < 2^(32n) and every partial
+       sum is part of it, so none carries out; one conditional subtraction leaves it canonical.
+    IMAD-pipe work: 66 + 12 + 144 product pairs and 12 m's (mont_mul: 288 pairs and 12 m's)."""
+    assert p < 1 << (32 * n - 1) and n % 2 == 0
+    pl, inv = limbs32(p, n), inv32(p)
+    a = ["a%d" % i for i in range(n)]
+    E = ["e%d" % i for i in range(2 * n)]
+    O = ["o%d" % i for i in range(2 * n - 1)]
+    s = []
+    # Doubled multiplicand limbs: s_j = a_j << 1 (lowest limb of a row), d_j = (a_j:a_{j−1}) << 1.
+    sl = {j: "s%d" % j for j in range(1, n)}
+    dl = {j: "d%d" % j for j in range(2, n)}
+    for j in range(1, n):
+        s.append(("shl", sl[j], a[j], 1))
+        if j >= 2:
+            s.append(("shf.l", dl[j], a[j - 1], a[j], 1))
+    live = set()   # limbs of E / O that hold a value
+    carry = set()  # limbs that hold only a chain's carry (≤ 2)
+
+    def chain(prs, acc, top, zero):
+        """prs: (limb index in acc, x, y) with consecutive even indices; carry into acc[top], or none when
+        top ≥ zero (acc's limbs from `zero` up are provably zero after this row)."""
+        out = []
+        for k, (idx, x, y) in enumerate(prs):
+            lo, hi = acc[idx], acc[idx + 1]
+            last = k == len(prs) - 1 and top >= zero
+            out.append(("mad.lo.cc" if k == 0 else "madc.lo.cc", lo, x, y, lo if lo in live else 0))
+            out.append(("madc.hi" if last else "madc.hi.cc", hi, x, y, hi if hi in live else 0))
+            live.update((lo, hi))
+            carry.discard(lo)
+            carry.discard(hi)
+        if top < zero:
+            t = acc[top]
+            assert t not in live or t in carry
+            out.append(("addc", t, t if t in live else 0, 0))
+            live.add(t)
+            carry.add(t)
+        return out
+
+    for i in range(n - 1):
+        mult = [(j, sl[j] if j == i + 1 else dl[j]) for j in range(i + 1, n)]
+        ev = [(i + j, a[i], c) for j, c in mult if (i + j) % 2 == 0]      # E[i+j], E[i+j+1]
+        od = [(i + j - 1, a[i], c) for j, c in mult if (i + j) % 2 == 1]  # O[i+j−1], O[i+j]
+        if i == 0:  # fresh accumulators: plain products, no carries
+            for acc, prs in ((E, ev), (O, od)):
+                for idx, x, y in prs:
+                    s += [("mul.lo", acc[idx], x, y), ("mul.hi", acc[idx + 1], x, y)]
+                    live.update((acc[idx], acc[idx + 1]))
+            continue
+        # Rows 0..i sum to ≤ 2a·Σ_{r≤i} a_r 2^(32r) < 2^(32(n+i+1)), and E, O·2^32 are parts of that sum.
+        if ev:
+            s += chain(ev, E, ev[-1][0] + 2, n + i + 1)
+        if od:
+            s += chain(od, O, od[-1][0] + 2, n + i)
+    # Diagonal squares into E; E + D ≤ a² < 2^(64n): no carry out of E's top limb.
+    s += [("mul.lo", E[0], a[0], a[0]), ("mul.hi", E[1], a[0], a[0])]
+    for k in range(1, n):
+        lo, hi = E[2 * k], E[2 * k + 1]
+        s.append(("mad.lo.cc" if k == 1 else "madc.lo.cc", lo, a[k], a[k], lo if lo in live else 0))
+        s.append(("madc.hi.cc" if k < n - 1 else "madc.hi", hi, a[k], a[k], hi if hi in live else 0))
+        live.update((lo, hi))
+    # Reduction of T_lo = X + Y·2^32; Y's top limb (limb n) starts at zero.
+    X, Y, z = E[:n], O[:n - 1] + ["y"], None
+    fresh = {"y"}  # limbs of Y that are zero (addend 0)
+    for i in range(n):
+        if z is not None:
+            s.append(("add.cc", X[0], X[0], z))
+        s.append(("mul.lo", "m", X[0], inv))
+        for j in range(0, n, 2):
+            first = j == 0 and z is None
+            lo, hi = Y[j], Y[j + 1]
+            s.append(("mad.lo.cc" if first else "madc.lo.cc", lo, "m", pl[j + 1], 0 if lo in fresh else lo))
+            s.append(("madc.hi.cc" if j < n - 2 else "madc.hi", hi, "m", pl[j + 1], 0 if hi in fresh else hi))
+        for j in range(0, n, 2):
+            s.append(("mad.lo.cc" if j == 0 else "madc.lo.cc", X[j], "m", pl[j], X[j]))
+            s.append(("madc.hi.cc", X[j + 1], "m", pl[j], X[j + 1]))
+        s.append(("addc", Y[n - 1], Y[n - 1], 0))
+        # ÷ 2^32: X[0] = 0; X[1] is the new limb 0's other half, X[2..] the new Y, X[0] / X[1] its fresh top.
+        # (Y[n−1] is the old X[1]: the next row reads it as z before its Y chain overwrites it.)
+        X, Y, z = Y, X[2:] + X[:2], X[1]
+        fresh = {Y[n - 2], Y[n - 1]}
+    # Result = z + X + Y·2^32 (Y's top two limbs zero) + T_hi (E[n..], O[n−1..]).
+    v = X
+    s.append(("add.cc", v[0], v[0], z))
+    for j in range(1, n - 1):
+        s.append(("addc.cc", v[j], v[j], Y[j - 1]))
+    s.append(("addc", v[n - 1], v[n - 1], 0))
+    for hi in (E[n:], O[n - 1:]):
+        hi = [x if x in live else 0 for x in hi]  # O's top limb (limb 2n−1) is provably zero
+        s.append(("add.cc", v[0], v[0], hi[0]))
+        for j in range(1, n - 1):
+            s.append(("addc.cc", v[j], v[j], hi[j]))
+        s.append(("addc", v[n - 1], v[n - 1], hi[n - 1]))
+    s += final_sub(n, pl, v, Y, ["r%d" % i for i in range(n)])
     return s
 
 
@@ -160,6 +281,10 @@ def run(seq, regs):
             r = v[0] & v[1]
         elif op == "selne":
             r = v[0] if v[2] != 0 else v[1]
+        elif op == "shl":
+            r = (v[0] << v[1]) & M32
+        elif op == "shf.l":
+            r = (((v[1] << 32) | v[0]) << v[2] >> 32) & M32
         else:
             raise ValueError(op)
         regs[d] = r
@@ -177,8 +302,11 @@ def check():
         dev, _ = opaque_reduction(seqs["mul"], p, n, "T")
         table = {"%%%d" % (3 * (n // 2) + i): v for i, v in enumerate(limbs32(p, n) + [inv32(p)])}
         seqs["mul (device operands)"] = dev
+        if name == "fp":
+            seqs["sqr"] = mont_sqr(n, p)  # one operand: reads only a (x of each pair)
         want = {
             "mul": lambda x, y: x * y * rinv % p,
+            "sqr": lambda x, y: x * x * rinv % p,
             "add": lambda x, y: (x + y) % p,
             "sub": lambda x, y: (x - y) % p,
         }
@@ -214,7 +342,10 @@ def ptx_text(seq):
             lines.append("setp.ne.u32 q, %s, 0;" % f(src[2]))
             lines.append("selp.b32 %s, %s, %s, q;" % (d, f(src[0]), f(src[1])))
             continue
-        ty = "b32" if op == "and" else "u32"
+        if op == "shf.l":
+            lines.append("shf.l.wrap.b32 %s, %s;" % (d, ", ".join(f(x) for x in src)))
+            continue
+        ty = "b32" if op in ("and", "shl") else "u32"
         lines.append("%s.%s %s, %s;" % (op, ty, d, ", ".join(f(x) for x in src)))
     return lines
 
@@ -242,6 +373,12 @@ def host_text(seq):
             lines.append("%s = %s & %s;" % (d, v[0], v[1]))
         elif op == "selne":
             lines.append("%s = %s != 0 ? %s : %s;" % (d, v[2], v[0], v[1]))
+        elif op == "shl":
+            lines.append("%s = %s << %d;" % (d, v[0], src[1]))
+        elif op == "shf.l":
+            lines.append("%s = (%s << %d) | (%s >> %d);" % (d, v[1], src[2], v[0], 32 - src[2]))
+        else:
+            raise ValueError(op)
     return lines
 
 
@@ -266,21 +403,25 @@ def opaque_reduction(seq, p, n, table):
     return out, ins
 
 
-def emit_fn(name, n, seq, out, opaque=None):
-    """`opaque`: (modulus, __constant__ table name) to read the reduction's multipliers from that table."""
+def emit_fn(name, n, seq, out, opaque=None, unary=False):
+    """`opaque`: (modulus, __constant__ table name) to read the reduction's multipliers from that table.
+    `unary`: one operand A (the squaring): no B parameter, no b registers."""
     h = n // 2
     w = out.append
     w("// %s: %d PTX instructions (generated)." % (name, len(seq)))
-    w("HD void %s(const u64 *A, const u64 *B, u64 *Rr) {" % name)
+    w("HD void %s(const u64 *A, %su64 *Rr) {" % (name, "" if unary else "const u64 *B, "))
     w("#if defined(__CUDA_ARCH__)")
     used = {x for ins in seq for x in ins[1:] if isinstance(x, str)}
-    names = ["%s%d" % (c, i) for c in "eor" for i in range(n)] + ["m"]
-    regs = ", ".join(["a%d" % i for i in range(n)] + ["b%d" % i for i in range(n)]
+    ops = "a" if unary else "ab"
+    names = ["%s%d" % (c, i) for c in "eor" for i in range(2 * n)] + ["m"]
+    names += sorted(used - set(names), key=lambda x: (x.rstrip("0123456789"), int(x.lstrip("abcdefghijklmnopqrstuvwxyz") or 0)))
+    regs = ", ".join(["%s%d" % (c, i) for c in ops for i in range(n)]
                      + [x for x in names if x in used and x[0] not in "ab"])
     body = ["{", ".reg .u32 %s;" % regs, ".reg .pred q;"]
     for i in range(h):
         body.append("mov.b64 {a%d, a%d}, %%%d;" % (2 * i, 2 * i + 1, h + i))
-        body.append("mov.b64 {b%d, b%d}, %%%d;" % (2 * i, 2 * i + 1, 2 * h + i))
+        if not unary:
+            body.append("mov.b64 {b%d, b%d}, %%%d;" % (2 * i, 2 * i + 1, 2 * h + i))
     dev_seq, extra = opaque_reduction(seq, opaque[0], n, opaque[1]) if opaque else (seq, [])
     body += ptx_text(dev_seq)
     for i in range(h):
@@ -290,7 +431,8 @@ def emit_fn(name, n, seq, out, opaque=None):
     for k in range(0, len(body), 4):  # four instructions per source line
         w('        "%s"' % "".join(ln + "\\n\\t" for ln in body[k:k + 4]))
     outs = ", ".join('"=l"(Rr[%d])' % i for i in range(h))
-    ins = ", ".join(['"l"(A[%d])' % i for i in range(h)] + ['"l"(B[%d])' % i for i in range(h)] + extra)
+    ins = ", ".join(['"l"(A[%d])' % i for i in range(h)] + ([] if unary else ['"l"(B[%d])' % i for i in range(h)])
+                    + extra)
     w("        : %s" % outs)
     w("        : %s);" % ins)
     w("#else")
@@ -298,8 +440,11 @@ def emit_fn(name, n, seq, out, opaque=None):
     w("    u64 t;")
     w("    (void)t; (void)cf;")
     for i in range(h):
-        w("    a%d = (u32)A[%d]; a%d = (u32)(A[%d] >> 32); b%d = (u32)B[%d]; b%d = (u32)(B[%d] >> 32);"
-          % (2 * i, i, 2 * i + 1, i, 2 * i, i, 2 * i + 1, i))
+        if unary:
+            w("    a%d = (u32)A[%d]; a%d = (u32)(A[%d] >> 32);" % (2 * i, i, 2 * i + 1, i))
+        else:
+            w("    a%d = (u32)A[%d]; a%d = (u32)(A[%d] >> 32); b%d = (u32)B[%d]; b%d = (u32)(B[%d] >> 32);"
+              % (2 * i, i, 2 * i + 1, i, 2 * i, i, 2 * i + 1, i))
     ht = host_text(seq)
     for k in range(0, len(ht), 3):
         w("    " + " ".join(ht[k:k + 3]))
@@ -333,6 +478,8 @@ def generate():
     for name, p, n in (("fp", P_FP, 12), ("fr", P_FR, 8)):
         opaque = (p, "FR_REDC") if name == "fr" else None
         emit_fn("mont_mul_%s" % name, n, mont_mul(n, p), out, opaque)
+        if name == "fp":
+            emit_fn("mont_sqr_fp", n, mont_sqr(n, p), out, unary=True)
         emit_fn("mod_add_%s" % name, n, mod_add(n, p), out)
         emit_fn("mod_sub_%s" % name, n, mod_sub(n, p), out)
     return "\n".join(out)
