@@ -23,8 +23,9 @@
 //      msm_g1_accum_parts<<<⌈Tl/B⌉, B>>>(offsets, M, l, k1, kr, parts, buckets, parts')  levels l = 2 … L,
 //        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
 //   6. msm_g1_bucket_reduce<<<(⌈S/B⌉, G), B>>>(buckets, nb, L, S, segs)     S segments of L buckets per window:
-//        Σ_{b∈seg} (b+1)·B_b = (running sum of running sums) + lo·(Σ B_b)
-//   7. msm_g1_window_final<<<G, 128>>>(segs, S, w0, windows)      per window: strided sums + shared-memory tree
+//        acc_s = Σ_{b∈seg} (b − lo + 1)·B_b (running sum of running sums) and run_s = Σ_{b∈seg} B_b
+//   7. msm_g1_window_final<<<G, 128>>>(segs, S, L, w0, windows)   per window: Σ_s acc_s + L·Σ_s s·run_s, each
+//        thread over a strided set of segments, then a shared-memory tree
 //   host: Horner over the windows with blstrs (⌈255/c⌉ windows, c doublings each).
 // No host round trip inside a pass. With two passes or more and two buffer sets (keys, ranks, sorted,
 // offsets, buckets), steps 1–4 of pass k + 1 and 6–7 of pass k run on a second stream while step 5 of pass
@@ -32,7 +33,7 @@
 // of the unsplit pass.
 //
 // Device memory per pass (bytes): keys, ranks, sorted 3·4·G·n; offsets 4·(M + 1); csum 4·T; buckets 192·M
-// (these five twice with two sets); partial sums 192·2·(T1 + T2) and their bucket keys 4·T1; segments 192·G·S;
+// (these five twice with two sets); partial sums 192·2·(T1 + T2) and their bucket keys 4·T1; segments 2·192·G·S;
 // plus limbs 32·n and windows 144·⌈255/c⌉. scratch_bytes() in msm.rs computes exactly this.
 //
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
@@ -472,18 +473,32 @@ extern "C" __global__ void msm_g1_bucket_reduce(const g1_xyzz_t *buckets, u32 nb
         run.add(bk[b - 1]);
         acc.add(run);  // Σ (b − lo + 1)·B_b
     }
-    if (lo != 0) acc.add(run.mul_small(lo));
-    seg_out[(u64)g * segs + s] = acc;
+    // The lo·run term waits for msm_final_sum, which weighs all segments' runs at once (a scalar
+    // multiplication by lo here cost ~24 group operations per segment against the 2·seg_len above).
+    seg_out[2 * ((u64)g * segs + s)] = acc;
+    seg_out[2 * ((u64)g * segs + s) + 1] = run;
 }
 
 // Window sums: one block of MSM_FINAL_T threads per window g of the pass. Phases (the host check runs each
 // for all threads in turn): thread t sums segments t, t + T, …; then a tree in shared memory; thread 0
 // converts to Jacobian (blst layout) into windows[w0 + g].
 #define MSM_FINAL_T 128
-HD void msm_final_sum(const g1_xyzz_t *segs_in, u32 segs, u32 g, u32 tid, g1_xyzz_t *sm) {
-    g1_xyzz_t acc = g1_xyzz_t::identity();
-    for (u32 s = tid; s < segs; s += MSM_FINAL_T) acc.add(segs_in[(u64)g * segs + s]);
-    sm[tid] = acc;
+HD void msm_final_sum(const g1_xyzz_t *segs_in, u32 segs, u32 seg_len, u32 g, u32 tid, g1_xyzz_t *sm) {
+    // Thread t takes segments s = t + k·T, k = 0 … K − 1, and returns its share of
+    // Σ_s (acc_s + s·L·run_s) = Σ acc + L·(t·Σ_k run + T·Σ_k k·run); Σ_k k·run_k by running sums, k descending.
+    const u32 T = MSM_FINAL_T;
+    g1_xyzz_t a = g1_xyzz_t::identity(), r = g1_xyzz_t::identity(), q = g1_xyzz_t::identity();
+    u32 K = tid < segs ? (segs - tid + T - 1) / T : 0;
+    for (u32 k = K; k-- > 0;) {
+        const g1_xyzz_t *p = segs_in + 2 * ((u64)g * segs + tid + k * T);
+        a.add(p[0]);
+        r.add(p[1]);
+        if (k > 0) q.add(r);
+    }
+    g1_xyzz_t w = r.mul_small(tid);
+    w.add(q.mul_small(T));
+    a.add(w.mul_small(seg_len));
+    sm[tid] = a;
 }
 HD void msm_final_tree(g1_xyzz_t *sm, u32 tid, u32 h) {
     if (tid < h) sm[tid].add(sm[tid + h]);
@@ -494,10 +509,11 @@ HD void msm_final_out(const g1_xyzz_t *sm, u32 tid, u32 g, u32 w0, g1_jacobian_t
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 extern "C" __global__ void __launch_bounds__(MSM_FINAL_T) msm_g1_window_final(const g1_xyzz_t *segs_in, u32 segs,
-                                                                               u32 w0, g1_jacobian_t *windows) {
+                                                                               u32 seg_len, u32 w0,
+                                                                               g1_jacobian_t *windows) {
     __shared__ g1_xyzz_t sm[MSM_FINAL_T];
     u32 tid = threadIdx.x, g = blockIdx.x;
-    msm_final_sum(segs_in, segs, g, tid, sm);
+    msm_final_sum(segs_in, segs, seg_len, g, tid, sm);
     __syncthreads();
     for (u32 h = MSM_FINAL_T / 2; h > 0; h /= 2) {
         msm_final_tree(sm, tid, h);

@@ -147,7 +147,7 @@ static void msm() {
     std::vector<u32> keys((size_t)p.gmax * n), ranks((size_t)p.gmax * n), sorted((size_t)p.gmax * n);
     u32 mmax = p.gmax * p.nb;
     std::vector<u32> offsets(mmax + 1), csum(SCAN_T);
-    std::vector<g1_xyzz_t> buckets(mmax), segs((size_t)p.gmax * p.segs);
+    std::vector<g1_xyzz_t> buckets(mmax), segs(2 * (size_t)p.gmax * p.segs);
     // msm.rs part_slots: A holds 2 per level-1 thread, B 2 per level-2 thread (same sizes, so ASAN=1 catches
     // an overrun).
     std::vector<g1_xyzz_t> pa(2 * (size_t)p.levels[0]), pb(p.levels.size() > 1 ? 2 * (size_t)p.levels[1] : 1);
@@ -192,7 +192,7 @@ static void msm() {
         // msm_g1_window_final: one block of FINAL_T per window, its phases run for all threads in turn.
         for (u32 g = 0; g < gc; g++) {
             std::vector<g1_xyzz_t> sm(FINAL_T);
-            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_sum(segs.data(), p.segs, g, tid, sm.data());
+            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_sum(segs.data(), p.segs, p.seg_len, g, tid, sm.data());
             for (u32 h = FINAL_T / 2; h > 0; h /= 2)
                 for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_tree(sm.data(), tid, h);
             for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_out(sm.data(), tid, g, w0, windows.data());

@@ -186,7 +186,7 @@ fn sets(p: &Plan, n: usize, overlap: bool) -> usize {
 
 /// Recoded scalars 32n; per buffer set: keys, ranks, sorted 12·G·n, bucket offsets 4·(G·nb + 1), XYZZ
 /// buckets 192·G·nb; once: scan chunk sums 4·1024, partial sums 192·2·(T1 + T2) (threads of accumulation
-/// levels 1 and 2) and their bucket keys 4·T1, segment sums 192·G·segs, window results 144·⌈255/c⌉.
+/// levels 1 and 2) and their bucket keys 4·T1, segment sums 2·192·G·segs, window results 144·⌈255/c⌉.
 fn plan_bytes(p: &Plan, n: usize, sets: usize) -> usize {
     let (g, nb) = (p.gmax as usize, p.nb as usize);
     let (pa, pb) = part_slots(p);
@@ -195,7 +195,7 @@ fn plan_bytes(p: &Plan, n: usize, sets: usize) -> usize {
         + 32 * n
         + sets * (12 * g * n + 4 * (g * nb + 1) + XYZZ_BYTES * g * nb)
         + 4 * SCAN_T
-        + XYZZ_BYTES * g * p.segs as usize
+        + 2 * XYZZ_BYTES * g * p.segs as usize
         + JAC_BYTES * p.windows as usize
 }
 
@@ -296,7 +296,7 @@ pub fn msm_g1_variant(
     let mut limbs = alloc::<u64>(gpu, 4 * n)?;
     let mut bufs = (0..nsets).map(|_| SortSet::new(gpu, gmax, n, mmax)).collect::<GResult<Vec<_>>>()?;
     let mut csum = alloc::<u32>(gpu, SCAN_T)?;
-    let mut segs = alloc::<u64>(gpu, gmax * p.segs as usize * XYZZ_BYTES / 8)?;
+    let mut segs = alloc::<u64>(gpu, 2 * gmax * p.segs as usize * XYZZ_BYTES / 8)?;
     let mut wins = alloc::<u64>(gpu, p.windows as usize * JAC_BYTES / 8)?;
     let (pa, pb) = part_slots(&p);
     let mut parts_a = alloc::<u64>(gpu, pa * XYZZ_BYTES / 8)?;
@@ -419,7 +419,7 @@ pub fn msm_g1_variant(
         prof.mark("reduce")?;
 
         let mut b = s.launch_builder(&k_final);
-        b.arg(&segs).arg(&p.segs).arg(&w0).arg(&mut wins);
+        b.arg(&segs).arg(&p.segs).arg(&p.seg_len).arg(&w0).arg(&mut wins);
         let fin = LaunchConfig { grid_dim: (gc, 1, 1), block_dim: (FINAL_T, 1, 1), shared_mem_bytes: 0 };
         unsafe { b.launch(fin) }?;
         prof.mark("final")?;
