@@ -5,6 +5,7 @@ instruction sequence in portable C++ on the host (g++), so cuda/hostcheck runs e
 
     python3 cuda/hostcheck/gen_field.py           # rewrite cuda/field32.cuh
     python3 cuda/hostcheck/gen_field.py --check   # interpret the sequences against Python big integers
+    python3 cuda/hostcheck/gen_field.py --stdout  # print the file instead of writing it
 
 Multiplication is CIOS with 32-bit limbs and the even/odd split of the accumulator: row i adds a·b_i as two
 numbers, the products of even limbs (lo/hi halves land on disjoint limb pairs 2k, 2k+1 of E) and of odd limbs
@@ -488,6 +489,9 @@ def generate():
 if __name__ == "__main__":
     if "--check" in sys.argv:
         sys.exit(1 if check() else 0)
+    if "--stdout" in sys.argv:  # what would be written (tests/field_gen.rs compares it with the file)
+        sys.stdout.write(generate())
+        sys.exit(0)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "field32.cuh")
     with open(path, "w") as f:
         f.write(generate())
