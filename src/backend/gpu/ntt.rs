@@ -37,10 +37,10 @@
 //! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
 //! twist/table reads are L2 hits); old path 5 global + 1 shared + 1 permutation (≈ 7 GiB) plus ≲ 0.5 GiB of
 //! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
-//! permutation ≈ 5.75 GiB; old path ≈ 10.5 GiB (13.5 with radix-4 passes). Measured (H200, 2026-12-01, one call): forward 2^24
-//! old 6.16 ms, pass 6.90; compute_h 2^22 old 10.7, pass 11.6 — the pass path moves half the bytes yet is
-//! ~12% slower (its shared-memory stages, not DRAM, bound it), so the old path stays the default and the
-//! pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
+//! permutation ≈ 5.75 GiB; old path ≈ 10.5 GiB (13.5 with radix-4 passes). Measured (H200, 2026-12-01, one
+//! call, radix-4 passes): forward 2^24 old 6.16 ms, pass 6.90; compute_h 2^22 old 10.7, pass 11.6 — the pass
+//! path moves half the bytes yet is ~12% slower (its shared-memory stages, not DRAM, bound it), so the old
+//! path stays the default and the pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
 //! the side streams the old path was at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22); with the cheaper Fr
 //! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
 //! 2^24 forward is 4.93 ms and compute_h 2^22 ≈ 8.1 ms (docs/PERF.md).
@@ -341,7 +341,11 @@ fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: 
     for r in global_radices(global, k.r8.is_some()) {
         let lh = log_h as u32;
         let (f, name) = match r {
-            3 => (k.r8.as_ref().unwrap_or(&k.r4), "dif_r8"),
+            // global_radices gives 3 only with the kernel loaded; never run another kernel in its place.
+            3 => (
+                k.r8.as_ref().ok_or_else(|| GpuError::Invalid("radix-8 pass without ntt_dif_r8".into()))?,
+                "dif_r8",
+            ),
             2 => (&k.r4, "dif_r4"),
             _ => (&k.r2, "dif_r2"),
         };
