@@ -10,12 +10,13 @@
 //   then per pass over windows [w0, w0 + G) (G windows at once, G·n ≤ 2^28, and from 2^22 points half the
 //   windows — see msm.rs split_for):
 //   1. msm_zero_u32<<<⌈(M+1)/B⌉, B>>>(offsets, M + 1)               M = G·nb bucket counters; buckets zeroed
-//   2. msm_digits<<<⌈n/B⌉, B>>>(limbs, n, c, w0, nb, G, keys, ranks, offsets)   one read of the limbs, all G
-//        windows: key = bucket << 1 | negate (or NONE), rank = atomicAdd(counter[g·nb + bucket], 1)
+//   2. msm_digits<<<⌈n/B⌉, B>>>(limbs, n, c, w0, nb, G, fold, keys, ranks, offsets)   one read of the limbs,
+//        all G windows: key = bucket << 1 | negate (or NONE), rank = atomicAdd(counter[g·nb + bucket], 1)
 //   3. msm_scan_a<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          T = ⌈(M+1)/len⌉ chunk sums
 //      msm_scan_b<<<1, 1>>>(csum, T)                                exclusive scan of the chunk sums
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
-//   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, offsets, sorted)   sorted[off + rank] = i << 1 | negate
+//   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, w0, fold, offsets, sorted)
+//        sorted[off + rank] = i << 1 | negate
 //   5. msm_g1_accum_points<<<⌈T1/B1⌉, B1>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
 //        (CUZK_MSM_VARIANT, src/backend/gpu/msm_variant.rs, picks instead msm_g1_accum_flat, _flat_np, or the
 //        _lb3 builds of points and flat, same arguments and outputs; B1 = B unless the variant says 32 or 64)
@@ -24,9 +25,13 @@
 //        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
 //   6. msm_g1_bucket_reduce<<<(⌈S/B⌉, G), B>>>(buckets, nb, L, S, segs)     S segments of L buckets per window:
 //        acc_s = Σ_{b∈seg} (b − lo + 1)·B_b (running sum of running sums) and run_s = Σ_{b∈seg} B_b
-//   7. msm_g1_window_final<<<G, 128>>>(segs, S, L, w0, windows)   per window: Σ_s acc_s + L·Σ_s s·run_s, each
-//        thread over a strided set of segments, then a shared-memory tree
+//   7. msm_g1_window_final<<<G, 128>>>(segs, S, L, w0, fold, windows)   per window: Σ_s acc_s + L·Σ_s s·run_s,
+//        each thread over a strided set of segments, then a shared-memory tree
 //   host: Horner over the windows with blstrs (⌈255/c⌉ windows, c doublings each).
+// Shifted bases (fold = stride S ≥ n; bases = msm_shift_bases' W·S points, 2^(c·j)·P_i at j·S + i): M = nb
+// (the pass's windows share one bucket set), counters at [bucket], entries name base (w0 + g)·S + i, step 6
+// runs one window (G = 1), step 7 F blocks over F runs of the segments (msm.rs FOLD_FINAL) into slots
+// [pass·F, pass·F + F); the host adds the slots (no doublings).
 // No host round trip inside a pass. With two passes or more and two buffer sets (keys, ranks, sorted,
 // offsets, buckets), steps 1–4 of pass k + 1 and 6–7 of pass k run on a second stream while step 5 of pass
 // k runs (msm.rs; the kernels are the same, only the streams differ). The segments per window S stay those
@@ -129,8 +134,9 @@ extern "C" __global__ void msm_zero_u32(u32 *p, u32 m) {
 }
 
 // Thread i reads scalar i's recoded limbs once and files its digit in every window g < gcount of the pass.
-extern "C" __global__ void msm_digits(const u64 *limbs, u32 n, u32 c, u32 w0, u32 nb, u32 gcount, u32 *keys,
-                                      u32 *ranks, u32 *counts) {
+// fold ≠ 0 (shifted bases, see msm_shift_bases): the pass's windows share one set of nb counters.
+extern "C" __global__ void msm_digits(const u64 *limbs, u32 n, u32 c, u32 w0, u32 nb, u32 gcount, u32 fold,
+                                      u32 *keys, u32 *ranks, u32 *counts) {
     u32 i = tid_x();
     if (i >= n) return;
     u64 l[4];
@@ -148,7 +154,7 @@ extern "C" __global__ void msm_digits(const u64 *limbs, u32 n, u32 c, u32 w0, u3
         u32 b = (u32)(d < 0 ? -d : d) - 1;
         u32 neg = (u32)((d < 0) != flag);
         keys[at] = (b << 1) | neg;
-        ranks[at] = atomic_inc_u32(&counts[(u64)g * nb + b]);
+        ranks[at] = atomic_inc_u32(&counts[(fold ? 0 : (u64)g * nb) + b]);
     }
 }
 
@@ -188,15 +194,77 @@ extern "C" __global__ void msm_scan_c(u32 *counts, u32 m, u32 len, const u32 *cs
     }
 }
 
-extern "C" __global__ void msm_scatter(const u32 *keys, const u32 *ranks, u32 n, u32 nb, const u32 *offsets,
-                                       u32 *sorted) {
+// fold ≠ 0: one bucket set for the pass, and the entry names base (w0 + g)·fold + i, i.e. 2^(c·(w0 + g))·P_i
+// (fold: the shifted copies' stride, msm_shift_bases' n).
+extern "C" __global__ void msm_scatter(const u32 *keys, const u32 *ranks, u32 n, u32 nb, u32 w0, u32 fold,
+                                       const u32 *offsets, u32 *sorted) {
     u32 i = tid_x();
     u32 g = tid_y();
     if (i >= n) return;
     u64 at = (u64)g * n + i;
     u32 key = keys[at];
     if (key == MSM_NONE) return;
-    sorted[offsets[(u64)g * nb + (key >> 1)] + ranks[at]] = (i << 1) | (key & 1);
+    u32 idx = fold ? (w0 + g) * fold + i : i;  // < 2^31 (msm.rs checks windows·fold)
+    sorted[offsets[(fold ? 0 : (u64)g * nb) + (key >> 1)] + ranks[at]] = (idx << 1) | (key & 1);
+}
+
+// ---- Shifted bases (resident SRS, msm_shift.rs) ----
+//
+// out[j·n + i] = 2^(c·j)·P_i in affine (blst layout; the identity stays all-zero) for j < windows, so that an
+// MSM over them needs no per-window buckets: every window's digit of s_i files base (j, i) into one shared
+// bucket set (fold), and there is no Horner combination. Thread i doubles P_i in XYZZ; every MSM_SHIFT_CH
+// windows share one inversion (Montgomery's trick over the thread's own points: d = ZZ·ZZZ = Z^5, then
+// 1/ZZ = ZZZ/d and 1/ZZZ = ZZ/d). X and Y wait in `out` for their inverse.
+#define MSM_SHIFT_CH 8
+// a^(p − 2), a ≠ 0. Loops kept rolled: Fe::pow's unrolled 384 steps made NVRTC take 140 s for this module
+// instead of ~15.
+HD_COLD fp_t msm_fp_inv(const fp_t &a) {
+    const u64 e[6] = {0xb9feffffffffaaa9ull, 0x1eabfffeb153ffffull, 0x6730d2a0f6b0f624ull,
+                      0x64774b84f38512bfull, 0x4b1ba7b6434bacd7ull, 0x1a0111ea397fe69aull};
+    fp_t acc = fp_t::one();
+#pragma unroll 1
+    for (int w = 5; w >= 0; w--) {
+#pragma unroll 1
+        for (int b = 63; b >= 0; b--) {
+            acc = acc.sqr();
+            if ((e[w] >> b) & 1) acc = acc * a;
+        }
+    }
+    return acc;
+}
+extern "C" __global__ void msm_shift_bases(const g1_affine_t *bases, u32 n, u32 c, u32 windows, g1_affine_t *out) {
+    u32 i = tid_x();
+    if (i >= n) return;
+    g1_affine_t p = bases[i];
+    out[i] = p;
+    if (p.is_inf()) {
+        for (u32 j = 1; j < windows; j++) out[(u64)j * n + i] = p;
+        return;
+    }
+    g1_xyzz_t q = g1_xyzz_t::from_affine(p);
+    fp_t zz[MSM_SHIFT_CH], zzz[MSM_SHIFT_CH], pre[MSM_SHIFT_CH];
+    for (u32 j0 = 1; j0 < windows; j0 += MSM_SHIFT_CH) {
+        u32 cnt = windows - j0 < MSM_SHIFT_CH ? windows - j0 : MSM_SHIFT_CH;
+        fp_t run = fp_t::one();
+#pragma unroll 1
+        for (u32 k = 0; k < cnt; k++) {
+            for (u32 b = 0; b < c; b++) q = q.dbl();  // never the identity: 2^k·P ≠ O for P of prime order r
+            out[(u64)(j0 + k) * n + i] = {q.X, q.Y};
+            zz[k] = q.ZZ;
+            zzz[k] = q.ZZZ;
+            run = run * (q.ZZ * q.ZZZ);
+            pre[k] = run;
+        }
+        fp_t inv = msm_fp_inv(run);  // 1 / Π d_k
+#pragma unroll 1
+        for (u32 k = cnt; k-- > 0;) {
+            fp_t d_inv = k > 0 ? inv * pre[k - 1] : inv;  // 1 / d_k
+            inv = inv * (zz[k] * zzz[k]);
+            g1_affine_t &o = out[(u64)(j0 + k) * n + i];
+            g1_affine_t a = o;
+            o = {a.x * (d_inv * zzz[k]), a.y * (d_inv * zz[k])};
+        }
+    }
 }
 
 // ---- Bucket accumulation: even split of the sorted entries, whatever the bucket sizes ----
@@ -481,11 +549,14 @@ extern "C" __global__ void msm_g1_bucket_reduce(const g1_xyzz_t *buckets, u32 nb
 
 // Window sums: one block of MSM_FINAL_T threads per window g of the pass. Phases (the host check runs each
 // for all threads in turn): thread t sums segments t, t + T, …; then a tree in shared memory; thread 0
-// converts to Jacobian (blst layout) into windows[w0 + g].
+// converts to Jacobian (blst layout) into windows[w0 + g]. Folded (fold ≠ 0), block g takes the g-th run of
+// `segs` segments of the pass's one bucket set (segment numbers offset by g·segs) and the host adds the
+// blocks' results: one block over all 2^15 segments took 11 ms per pass at 2^24 (H200, docs/PERF.md).
 #define MSM_FINAL_T 128
-HD void msm_final_sum(const g1_xyzz_t *segs_in, u32 segs, u32 seg_len, u32 g, u32 tid, g1_xyzz_t *sm) {
+HD void msm_final_sum(const g1_xyzz_t *segs_in, u32 segs, u32 seg_len, u32 g, u32 fold, u32 tid, g1_xyzz_t *sm) {
     // Thread t takes segments s = t + k·T, k = 0 … K − 1, and returns its share of
-    // Σ_s (acc_s + s·L·run_s) = Σ acc + L·(t·Σ_k run + T·Σ_k k·run); Σ_k k·run_k by running sums, k descending.
+    // Σ_s (acc_s + (o + s)·L·run_s) = Σ acc + L·((o + t)·Σ_k run + T·Σ_k k·run) (o = g·segs folded, else 0);
+    // Σ_k k·run_k by running sums, k descending.
     const u32 T = MSM_FINAL_T;
     g1_xyzz_t a = g1_xyzz_t::identity(), r = g1_xyzz_t::identity(), q = g1_xyzz_t::identity();
     u32 K = tid < segs ? (segs - tid + T - 1) / T : 0;
@@ -495,7 +566,7 @@ HD void msm_final_sum(const g1_xyzz_t *segs_in, u32 segs, u32 seg_len, u32 g, u3
         r.add(p[1]);
         if (k > 0) q.add(r);
     }
-    g1_xyzz_t w = r.mul_small(tid);
+    g1_xyzz_t w = r.mul_small(tid + (fold ? g * segs : 0));
     w.add(q.mul_small(T));
     a.add(w.mul_small(seg_len));
     sm[tid] = a;
@@ -509,11 +580,11 @@ HD void msm_final_out(const g1_xyzz_t *sm, u32 tid, u32 g, u32 w0, g1_jacobian_t
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 extern "C" __global__ void __launch_bounds__(MSM_FINAL_T) msm_g1_window_final(const g1_xyzz_t *segs_in, u32 segs,
-                                                                               u32 seg_len, u32 w0,
+                                                                               u32 seg_len, u32 w0, u32 fold,
                                                                                g1_jacobian_t *windows) {
     __shared__ g1_xyzz_t sm[MSM_FINAL_T];
     u32 tid = threadIdx.x, g = blockIdx.x;
-    msm_final_sum(segs_in, segs, seg_len, g, tid, sm);
+    msm_final_sum(segs_in, segs, seg_len, g, fold, tid, sm);
     __syncthreads();
     for (u32 h = MSM_FINAL_T / 2; h > 0; h /= 2) {
         msm_final_tree(sm, tid, h);

@@ -135,9 +135,10 @@ if [ "$mode" = quick ]; then sizes="16 18"; reps=3; else sizes="16 18 20 22 24";
 # GPU_CHECK_PROVE=0 skips the porep-1m proofs, GPU_CHECK_TESTS=0 skips the tests.
 sizes="${GPU_CHECK_SIZES:-$sizes}"; cpu_max="${GPU_CHECK_CPU_MAX:-99}"
 ms() { sed -n 's/^ *"ms": *\([0-9.eE+-]*\),*$/\1/p' "$1" | head -1 | awk '{ printf "%.2f", $1 }'; }
-bench() { # op backend k → ms or "err"
-  local f="$out/bench-$1-$2-$3.json"
-  if timeout 240 "$cuzk" bench "$1" --backend "$2" --log-size "$3" --repeat "$reps" --json > "$f" 2> "$f.err"; then ms "$f"; else echo err; fi
+bench() { # op backend k [extra args] → ms or "err"
+  local op=$1 b=$2 k=$3; shift 3
+  local f="$out/bench-$op-$b-$k$(printf '%s' "$*" | tr -cd 'a-z0-9').json"
+  if timeout 240 "$cuzk" bench "$op" --backend "$b" --log-size "$k" --repeat "$reps" --json "$@" > "$f" 2> "$f.err"; then ms "$f"; else echo err; fi
 }
 rows=()
 for op in msm ntt batch_add; do
@@ -146,6 +147,10 @@ for op in msm ntt batch_add; do
     x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
     rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' "$op" "$k" "$g" "$c" "$x")")
   done
+done
+# The MSM over precomputed shifted bases (toggle `shift`, from 2^21 points; the copies are built before timing).
+for k in $sizes; do
+  [ "$k" -ge 21 ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_shift "$k" "$(bench msm gpu $k --shifted)" — —)")
 done
 # compute_h (3 iNTT + 3 coset NTT + coset iNTT + pointwise, data on the device, b and c on side streams): the
 # default path's medians of 7 from the ignored `ntt_paths_perf` test, for the sizes above among 2^20/22/24.

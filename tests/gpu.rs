@@ -184,6 +184,8 @@ mod g2d;
 mod host;
 #[path = "gpu/kernels.rs"]
 mod kernels;
+#[path = "gpu/msm_shift.rs"]
+mod msm_shift;
 #[path = "gpu/msm_variants.rs"]
 mod msm_variants;
 #[path = "gpu/ntt_new.rs"]

@@ -13,8 +13,10 @@
 //   msm n c lgb acc var  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
 //                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices;
 //                    var: level-1 kernel and block size as CUZK_MSM_VARIANT picks them (msm_variant.rs): bit 0
-//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch; bits 8+ the
-//                    passes wanted (msm.rs split_for / pN; 0 as 1))        → ⌈255/c⌉ window Jacobians (18 u64 each)
+//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch, bit 3 shifted
+//                    bases (msm_shift.rs: msm_shift_bases, then the folded sequence); bits 8+ the passes
+//                    wanted (msm.rs split_for / pN; 0 as 1))   → ⌈255/c⌉ window Jacobians (18 u64 each); folded,
+//                    pass k's sum in slot k and the identity after (the host adds them, no Horner)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
 #include "../batch_add.cu"
@@ -107,7 +109,7 @@ static u32 pow2_ceil(u32 v) {
     return r;
 }
 // split: passes wanted at least (msm.rs split_for / the pN variant token); the kernels see only gmax.
-static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2, u32 split = 1) {
+static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2, u32 split, bool fold) {
     const u64 ACCUM_THREADS = 1ull << accum_log2;  // msm.rs: 2^19
     Plan p;
     p.c = window < 1 ? 1 : window > 22 ? 22 : window;  // msm.rs MIN_WINDOW, MAX_WINDOW
@@ -118,7 +120,8 @@ static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2, u32 split =
     u32 budget = (u32)(g < 1 ? 1 : g > p.windows ? p.windows : g);
     u32 sp = split < 1 ? 1 : split > p.windows ? p.windows : split;
     p.gmax = std::min(budget, (p.windows + sp - 1) / sp);
-    u32 segs = pow2_ceil(std::max(REDUCE_THREADS / budget, 1u));  // segments per window as without the split
+    // segments per window as without the split; folded, one window's
+    u32 segs = pow2_ceil(std::max(REDUCE_THREADS / (fold ? 1 : budget), 1u));
     p.segs = std::min(segs, p.nb);
     p.seg_len = p.nb / p.segs;
     u64 entries = p.gmax * nn;
@@ -134,38 +137,48 @@ static const u32 B = 128, SCAN_T = 1024, FINAL_T = MSM_FINAL_T;
 
 static void msm() {
     u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd(), accum = (u32)rd(), var = (u32)rd();
-    bool flat = var & 1;
+    bool flat = var & 1, fold = var & 8;
     u32 b1 = var & 2 ? 32 : B;  // level-1 block size
     std::vector<g1_affine_t> bases(n);
     std::vector<fr_t> scalars(n);
     for (auto &b : bases) b = rd_obj<g1_affine_t>();
     for (auto &s : scalars) s = rd_obj<fr_t>();
-    Plan p = plan(n, window, budget, accum, std::max(var >> 8, 1u));
+    Plan p = plan(n, window, budget, accum, std::max(var >> 8, 1u), fold);
+    u32 groups = fold ? 1 : p.gmax, fold32 = fold ? n : 0;
+    if (fold) {
+        std::vector<g1_affine_t> shifted((size_t)p.windows * n);
+        launch(cdiv(n, B), 1, B, [&] { msm_shift_bases(bases.data(), n, p.c, p.windows, shifted.data()); });
+        bases.swap(shifted);
+    }
     std::vector<u64> limbs(4 * (size_t)n);
-    std::vector<g1_jacobian_t> windows(p.windows);
+    // Folded (msm.rs Plan::slots): F window-sum blocks per pass, slots [pass·F, pass·F + F).
+    u32 fin = fold ? std::min(64u, p.segs) : 1;  // msm.rs FOLD_FINAL
+    u32 passes = (p.windows + p.gmax - 1) / p.gmax;
+    std::vector<g1_jacobian_t> windows(fold ? std::max(p.windows, passes * fin) : p.windows);
     launch(cdiv(n, B), 1, B, [&] { msm_prep(scalars.data(), n, limbs.data()); });
     std::vector<u32> keys((size_t)p.gmax * n), ranks((size_t)p.gmax * n), sorted((size_t)p.gmax * n);
-    u32 mmax = p.gmax * p.nb;
+    u32 mmax = groups * p.nb;
     std::vector<u32> offsets(mmax + 1), csum(SCAN_T);
-    std::vector<g1_xyzz_t> buckets(mmax), segs(2 * (size_t)p.gmax * p.segs);
+    std::vector<g1_xyzz_t> buckets(mmax), segs(2 * (size_t)groups * p.segs);
     // msm.rs part_slots: A holds 2 per level-1 thread, B 2 per level-2 thread (same sizes, so ASAN=1 catches
     // an overrun).
     std::vector<g1_xyzz_t> pa(2 * (size_t)p.levels[0]), pb(p.levels.size() > 1 ? 2 * (size_t)p.levels[1] : 1);
     std::vector<u32> bkey(p.levels[0]);
-    for (u32 w0 = 0; w0 < p.windows; w0 += p.gmax) {
+    for (u32 w0 = 0, pass = 0; w0 < p.windows; w0 += p.gmax, pass++) {
         u32 gc = p.windows - w0 < p.gmax ? p.windows - w0 : p.gmax;
-        u32 m = gc * p.nb;
+        u32 gr = fold ? 1 : gc;  // bucket groups of the pass
+        u32 m = gr * p.nb;
         u32 len = cdiv(m + 1, SCAN_T), t = cdiv(m + 1, len);
         launch(cdiv(m + 1, B), 1, B, [&] { msm_zero_u32(offsets.data(), m + 1); });
         std::fill(buckets.begin(), buckets.end(), g1_xyzz_t::identity());  // memset_zeros
         launch(cdiv(n, B), 1, B, [&] {
-            msm_digits(limbs.data(), n, p.c, w0, p.nb, gc, keys.data(), ranks.data(), offsets.data());
+            msm_digits(limbs.data(), n, p.c, w0, p.nb, gc, fold32, keys.data(), ranks.data(), offsets.data());
         });
         launch(cdiv(t, B), 1, B, [&] { msm_scan_a(offsets.data(), m + 1, len, csum.data()); });
         launch(1, 1, 1, [&] { msm_scan_b(csum.data(), t); });
         launch(cdiv(t, B), 1, B, [&] { msm_scan_c(offsets.data(), m + 1, len, csum.data()); });
         launch(cdiv(n, B), gc, B,
-               [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, offsets.data(), sorted.data()); });
+               [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, w0, fold32, offsets.data(), sorted.data()); });
         launch(cdiv(p.levels[0], b1), 1, b1, [&] {
             if (var & 4)
                 msm_g1_accum_flat_np(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(),
@@ -187,18 +200,26 @@ static void msm() {
                 msm_g1_accum_parts(offsets.data(), m, level, p.k1, KR, src.data(), buckets.data(), dst.data());
             });
         }
-        launch(cdiv(p.segs, B), gc, B,
+        launch(cdiv(p.segs, B), gr, B,
                [&] { msm_g1_bucket_reduce(buckets.data(), p.nb, p.seg_len, p.segs, segs.data()); });
         // msm_g1_window_final: one block of FINAL_T per window, its phases run for all threads in turn.
-        for (u32 g = 0; g < gc; g++) {
+        u32 slot = fold ? pass * fin : w0, fsegs = fold ? p.segs / fin : p.segs;
+        for (u32 g = 0; g < (fold ? fin : gc); g++) {
             std::vector<g1_xyzz_t> sm(FINAL_T);
-            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_sum(segs.data(), p.segs, p.seg_len, g, tid, sm.data());
+            for (u32 tid = 0; tid < FINAL_T; tid++)
+                msm_final_sum(segs.data(), fsegs, p.seg_len, g, fold32, tid, sm.data());
             for (u32 h = FINAL_T / 2; h > 0; h /= 2)
                 for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_tree(sm.data(), tid, h);
-            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_out(sm.data(), tid, g, w0, windows.data());
+            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_out(sm.data(), tid, g, slot, windows.data());
         }
     }
     fprintf(stderr, "msm n=%u c=%u var=%u: k1=%u, %zu accumulation levels\n", n, p.c, var, p.k1, p.levels.size());
+    if (fold) {  // the host's sum of the slots (as Jacobian → XYZZ: ZZ = z², ZZZ = z³), into slot 0
+        g1_xyzz_t acc = g1_xyzz_t::identity();
+        for (auto &w : windows) acc.add({w.x, w.y, w.z.sqr(), w.z.sqr() * w.z});
+        windows.assign(p.windows, g1_jacobian_t{});
+        windows[0] = acc.to_jacobian();
+    }
     for (auto &w : windows) wr_obj(w);
 }
 

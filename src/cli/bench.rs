@@ -40,6 +40,13 @@ pub struct BenchArgs {
     /// Scalar shape (`msm` only): uniform, or one that stresses bucket methods.
     #[arg(long, value_enum, default_value_t = ScalarShape::Random)]
     pub scalars: ScalarShape,
+    /// `msm` on the GPU only: run over precomputed shifted bases (each base stored ⌈255/c⌉ times as
+    /// 2^(c·j)·P, built once before timing; 96 bytes per copy), as a resident SRS could.
+    #[arg(long)]
+    pub shifted: bool,
+    /// `msm` only: window width (default: the size's table; 1..=22).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=22))]
+    pub window: Option<u32>,
     /// Sample file (`synth` only).
     #[arg(long, default_value = super::DEFAULT_SAMPLE)]
     pub sample: std::path::PathBuf,
@@ -65,6 +72,12 @@ pub struct BenchResult {
     /// The scalars' shape (MSM only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scalars: Option<ScalarShape>,
+    /// Over precomputed shifted bases (MSM on the GPU only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shifted: bool,
+    /// The window width asked for (MSM only; none: the size's table).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
     /// ms / blst_ms (MSM only; below 1.0 means faster than blst).
     pub ratio_vs_blst: Option<f64>,
 }
@@ -176,15 +189,23 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let reps = args.repeat;
     let on_gpu =
         backend.name() == "gpu" && matches!(args.op, BenchOp::Msm | BenchOp::Ntt | BenchOp::BatchAdd);
+    if args.shifted && !(on_gpu && args.op == BenchOp::Msm) {
+        return Err(CliError::Msg(format!(
+            "--shifted: only `msm` with `--backend gpu` runs over shifted bases (backend here: {})",
+            backend.name()
+        )));
+    }
+    let window = args.window.map(|w| w as usize);
     let (runs, blst) = if on_gpu {
-        (super::bench_gpu::time_op(args.op, args.log_size, reps, args.scalars)?, None)
+        let msm = super::bench_gpu::MsmOpts { shape: args.scalars, shifted: args.shifted, window };
+        (super::bench_gpu::time_op(args.op, args.log_size, reps, msm)?, None)
     } else {
         match args.op {
             BenchOp::Msm => {
                 let points = random_points(n, 1);
                 let scalars = shaped_scalars(args.scalars, n, 2);
                 let mut ours = None;
-                let runs = time(reps, || ours = Some(backend.msm_g1(Bases::host(&points), &scalars, None)));
+                let runs = time(reps, || ours = Some(backend.msm_g1(Bases::host(&points), &scalars, window)));
                 let proj: Vec<G1Projective> = points.iter().map(|p| p.to_curve()).collect();
                 let mut theirs = G1Projective::identity();
                 let blst = time(reps, || theirs = G1Projective::multi_exp(&proj, &scalars));
@@ -226,6 +247,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         blst_ms,
         ratio_vs_blst: blst_ms.map(|b| ms / b),
         scalars: (args.op == BenchOp::Msm).then_some(args.scalars),
+        shifted: args.shifted,
+        window: args.window.filter(|_| args.op == BenchOp::Msm),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r).map_err(|e| CliError::Msg(e.to_string()))?);
@@ -235,6 +258,12 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         let shape = match r.scalars {
             Some(sh) if sh != ScalarShape::Random => format!(" ({sh:?} scalars)"),
             _ => String::new(),
+        };
+        let shape = match (r.shifted, r.window) {
+            (true, Some(w)) => format!("{shape} (shifted bases, window {w})"),
+            (true, None) => format!("{shape} (shifted bases)"),
+            (false, Some(w)) => format!("{shape} (window {w})"),
+            (false, None) => shape,
         };
         print!(
             "{op}{shape} 2^{} on {} ({}): {:.2} ms (median of {})",

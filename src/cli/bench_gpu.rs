@@ -14,19 +14,24 @@ use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::cpu::ntt::Domain;
 use crate::backend::gpu::device::gpus;
 use crate::backend::gpu::ntt::NttDir;
-use crate::backend::gpu::{batch_add, limbs, limbs_mut, msm, ntt, GpuError};
+use crate::backend::gpu::{batch_add, limbs, limbs_mut, msm, msm_shift, ntt, GpuError};
 
 fn e(err: GpuError) -> CliError {
     CliError::Msg(err.to_string())
 }
 
-/// Times `op` at 2^log_size on GPU0 (`shape`: the MSM's scalars); returns every repeat's milliseconds.
-pub(super) fn time_op(
-    op: BenchOp,
-    log_size: u32,
-    reps: usize,
-    shape: ScalarShape,
-) -> Result<Vec<f64>, CliError> {
+/// How `bench msm` runs on the device.
+pub(super) struct MsmOpts {
+    /// The scalars' shape.
+    pub shape: ScalarShape,
+    /// Over precomputed shifted bases (`msm_shift`), built before timing.
+    pub shifted: bool,
+    /// Window width (`None`: the size's table).
+    pub window: Option<usize>,
+}
+
+/// Times `op` at 2^log_size on GPU0 (`m`: the MSM's options); returns every repeat's milliseconds.
+pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize, m: MsmOpts) -> Result<Vec<f64>, CliError> {
     let gpu = gpus().map_err(e)?.first().ok_or_else(|| CliError::Msg("no GPU".into()))?.clone();
     let n = 1usize << log_size;
     let cpu = CpuBackend::new();
@@ -34,12 +39,34 @@ pub(super) fn time_op(
         |what: &str| CliError::Msg(format!("{what} 2^{log_size}: GPU result differs from the CPU's"));
     match op {
         BenchOp::Msm => {
-            let (points, scalars) = (random_points(n, 1), shaped_scalars(shape, n, 2));
-            gpu.check_mem("bench msm", n * (96 + 32) + msm::scratch_bytes(n, msm::window_for(n)))
-                .map_err(e)?;
+            let (points, scalars) = (random_points(n, 1), shaped_scalars(m.shape, n, 2));
+            let w = m.window.unwrap_or_else(|| {
+                if m.shifted {
+                    msm_shift::window_for(n)
+                } else {
+                    msm::window_for(n)
+                }
+            });
+            let scratch = if m.shifted { msm_shift::scratch_bytes(n, w) } else { msm::scratch_bytes(n, w) };
+            gpu.check_mem("bench msm", n * (96 + 32) + scratch).map_err(e)?;
             let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;
             let ds = gpu.stream.clone_htod(limbs(&scalars)).map_err(|x| e(x.into()))?;
-            let run = || msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, None, true);
+            let shifted = if m.shifted {
+                let t = std::time::Instant::now();
+                let sb = msm_shift::shift_bases(&gpu, &db.slice(..), n, Some(w)).map_err(e)?;
+                eprintln!(
+                    "shifted bases: 2^{log_size} points, window {w}, {:.1} GiB, built in {:.0} ms",
+                    sb.bytes() as f64 / (1u64 << 30) as f64,
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+                Some(sb)
+            } else {
+                None
+            };
+            let run = || match &shifted {
+                Some(sb) => msm_shift::msm_g1_shifted(&gpu, sb, &ds.slice(..), n, true),
+                None => msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, m.window, true),
+            };
             let got = run().map_err(e)?;
             let want =
                 cpu.msm_g1(Bases::host(&points), &scalars, None).map_err(|x| CliError::Msg(x.to_string()))?;

@@ -24,6 +24,8 @@ pub mod g2d;
 pub mod hostpool;
 pub mod mempool;
 pub mod msm;
+mod msm_profile;
+pub mod msm_shift;
 pub mod msm_variant;
 pub mod ntt;
 mod resident;

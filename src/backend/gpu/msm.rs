@@ -5,7 +5,9 @@
 //! walk, so no input shape makes one long chain), per-window bucket reduction by segmented running sums and a
 //! shared-memory tree, and the window combination (Horner, ⌈255/c⌉ windows) on the host with blstrs. From
 //! 2^22 points the windows go in two passes on two streams: pass k + 1's counting sort and pass k's
-//! reduction run while pass k's accumulation does ([`split_for`]). The launch sequence is documented at the
+//! reduction run while pass k's accumulation does ([`split_for`]). Over precomputed shifted bases
+//! (msm_shift.rs, toggle `shift`) the same sequence runs "folded": a pass's windows share one bucket set. The
+//! launch sequence is documented at the
 //! top of `cuda/msm.cu`; `cuda/hostcheck/hostcheck.cpp` emulates the same sequence (keep [`Plan`] in step
 //! with its `plan`).
 
@@ -13,6 +15,7 @@ use blstrs::G1Projective;
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use group::Group;
 
+use super::msm_profile::Profile;
 use super::msm_variant::MsmVariant;
 use super::{g1_from_jacobian, GResult, Gpu, GpuError, Module};
 
@@ -95,10 +98,48 @@ struct Plan {
     kr: u32,
     /// Accumulation threads per level (level 1 first) for the worst case of G·n entries in one bucket.
     levels: Vec<u32>,
+    /// Shifted bases (msm_shift.rs): a pass's windows share one bucket set.
+    fold: bool,
 }
 
-/// `split`: passes wanted at least (windows shared out evenly), beyond those the sort scratch budget makes.
-fn plan(n: usize, window: usize, split: u32) -> Plan {
+impl Plan {
+    /// Buckets per pass: one set shared by the pass's windows when folded, one per window otherwise.
+    fn mb(&self) -> usize {
+        if self.fold {
+            self.nb as usize
+        } else {
+            (self.gmax * self.nb) as usize
+        }
+    }
+    /// Blocks of the window sum per folded pass (1 unfolded); segments are a power of two, so they divide them.
+    fn fin_blocks(&self) -> u32 {
+        if self.fold {
+            FOLD_FINAL.min(self.segs)
+        } else {
+            1
+        }
+    }
+    /// Result slots: one per window, or folded one per window-sum block of each pass.
+    fn slots(&self) -> usize {
+        if self.fold {
+            (self.windows.div_ceil(self.gmax) * self.fin_blocks()) as usize
+        } else {
+            self.windows as usize
+        }
+    }
+    /// Bucket groups (windows as the reduction sees them) per pass.
+    fn groups(&self, gc: u32) -> u32 {
+        if self.fold {
+            1
+        } else {
+            gc
+        }
+    }
+}
+
+/// `split`: passes wanted at least (windows shared out evenly), beyond those the sort scratch budget makes;
+/// `fold`: shifted bases (one bucket set per pass, so the reduction's segments are those of one window).
+fn plan(n: usize, window: usize, split: u32, fold: bool) -> Plan {
     let c = window.clamp(MIN_WINDOW, MAX_WINDOW) as u32;
     let windows = 255u32.div_ceil(c);
     let nb = 1u32 << (c - 1);
@@ -108,7 +149,8 @@ fn plan(n: usize, window: usize, split: u32) -> Plan {
     // Segments per window as without the split: a split pass reduces fewer windows, not shorter segments
     // (halving them doubled the reduction's scalar multiplications: 2^24, 2 passes, 7.7 + 2.1 ms against
     // 6.5 + 0.6 in one pass, H200).
-    let segs = (tune.reduce_threads / budget).max(1).next_power_of_two().min(nb);
+    let per = if fold { 1 } else { budget };
+    let segs = (tune.reduce_threads / per).max(1).next_power_of_two().min(nb);
     let entries = gmax as usize * n.max(1);
     let mut k1 = entries.div_ceil(tune.accum_threads).max(K1_MIN);
     if k1 >= K1_LONG {
@@ -120,7 +162,7 @@ fn plan(n: usize, window: usize, split: u32) -> Plan {
     while let Some(&t) = levels.last().filter(|&&t| t > 1) {
         levels.push((2 * t).div_ceil(kr));
     }
-    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, kr, levels }
+    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, kr, levels, fold }
 }
 
 /// Accumulation and reduction sizes: the constants above, or `CUZK_MSM_TUNE=accum_threads,kr,reduce_threads`
@@ -169,7 +211,13 @@ const OVERLAP_SPLIT: u32 = 2;
 /// Device bytes msm_g1 needs beyond bases and scalars, for the memory check (exact, before allocator
 /// rounding), with the default split ([`split_for`]) and overlap.
 pub fn scratch_bytes(n: usize, window: usize) -> usize {
-    let p = plan(n.max(1), window, split_for(n));
+    let p = plan(n.max(1), window, split_for(n), false);
+    plan_bytes(&p, n, sets(&p, n, true))
+}
+
+/// [`scratch_bytes`] for an MSM over shifted bases (msm_shift.rs), bases not included.
+pub(super) fn scratch_bytes_fold(n: usize, window: usize) -> usize {
+    let p = plan(n.max(1), window, split_for(n), true);
     plan_bytes(&p, n, sets(&p, n, true))
 }
 
@@ -184,19 +232,20 @@ fn sets(p: &Plan, n: usize, overlap: bool) -> usize {
     }
 }
 
-/// Recoded scalars 32n; per buffer set: keys, ranks, sorted 12·G·n, bucket offsets 4·(G·nb + 1), XYZZ
-/// buckets 192·G·nb; once: scan chunk sums 4·1024, partial sums 192·2·(T1 + T2) (threads of accumulation
-/// levels 1 and 2) and their bucket keys 4·T1, segment sums 2·192·G·segs, window results 144·⌈255/c⌉.
+/// Recoded scalars 32n; per buffer set: keys, ranks, sorted 12·G·n, bucket offsets 4·(M + 1), XYZZ
+/// buckets 192·M (M = [`Plan::mb`]); once: scan chunk sums 4·1024, partial sums 192·2·(T1 + T2) (threads of
+/// accumulation levels 1 and 2) and their bucket keys 4·T1, segment sums 2·192·G'·segs (G' bucket groups per
+/// pass), window results 144·[`Plan::slots`].
 fn plan_bytes(p: &Plan, n: usize, sets: usize) -> usize {
-    let (g, nb) = (p.gmax as usize, p.nb as usize);
+    let (g, mb) = (p.gmax as usize, p.mb());
     let (pa, pb) = part_slots(p);
     XYZZ_BYTES * (pa + pb)
         + 4 * p.levels[0] as usize
         + 32 * n
-        + sets * (12 * g * n + 4 * (g * nb + 1) + XYZZ_BYTES * g * nb)
+        + sets * (12 * g * n + 4 * (mb + 1) + XYZZ_BYTES * mb)
         + 4 * SCAN_T
-        + 2 * XYZZ_BYTES * g * p.segs as usize
-        + JAC_BYTES * p.windows as usize
+        + 2 * XYZZ_BYTES * p.groups(p.gmax) as usize * p.segs as usize
+        + JAC_BYTES * p.slots()
 }
 
 /// Partial-sum slots of the accumulation levels: odd levels write buffer A (2 per level-1 thread), even
@@ -247,28 +296,48 @@ pub fn msm_g1_variant(
     window: Option<usize>,
     variant: &MsmVariant,
 ) -> GResult<G1Projective> {
+    let c = window.or(variant.window).unwrap_or_else(|| window_for(n));
+    msm_run(gpu, bases, scalars, n, c, variant, None)
+}
+
+/// The launch sequence for window width `c`; `fold = Some(S)`: `bases` are msm_shift.rs's ⌈255/c⌉ shifted
+/// copies of S ≥ n bases (2^(c·j)·P_i at j·S + i).
+pub(super) fn msm_run(
+    gpu: &Gpu,
+    bases: &CudaView<u64>,
+    scalars: &CudaView<u64>,
+    n: usize,
+    c: usize,
+    variant: &MsmVariant,
+    fold: Option<usize>,
+) -> GResult<G1Projective> {
     if n == 0 {
         return Ok(G1Projective::identity());
     }
-    if bases.len() < 12 * n || scalars.len() < 4 * n {
+    let p = plan(n.max(1), c, variant.split.unwrap_or_else(|| split_for(n)), fold.is_some());
+    let (stride, copies) = match fold {
+        Some(s) => (s, p.windows as usize),
+        None => (n, 1),
+    };
+    if stride < n || bases.len() < 12 * stride * copies || scalars.len() < 4 * n {
         return Err(GpuError::Invalid(format!(
             "msm_g1: {n} points need {} base and {} scalar limbs, got {} and {}",
-            12 * n,
+            12 * n.max(stride) * copies,
             4 * n,
             bases.len(),
             scalars.len()
         )));
     }
-    if n >= 1 << 31 {
-        return Err(GpuError::Invalid(format!("msm_g1: {n} points (at most 2^31 − 1)")));
+    if stride * copies >= 1 << 31 {
+        return Err(GpuError::Invalid(format!("msm_g1: {} bases (at most 2^31 − 1)", stride * copies)));
     }
-    let c = window.or(variant.window).unwrap_or_else(|| window_for(n));
-    let p = plan(n, c, variant.split.unwrap_or_else(|| split_for(n)));
+    let fold = fold.is_some();
     let prof = Profile::new(gpu)?;
     // Profiling marks stages with events on one stream, so it runs them all there.
     let nsets = sets(&p, n, !variant.seq && !prof.on());
     let need = plan_bytes(&p, n, nsets);
-    if need > scratch_bytes(n, c) {
+    let checked = if fold { scratch_bytes_fold(n, c) } else { scratch_bytes(n, c) };
+    if need > checked {
         // The callers checked memory for scratch_bytes (window_for(n), split_for(n)); a variant's shape may
         // need more.
         gpu.check_mem("msm_g1 (CUZK_MSM_VARIANT shape)", need)?;
@@ -292,12 +361,17 @@ pub fn msm_g1_variant(
     let k_fix = k("msm_g1_accum_fix")?;
     let (k_reduce, k_final) = (k("msm_g1_bucket_reduce")?, k("msm_g1_window_final")?);
     let gmax = p.gmax as usize;
-    let mmax = gmax * p.nb as usize;
+    let mmax = p.mb();
+    // The kernels' `fold` argument: the stride of the shifted copies, 0 for plain bases.
+    let fold32 = if fold { stride as u32 } else { 0 };
     let mut limbs = alloc::<u64>(gpu, 4 * n)?;
     let mut bufs = (0..nsets).map(|_| SortSet::new(gpu, gmax, n, mmax)).collect::<GResult<Vec<_>>>()?;
     let mut csum = alloc::<u32>(gpu, SCAN_T)?;
-    let mut segs = alloc::<u64>(gpu, 2 * gmax * p.segs as usize * XYZZ_BYTES / 8)?;
-    let mut wins = alloc::<u64>(gpu, p.windows as usize * JAC_BYTES / 8)?;
+    let mut segs = alloc::<u64>(gpu, 2 * p.groups(p.gmax) as usize * p.segs as usize * XYZZ_BYTES / 8)?;
+    let passes: Vec<(u32, u32)> =
+        (0..p.windows).step_by(p.gmax as usize).map(|w0| (w0, (p.windows - w0).min(p.gmax))).collect();
+    let (fin_blocks, slots) = (p.fin_blocks(), p.slots());
+    let mut wins = alloc::<u64>(gpu, slots * JAC_BYTES / 8)?;
     let (pa, pb) = part_slots(&p);
     let mut parts_a = alloc::<u64>(gpu, pa * XYZZ_BYTES / 8)?;
     let mut parts_b = alloc::<u64>(gpu, pb * XYZZ_BYTES / 8)?;
@@ -322,10 +396,8 @@ pub fn msm_g1_variant(
     unsafe { b.launch(cfg(n, 1)) }?;
     prof.mark("prep")?;
 
-    let passes: Vec<(u32, u32)> =
-        (0..p.windows).step_by(p.gmax as usize).map(|w0| (w0, (p.windows - w0).min(p.gmax))).collect();
     let sort = |set: &mut SortSet, csum: &mut CudaSlice<u32>, w0: u32, gc: u32| -> GResult<()> {
-        let m1 = gc * p.nb + 1; // bucket counters this pass, and the total
+        let m1 = p.groups(gc) * p.nb + 1; // bucket counters this pass, and the total
         let len = (m1 as usize).div_ceil(SCAN_T) as u32;
         let t = m1.div_ceil(len);
         let mut b = s.launch_builder(&k_zero);
@@ -341,6 +413,7 @@ pub fn msm_g1_variant(
             .arg(&w0)
             .arg(&p.nb)
             .arg(&gc)
+            .arg(&fold32)
             .arg(&mut set.keys)
             .arg(&mut set.ranks)
             .arg(&mut set.offsets);
@@ -359,7 +432,8 @@ pub fn msm_g1_variant(
         prof.mark("scan")?;
 
         let mut b = s.launch_builder(&k_scatter);
-        b.arg(&set.keys).arg(&set.ranks).arg(&n32).arg(&p.nb).arg(&set.offsets).arg(&mut set.sorted);
+        b.arg(&set.keys).arg(&set.ranks).arg(&n32).arg(&p.nb).arg(&w0).arg(&fold32);
+        b.arg(&set.offsets).arg(&mut set.sorted);
         unsafe { b.launch(cfg(n, gc)) }?;
         prof.mark("scatter")?;
         Ok(())
@@ -368,7 +442,7 @@ pub fn msm_g1_variant(
         sort(set, &mut csum, w0, gc)?;
     }
     for (k, &(w0, gc)) in passes.iter().enumerate() {
-        let m = gc * p.nb;
+        let m = p.groups(gc) * p.nb;
         let set = &mut bufs[k % nsets];
         let mut b = a.launch_builder(&k_points);
         b.arg(bases)
@@ -415,12 +489,15 @@ pub fn msm_g1_variant(
         let set = &bufs[k % nsets];
         let mut b = s.launch_builder(&k_reduce);
         b.arg(&set.buckets).arg(&p.nb).arg(&p.seg_len).arg(&p.segs).arg(&mut segs);
-        unsafe { b.launch(cfg(p.segs as usize, gc)) }?;
+        unsafe { b.launch(cfg(p.segs as usize, p.groups(gc))) }?;
         prof.mark("reduce")?;
 
+        // Folded, pass k's one bucket set is summed by `fin_blocks` blocks into slots [k·F, k·F + F).
+        let (slot, fin_segs) = if fold { (k as u32 * fin_blocks, p.segs / fin_blocks) } else { (w0, p.segs) };
         let mut b = s.launch_builder(&k_final);
-        b.arg(&segs).arg(&p.segs).arg(&p.seg_len).arg(&w0).arg(&mut wins);
-        let fin = LaunchConfig { grid_dim: (gc, 1, 1), block_dim: (FINAL_T, 1, 1), shared_mem_bytes: 0 };
+        b.arg(&segs).arg(&fin_segs).arg(&p.seg_len).arg(&slot).arg(&fold32).arg(&mut wins);
+        let grid = if fold { fin_blocks } else { gc };
+        let fin = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FINAL_T, 1, 1), shared_mem_bytes: 0 };
         unsafe { b.launch(fin) }?;
         prof.mark("final")?;
         if let (Some(&(w1, g1)), 1) = (next, nsets) {
@@ -430,15 +507,35 @@ pub fn msm_g1_variant(
 
     let host = a.clone_dtoh(&wins)?;
     a.synchronize()?;
+    let window = |w: usize| -> G1Projective {
+        let mut l = [0u64; 18];
+        l.copy_from_slice(&host[18 * w..18 * w + 18]);
+        g1_from_jacobian(&l)
+    };
     let mut acc = G1Projective::identity();
-    for w in (0..p.windows as usize).rev() {
-        for _ in 0..p.c {
-            acc = acc.double();
+    if fold {
+        // Each slot already carries its windows' weights 2^(c·j) in the bases.
+        for k in 0..slots {
+            acc += window(k);
         }
-        let l: &[u64; 18] = host[18 * w..18 * w + 18].try_into().expect("18 limbs");
-        acc += g1_from_jacobian(l);
+    } else {
+        for w in (0..p.windows as usize).rev() {
+            for _ in 0..p.c {
+                acc = acc.double();
+            }
+            acc += window(w);
+        }
     }
-    prof.report(n, &p, points_kernel, points_block)?;
+    prof.report(|| {
+        format!(
+            "n={n} c={} passes={} fold={} k1={} levels={} kernel={points_kernel}/{points_block}",
+            p.c,
+            p.windows.div_ceil(p.gmax),
+            p.fold,
+            p.k1,
+            p.levels.len()
+        )
+    })?;
     Ok(acc)
 }
 
@@ -465,67 +562,9 @@ impl SortSet {
 
 /// Threads per block of `msm_g1_window_final` (`MSM_FINAL_T` in cuda/msm.cu).
 const FINAL_T: u32 = 128;
-
-/// Per-stage device times of one MSM, printed on stderr when `CUZK_MSM_PROFILE` is set and not empty or 0
-/// (events on the stream between stages, summed over passes, every stage on `gpu.stream`); otherwise inert.
-struct Profile<'a> {
-    gpu: &'a Gpu,
-    marks: Option<std::cell::RefCell<Vec<(&'static str, cudarc::driver::CudaEvent)>>>,
-}
-
-impl<'a> Profile<'a> {
-    fn new(gpu: &'a Gpu) -> GResult<Self> {
-        let marks = if std::env::var_os("CUZK_MSM_PROFILE").is_some_and(|v| !v.is_empty() && v != "0") {
-            Some(std::cell::RefCell::new(vec![("start", Self::event(gpu)?)]))
-        } else {
-            None
-        };
-        Ok(Profile { gpu, marks })
-    }
-
-    /// Whether stages are being timed (they then all run on `gpu.stream`).
-    fn on(&self) -> bool {
-        self.marks.is_some()
-    }
-
-    fn event(gpu: &Gpu) -> GResult<cudarc::driver::CudaEvent> {
-        use cudarc::driver::sys::CUevent_flags;
-        Ok(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?)
-    }
-
-    /// Ends stage `name` here (on the stream).
-    fn mark(&self, name: &'static str) -> GResult<()> {
-        if let Some(m) = &self.marks {
-            m.borrow_mut().push((name, Self::event(self.gpu)?));
-        }
-        Ok(())
-    }
-
-    /// Prints each stage's summed milliseconds (the stream is drained by then).
-    fn report(&self, n: usize, p: &Plan, kernel: &str, block: u32) -> GResult<()> {
-        let Some(m) = &self.marks else { return Ok(()) };
-        let m = m.borrow();
-        let mut sums: Vec<(&str, f32)> = Vec::new();
-        for w in m.windows(2) {
-            let ms = w[0].1.elapsed_ms(&w[1].1)?;
-            match sums.iter_mut().find(|(k, _)| *k == w[1].0) {
-                Some(e) => e.1 += ms,
-                None => sums.push((w[1].0, ms)),
-            }
-        }
-        let total: f32 = sums.iter().map(|e| e.1).sum();
-        let parts: Vec<String> = sums.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-        eprintln!(
-            "msm_profile n={n} c={} passes={} k1={} levels={} kernel={kernel}/{block} device_ms={total:.3}: {}",
-            p.c,
-            p.windows.div_ceil(p.gmax),
-            p.k1,
-            p.levels.len(),
-            parts.join(", ")
-        );
-        Ok(())
-    }
-}
+/// Blocks of `msm_g1_window_final` per folded pass: one block over 2^15 segments took 11 ms per pass at 2^24
+/// (H200, docs/PERF.md); 64 give each thread 4 segments, as many as an unfolded window's 32 per thread / 7.
+const FOLD_FINAL: u32 = 64;
 
 #[cfg(test)]
 mod tests {
@@ -543,7 +582,7 @@ mod tests {
         assert_eq!(window_for(1 << 27), 19);
         for c in MIN_WINDOW..=MAX_WINDOW {
             for n in [1usize, 1000, 1 << 20] {
-                let p = plan(n, c, 1);
+                let p = plan(n, c, 1, false);
                 assert_eq!(p.segs * p.seg_len, p.nb);
                 assert!(p.windows * p.c >= 255);
                 // Enough levels for every entry of the pass in one bucket: the last level has one thread.
@@ -553,16 +592,16 @@ mod tests {
             }
         }
         // The split halves the windows per pass, not the reduction's segments per window; two sets overlap.
-        let (one, two) = (plan(1 << 24, 19, 1), plan(1 << 24, 19, 2));
+        let (one, two) = (plan(1 << 24, 19, 1, false), plan(1 << 24, 19, 2, false));
         assert_eq!((one.gmax, two.gmax, one.segs), (14, 7, two.segs));
         let n = 1 << 24;
         assert_eq!((sets(&one, n, true), sets(&two, n, true), sets(&two, n, false)), (1, 2, 1));
-        assert_eq!(sets(&plan(1 << 27, 18, 2), 1 << 27, true), 1);
-        assert_eq!(plan(1000, 8, 99).gmax, 1);
+        assert_eq!(sets(&plan(1 << 27, 18, 2, false), 1 << 27, true), 1);
+        assert_eq!(plan(1000, 8, 99, false).gmax, 1);
         assert!(plan_bytes(&two, 1 << 24, 2) < plan_bytes(&one, 1 << 24, 1) + (64 << 20));
         assert_eq!((split_for(1 << 21), split_for(1 << 22)), (1, OVERLAP_SPLIT));
         // A 2^27 MSM processes 2 windows per pass: 3 GiB of sort scratch.
-        assert_eq!(plan(1 << 27, 18, 1).gmax, 2);
+        assert_eq!(plan(1 << 27, 18, 1, false).gmax, 2);
         assert!(scratch_bytes(1 << 27, 18) < 8 << 30);
     }
 }
