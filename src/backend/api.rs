@@ -170,6 +170,8 @@ pub struct CallOpts {
     pub abc_streams: bool,
     /// `msm2s`: large G1 MSMs in two window passes on two streams (sort and reduction under accumulation).
     pub msm_overlap: bool,
+    /// `shift`: msm_h over shifted copies of the resident H bases (built once, kept with the SRS).
+    pub msm_shift: bool,
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.

@@ -105,6 +105,10 @@ toggles! {
         help "streams: a/b/c uploads on a stream of their own, b's and c's NTTs on two more, so a's run under their copies.";
     Msm2s = "msm2s", short "msm2s passes", default true, applies Applies::DeviceOnly, ablate true,
         help "msm2s: G1 MSMs from 2^22 points in two window passes on two streams: the next pass's sort and this one's reduction under its accumulation.";
+    // Default on: bare MSM 2^24 124.95 → 112.7 ms, 2^22 35.15 → 31.8 (h200-16c, 2026-12-01, docs/PERF.md);
+    // from 2^21 points only (2^20 was slower, 12.0 against 11.35), and with no room it falls back, saying so.
+    Shift = "shift", short "shift bases", default true, applies Applies::DeviceOnly, ablate true,
+        help "shift: msm_h over resident H bases stored once per window as 2^(c·j)·P (one shared bucket set, wider windows; 96 B per copy).";
 }
 
 impl Toggle {
@@ -164,9 +168,10 @@ fn expected_ids() -> String {
     Toggle::KEYS.join(", ")
 }
 
-/// The console's toggle keys in display order: the number row, then `!`, `@`, `#` and `$` (shift-1 to shift-4)
-/// for the eleventh to fourteenth.
-pub const TOGGLE_KEYS: [char; 14] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#', '$'];
+/// The console's toggle keys in display order: the number row, then `!`, `@`, `#`, `$` and `%` (shift-1 to
+/// shift-5) for the eleventh to fifteenth.
+pub const TOGGLE_KEYS: [char; 15] =
+    ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#', '$', '%'];
 
 /// The id of the numeric knob beside the boolean toggles.
 pub const BATCH: &str = "batch";
@@ -381,7 +386,7 @@ mod tests {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
         assert!(
             Toggle::ALL.len() <= TOGGLE_KEYS.len(),
-            "the console flips toggles with keys 1..9, 0, !, @ and #"
+            "the console flips toggles with keys 1..9, 0, !, @, #, $ and %"
         );
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
@@ -435,7 +440,7 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 g2d dpool streams msm2s batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 g2d dpool streams msm2s shift batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));

@@ -91,3 +91,28 @@ fn shifted_copies_are_the_doubled_bases() {
         }
     }
 }
+
+#[test]
+fn shifted_msm_h_proofs_match_cpu() {
+    use cuzk::backend::gpu::msm_shift::{builds, set_min_points};
+    use cuzk::vocab::{Toggle, Toggles};
+    let Some(g) = gpu("shifted_msm_h_proofs_match_cpu") else { return };
+    // The prover shifts H from 2^21 points; porep-mini is far smaller. Other tests running meanwhile may take
+    // the path too, which changes nothing but their speed.
+    set_min_points(1);
+    let (params, circuits) = super::setup_for("samples/porep-mini.toml");
+    let want = super::prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for (shift, resident) in [(true, true), (true, true), (false, true), (true, false)] {
+        let mut t = Toggles::default();
+        t.set(Toggle::Shift, shift);
+        t.set(Toggle::SrsResident, resident);
+        let before = builds();
+        assert_eq!(super::prove(&g, &params, &circuits, &t), want, "shift={shift} srs_resident={resident}");
+        if shift && resident {
+            // First call builds the copies; later calls of the same params reuse them (another test's params
+            // may build their own meanwhile, so only "built at most once for this call" is checked).
+            assert!(builds() - before <= 1, "shifted copies rebuilt within one call");
+        }
+    }
+    assert!(builds() >= 1, "the shifted path never ran");
+}

@@ -15,12 +15,14 @@ use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
 use super::g2d::G2Dev;
 use super::hostpool::{PinnedPool, POOL_BYTES};
+use super::msm_shift::{self, ShiftedBases};
 use super::resident::{matches, upload};
 use super::staging::Staging;
 use super::timing::{ClockSlot, GpuTimer};
 use super::{batch_add, limbs, msm, ntt};
 use crate::backend::api::{
-    BResult, Backend, BackendError, Bases, BasesId, CallId, CallOpts, DeviceMemory, MemoryUse, Query, SrsRef,
+    BResult, Backend, BackendError, Bases, BasesId, CallId, CallOpts, DeviceMemory, MemoryUse, ParamsId,
+    Query, SrsRef,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::resident::{ResidentKey, ResidentSet};
@@ -38,6 +40,10 @@ struct State {
     srs: ResidentSet<CudaSlice<u64>>,
     call: HashMap<(CallId, Query), CudaSlice<u64>>,
     in_call: bool,
+    /// `shift`: the resident H bases' shifted copies, freed with them.
+    shifted: Option<(ResidentKey, ShiftedBases)>,
+    /// Params whose shifted copies did not fit (warned once; msm_h runs per window for them).
+    shift_refused: Option<ParamsId>,
 }
 
 /// G1 MSMs of fewer points run on the host (the prover's public-input MSMs, tiny tails). Measured on
@@ -223,19 +229,70 @@ impl GpuLane {
         ntt::compute_h(gpu, da, db, dc, log_n, abc_streams)?;
         prof.sync_mark(gpu, "compute_h (+ queued copies)")?;
         drop(ntt_span);
-        let _msm_span = self.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m));
+        let shifted = self.prepare_shifted(probe, &h, m)?;
+        let _msm_span =
+            self.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m).arg("shifted", shifted));
         let r = if m == 0 {
             Ok(<G1Projective as group::Group>::identity())
         } else {
             let mut st = self.state();
-            let mut tmp = None;
-            let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
-            msm::msm_g1(gpu, &view, &bufs[0].slice(0..4 * m), m, None, msm_overlap)
+            match &st.shifted {
+                Some((_, sb)) if shifted => {
+                    msm_shift::msm_g1_shifted(gpu, sb, &bufs[0].slice(0..4 * m), m, msm_overlap)
+                }
+                _ => {
+                    let mut tmp = None;
+                    let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
+                    msm::msm_g1(gpu, &view, &bufs[0].slice(0..4 * m), m, None, msm_overlap)
+                }
+            }
         };
         prof.mark("msm_h");
         prof.report(n);
         held.keep(bufs);
         r
+    }
+
+    /// `shift`: whether msm_h over `m` points of `h` runs on shifted copies, building them (span `srs_upload`,
+    /// query `h_shifted`) on first use for these params. Only with `srs_resident` (copies built per call would
+    /// cost more than they save: 3.3 s at 2^24) and from [`msm_shift::MIN_POINTS`]; when
+    /// the copies and the MSM's scratch do not fit, one warning and the per-window MSM for these params.
+    fn prepare_shifted(&self, probe: &Probe, h: &Bases<'_>, m: usize) -> GResult<bool> {
+        let gpu = &*self.gpu;
+        let mut st = self.state();
+        let BasesId::Srs { params, query: Query::H, start: 0 } = h.id else { return Ok(false) };
+        let opts = st.opts;
+        if !(opts.msm_shift && opts.srs_resident)
+            || m < msm_shift::min_points()
+            || st.shift_refused == Some(params)
+        {
+            return Ok(false);
+        }
+        let key = match st.srs.get(params, Query::H) {
+            Some((k, _)) if k.len >= m => *k,
+            _ => return Ok(false),
+        };
+        if st.shifted.as_ref().is_some_and(|(k, sb)| *k == key && sb.len() >= m) {
+            return Ok(true);
+        }
+        let len = key.len;
+        let c = msm_shift::window_for(len);
+        st.shifted = None;
+        let need = msm_shift::shifted_bytes(len, c) + msm_shift::scratch_bytes(len, c);
+        if let Err(e) = gpu.check_mem("shifted H bases (toggle shift)", need) {
+            tracing::warn!("GPU{}: {e}; msm_h runs per window for these params", gpu.ordinal);
+            st.shift_refused = Some(params);
+            return Ok(false);
+        }
+        let site = Site::new(Phase::SrsUpload)
+            .device(self.ordinal())
+            .arg("query", "h_shifted")
+            .arg("bytes", msm_shift::shifted_bytes(len, c));
+        let _span = probe.open(site);
+        let Some((_, dev)) = st.srs.get(params, Query::H) else { return Ok(false) };
+        let sb = msm_shift::shift_bases(gpu, &dev.slice(..12 * len), len, Some(c))?;
+        st.shifted = Some((key, sb));
+        Ok(true)
     }
 
     fn msm_g1_impl(
@@ -283,7 +340,11 @@ impl GpuLane {
         st.in_call = true;
         st.call.clear();
         st.srs.retain_params(srs.id);
+        if st.shifted.as_ref().is_some_and(|(k, _)| k.params != srs.id) {
+            st.shifted = None;
+        }
         let mut span: Option<Span> = None;
+        let mut h_uploaded = false;
         for q in Query::ALL {
             let host: &[G1Affine] = srs.query(q);
             let key = ResidentKey { params: srs.id, query: q, len: host.len() };
@@ -298,11 +359,15 @@ impl GpuLane {
                         let site = Site::new(Phase::SrsUpload).device(self.ordinal()).arg("bytes", bytes);
                         span = Some(probe.open(site));
                     }
+                    h_uploaded |= q == Query::H;
                     upload(gpu, host)
                 },
             )?;
         }
         drop(span);
+        if h_uploaded {
+            st.shifted = None; // copies of bases that were just replaced
+        }
         drop(st);
         let mut g2 = self.g2();
         let bytes = std::mem::size_of_val(srs.b_g2);
@@ -376,6 +441,7 @@ impl Backend for GpuLane {
         st.call.clear();
         if !st.opts.srs_resident {
             st.srs.clear();
+            st.shifted = None;
             self.g2().release();
         }
     }

@@ -432,6 +432,7 @@ pub fn prove_assignments(
         device_pool: t.on(Toggle::Dpool),
         abc_streams: t.on(Toggle::Streams),
         msm_overlap: t.on(Toggle::Msm2s),
+        msm_shift: t.on(Toggle::Shift),
     };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;

@@ -242,7 +242,7 @@ impl App {
     fn live_key(&mut self, key: Key) {
         let (_, total) = self.timeline_events();
         match key {
-            // 1…9 flip toggles 1…9, 0 the tenth (the keyboard's number row), ! @ # $ (shift-1 to shift-4) the next four.
+            // 1…9 flip toggles 1…9, 0 the tenth (the keyboard's number row), ! @ # $ % (shift-1 to shift-5) the next five.
             Key::Char(c) if Toggle::for_key(c).is_some() => {
                 if let Some(t) = Toggle::for_key(c) {
                     self.flip(t as usize)

@@ -20,7 +20,8 @@ use crate::tui::theme::Theme;
 use crate::vocab::{is_sub_phase, Toggle};
 
 /// Rows the toggle panel needs: one per toggle and the borders (the batch and repeat count sit on the bottom
-/// border, so that the phase table keeps its rows at 80×24 with fourteen toggles).
+/// border). On short screens it gives up rows to the phase table (at least two of its data rows stay) and its
+/// last line names the toggles that did not fit (their keys still flip them).
 const TOGGLES_H: u16 = Toggle::ALL.len() as u16 + 2;
 /// Width of the toggle panel.
 const TOGGLES_W: u16 = 24;
@@ -42,7 +43,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     }
     let lanes = app.timeline_lanes().len() + app.timeline_counters().len();
     let want_top = (lanes as u16 + 4).max(TOGGLES_H);
-    let top_h = want_top.min(area.height.saturating_sub(7)).max(TOGGLES_H.min(area.height));
+    let top_h = want_top.min(area.height.saturating_sub(7)).max(TOGGLES_H.min(area.height.saturating_sub(5)));
     let mid = Rect { height: top_h.min(area.height), ..area };
     let bottom = Rect { y: area.y + mid.height, height: area.height - mid.height, ..area };
     let tog = Rect { width: TOGGLES_W.min(mid.width), ..mid };
@@ -95,6 +96,17 @@ fn draw_toggles(frame: &mut Frame, area: Rect, app: &App) {
             ]),
         };
         lines.push(line);
+    }
+    let rows = area.height.saturating_sub(2) as usize;
+    if lines.len() > rows && rows > 0 {
+        let hidden: Vec<String> = Toggle::ALL
+            .iter()
+            .enumerate()
+            .skip(rows - 1)
+            .map(|(i, tog)| format!("{} {}", key(i), tog.id()))
+            .collect();
+        lines.truncate(rows - 1);
+        lines.push(Line::from(Span::styled(format!("+ {}", hidden.join(", ")), Style::new().fg(t.dim))));
     }
     let batch = Line::from(Span::styled(
         format!(" batch {} · R ×{} ", app.toggles.batch, app.repeats),
