@@ -105,9 +105,11 @@ toggles! {
         help "streams: a/b/c uploads on a stream of their own, b's and c's NTTs on two more, so a's run under their copies.";
     Msm2s = "msm2s", short "msm2s passes", default true, applies Applies::DeviceOnly, ablate true,
         help "msm2s: G1 MSMs from 2^22 points in two window passes on two streams: the next pass's sort and this one's reduction under its accumulation.";
-    // Default on: bare MSM 2^24 124.95 → 112.7 ms, 2^22 35.15 → 31.8 (h200-16c, 2026-12-01, docs/PERF.md);
-    // from 2^21 points only (2^20 was slower, 12.0 against 11.35), and with no room it falls back, saying so.
-    Shift = "shift", short "shift bases", default true, applies Applies::DeviceOnly, ablate true,
+    // Default off: msm_h 38.9 → 31.6 ms at 2^22 (chain-156 after synthesis 60.1 → 55.8) and 140 → 121 ms at 2^24
+    // (porep-16m), but the copies' one-time build (0.65 s at 2^22, 3.3 s at 2^24, per params and process) pays
+    // back only after ~150 proofs, so one-shot proves and short console sessions are slower with it (h200-16c,
+    // 2026-12-01, docs/PERF.md). From 2^21 points only; with no room it falls back, saying so.
+    Shift = "shift", short "shift bases", default false, applies Applies::DeviceOnly, ablate true,
         help "shift: msm_h over resident H bases stored once per window as 2^(c·j)·P (one shared bucket set, wider windows; 96 B per copy).";
 }
 
@@ -440,7 +442,7 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 g2d dpool streams msm2s shift batch=2"), "{}", t.compact());
+        assert!(t.compact().contains(" pce b2 g2d dpool streams msm2s batch=2"), "{}", t.compact());
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));
