@@ -217,7 +217,9 @@ pub fn phase_medians(rec: &RunRecord) -> Vec<(String, u64, f64, f64, f64)> {
 pub fn phase_table(rec: &RunRecord) -> String {
     let walls: Vec<f64> = rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect();
     let w = summarize(&walls);
-    let wall = w.map_or(0.0, |s| s.median).max(1e-3);
+    // The record's one wall (median in whole µs), so the table prints what the exports and `runs` print: the
+    // mean of two repeats in f64 ms (1259.7499…) once rounded to 1259.7 against the record's 1259.8.
+    let wall = (rec.wall_median_us() as f64 / 1e3).max(1e-3);
     let many = rec.repeats.len() > 1;
     let mut s = format!(
         "{:<12} {:>6} {:>12} {:>8}{}\n",
