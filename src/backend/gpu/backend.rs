@@ -340,7 +340,9 @@ impl GpuLane {
         st.in_call = true;
         st.call.clear();
         st.srs.retain_params(srs.id);
-        if st.shifted.as_ref().is_some_and(|(k, _)| k.params != srs.id) {
+        // Copies of other params, or of a call that runs without `shift`, are freed (18 GiB at 2^24): turned
+        // off, `shift` gives its memory back, and turned on again it rebuilds them.
+        if !opts.msm_shift || st.shifted.as_ref().is_some_and(|(k, _)| k.params != srs.id) {
             st.shifted = None;
         }
         let mut span: Option<Span> = None;
