@@ -238,6 +238,7 @@ impl GpuLane {
             let mut st = self.state();
             match &st.shifted {
                 Some((_, sb)) if shifted => {
+                    msm_shift::count_prover(false);
                     msm_shift::msm_g1_shifted(gpu, sb, &bufs[0].slice(0..4 * m), m, msm_overlap)
                 }
                 _ => {
@@ -291,6 +292,7 @@ impl GpuLane {
         let _span = probe.open(site);
         let Some((_, dev)) = st.srs.get(params, Query::H) else { return Ok(false) };
         let sb = msm_shift::shift_bases(gpu, &dev.slice(..12 * len), len, Some(c))?;
+        msm_shift::count_prover(true);
         st.shifted = Some((key, sb));
         Ok(true)
     }

@@ -89,12 +89,20 @@ pub fn set_min_points(n: usize) {
     MIN_OVERRIDE.store(n, Ordering::Relaxed);
 }
 
-/// Shifted sets built by this process (tests: the prover took the path, and reused its copies).
-static BUILDS: AtomicUsize = AtomicUsize::new(0);
+/// The prover's use of the path in this process: copies built, and msm_h runs over them (tests: the path was
+/// taken, its copies reused, and skipped where it should be; direct calls of this module do not count).
+static PROVER_BUILDS: AtomicUsize = AtomicUsize::new(0);
+static PROVER_RUNS: AtomicUsize = AtomicUsize::new(0);
 
-/// How many shifted sets [`shift_bases`] has built in this process.
-pub fn builds() -> usize {
-    BUILDS.load(Ordering::Relaxed)
+/// (copies built, msm_h runs over them) by the prover in this process.
+pub fn prover_counts() -> (usize, usize) {
+    (PROVER_BUILDS.load(Ordering::Relaxed), PROVER_RUNS.load(Ordering::Relaxed))
+}
+
+/// Counts one prover build (`built`) or msm_h run over shifted copies.
+pub(super) fn count_prover(built: bool) {
+    let c = if built { &PROVER_BUILDS } else { &PROVER_RUNS };
+    c.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Builds the copies of the first `n` bases (12n u64 affine limbs, blst layout, the identity all-zero) for
@@ -127,7 +135,6 @@ pub fn shift_bases(gpu: &Gpu, bases: &CudaView<u64>, n: usize, c: Option<usize>)
         unsafe { b.launch(lc) }?;
         gpu.stream.synchronize()?;
     }
-    BUILDS.fetch_add(1, Ordering::Relaxed);
     Ok(ShiftedBases { buf, n, c })
 }
 
