@@ -1,7 +1,7 @@
 // NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h (src/backend/gpu/ntt.rs).
 //
 // Two paths (src/backend/gpu/ntt.rs's header has the launch sequences): the old scheme that follows, the
-// default, and the strided multi-stage passes (ntt_pass, ntt_pointwise; described where ntt_pass's bodies
+// default, and the strided multi-stage passes (ntt_pass; described where ntt_pass's bodies
 // start below) under CUZK_NTT_PASS=1.
 // Old scheme (all transforms in place, one vector of N = 2^log_n fr_t):
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
@@ -16,9 +16,9 @@
 //   * A final in-place pass swaps i ↔ bitrev(i) (an involution; ntt_bitrev_tile from 2^8, coalesced tiles
 //     through shared memory, else ntt_bitrev_scale) and multiplies by c·g^i taken from a two-level table
 //     (lo[i mod 2^L]·hi[i >> L], c folded into hi): 1/N, coset shifts g^(±i) are free there.
-//   * compute_h: for v in a, b, c: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [coset evaluations, bit-reversed];
-//     then one pass a[i] ← (a·b − c)·z⁻¹ at bitrev(i) (pointwise fused with the permutation), DIF⁻¹(a),
-//     bitrev + n⁻¹·g^(−i).
+//   * compute_h: for v in a, b: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [coset evaluations, bit-reversed];
+//     DIF⁻¹(c) alone; then a[i] ← a·b at bitrev(i) (the product fused with the permutation), DIF⁻¹(a), and
+//     a[i] ← (a·z·g^(−i)/N − c·z/N) at bitrev(i): H = z·(icoset(A·B) − iNTT(C)), six transforms (BR2_SUB).
 // Twiddles: one full table tw[k] = ω^k, k ≤ N/2 (N/2 + 1 entries; 256 MiB at 2^24, 1 GiB at 2^26), expanded on
 // the device from a host-computed two-level table by ntt_powers.
 //
@@ -29,8 +29,8 @@
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8
 // 128 registers (8 B spilled), ntt_dif_r4 and ntt_dif_smem4 64 (16 B; + 32768 B static shared for smem4).
 // Registers of the others: ntt_dif_r2 48, ntt_dif_smem 54, ntt_bitrev_scale 66,
-// ntt_scale 40, ntt_pointwise_bitrev 48, ntt_powers 36, ntt_pass 62 (+ 33792 B static shared), ntt_pointwise
-// 40, ntt_bitrev_tile 56 (+ 17408 B static shared).
+// ntt_scale 40, ntt_bitrev2 78, ntt_powers 36, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 56
+// (+ 17408 B static shared), ntt_bitrev_tile2 54 (+ 34816 B).
 // SASS: ~182 instructions per fr_t multiplication, 136 of them on the IMAD pipe (120 IMAD.WIDE.U32[.X]);
 // ~238 and 177 while the reduction's multipliers were immediates (field32.cuh's FR_REDC says why). That cut
 // changed the transforms by 1% (2^24 forward 5.36 → 5.32 ms; ntt_dif_smem4 1.80 → 1.74, the radix-4 passes
@@ -226,19 +226,23 @@ HD void scale_body(fr_t *a, const fr_t *lo, const fr_t *hi, u32 i, u32 lo_bits) 
     a[i] = a[i] * pow_at(lo, hi, i, lo_bits);
 }
 
-// Pointwise (a·b − c)·z⁻¹ fused with the bit-reversal permutation: inputs bit-reversed, a natural out.
-HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *zinv, u32 i, u32 log_n) {
+// compute_h's two combining permutations, in place on a (both inputs bit-reversed, a natural out), r = bitrev(i):
+//   BR2_MUL: a[i] ← a[r]·b[r]              (the coset evaluations' product, before the last DIF⁻¹)
+//   BR2_SUB: a[i] ← a[r]·s(i) − b[r]·zn    (s(i) = z·g^(−i)/N, zn = z/N, b = DIF⁻¹(c), z = 1/(g^N − 1))
+// BR2_SUB is H = z·(icoset(A·B) − iNTT(C)): the inverse coset transform is linear and icoset(coset(C)) = iNTT(C),
+// so C needs one transform instead of three (cpu/ntt.rs's compute_h derives it).
+#define BR2_MUL 0u
+#define BR2_SUB 1u
+HD fr_t br2_op(const fr_t &x, const fr_t &y, const fr_t *lo, const fr_t *hi, const fr_t *zn, u32 idx, u32 lo_bits, u32 mode) {
+    if (mode == BR2_MUL) return x * y;
+    return x * pow_at(lo, hi, idx, lo_bits) - y * zn[0];
+}
+HD void bitrev2_body(fr_t *a, const fr_t *b, const fr_t *lo, const fr_t *hi, const fr_t *zn, u32 i, u32 log_n, u32 lo_bits, u32 mode) {
     u32 r = brev_bits(i, log_n);
     if (i > r) return;
-    fr_t z = zinv[0];
-    fr_t hi = (a[i] * b[i] - c[i]) * z;
-    if (i == r) {
-        a[i] = hi;
-        return;
-    }
-    fr_t hr = (a[r] * b[r] - c[r]) * z;
-    a[i] = hr;
-    a[r] = hi;
+    fr_t xi = a[i], xr = a[r], yi = b[i], yr = b[r];
+    a[i] = br2_op(xr, yr, lo, hi, zn, i, lo_bits, mode);
+    if (i != r) a[r] = br2_op(xi, yi, lo, hi, zn, r, lo_bits, mode);
 }
 
 // ---- Strided multi-stage passes (CUZK_NTT_PASS=1; the kernels above are the default path) ----
@@ -259,9 +263,9 @@ HD void pointwise_bitrev_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t 
 #define PF_LOAD_SCALE 4u  // x ← x·s(P) after the load
 #define PF_STORE_SCALE 8u // x ← x·s(idx) before the store
 #define PF_STORE_REV 16u  // the store's idx is bitrev_log_n(P) (the element's natural index in DIF output)
-#define PF_LOAD_PW 32u    // x ← (x·pw_b[P] − pw_c[P])·pw_z[0] on the load (compute_h's pointwise step, fused)
+#define PF_LOAD_PW 32u    // x ← x·pw_b[P] on the load (compute_h's product of the coset evaluations, fused)
 struct PassArgs {
-    const fr_t *lt, *tw_lo, *tw_hi, *s_lo, *s_hi, *pw_b, *pw_c, *pw_z;
+    const fr_t *lt, *tw_lo, *tw_hi, *s_lo, *s_hi, *pw_b;
     u32 log_n, p_lo, log_b, log_c, lo_bits, flags;
 };
 // Shared layout: column-major, each column's 2^log_b elements contiguous (a stage's butterflies then read
@@ -298,7 +302,7 @@ HD void pass_load(fr_t *sm, const fr_t *a, const PassArgs &p, u32 blk, u32 tid) 
         u32 col, low, m;
         u32 P = pass_pos(p, blk, e, col, low, m);
         fr_t x = a[P];
-        if (p.flags & PF_LOAD_PW) x = (x * p.pw_b[P] - p.pw_c[P]) * p.pw_z[0];
+        if (p.flags & PF_LOAD_PW) x = x * p.pw_b[P];
         if (p.flags & PF_LOAD_SCALE) x = x * pow_at(p.s_lo, p.s_hi, P, p.lo_bits);
         if ((p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
         sm[pass_sidx(p, col, m)] = x;
@@ -373,9 +377,24 @@ HD void br_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, u32 bl
     }
 }
 
-// Pointwise (a·b − c)·z⁻¹ in place, any order (all three in the same order).
-HD void pointwise_body(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *zinv, u32 i) {
-    a[i] = (a[i] * b[i] - c[i]) * zinv[0];
+// br_load for both of bitrev2's inputs: a's two tiles, then b's.
+HD bool br2_load(fr_t *sm, const fr_t *a, const fr_t *b, u32 blk, u32 tid, u32 log_n) {
+    if (!br_load(sm, a, blk, tid, log_n)) return false;
+    br_load(sm + (2 * BR_ROW << BR_T), b, blk, tid, log_n);
+    return true;
+}
+// br_store with bitrev2's combination (BR2_MUL / BR2_SUB above) instead of the scale.
+HD void br2_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, const fr_t *zn, u32 blk, u32 tid, u32 log_n, u32 lo_bits, u32 mode) {
+    u32 mb = log_n - 2 * BR_T, rmid = brev_bits(blk, mb);
+    u32 h = tid >> BR_T, l = tid & ((1u << BR_T) - 1);
+    u32 src = brev_bits(l, BR_T) * BR_ROW + brev_bits(h, BR_T);
+    for (u32 k = 0; k < 2; k++) {
+        if (k == 1 && rmid == blk) break;
+        u32 dmid = k == 0 ? rmid : blk;
+        u32 idx = (h << (log_n - BR_T)) | (dmid << BR_T) | l;
+        u32 at = (k << BR_T) * BR_ROW + src;
+        a[idx] = br2_op(sm[at], sm[(2 * BR_ROW << BR_T) + at], lo, hi, zn, idx, lo_bits, mode);
+    }
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -461,16 +480,16 @@ extern "C" __global__ void __launch_bounds__(256) ntt_scale(u64 *a, const u64 *_
     scale_body(FR(a), CFR(lo), CFR(hi), i, lo_bits);
 }
 
-extern "C" __global__ void __launch_bounds__(256) ntt_pointwise_bitrev(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ c, const u64 *__restrict__ zinv, u32 log_n) {
+extern "C" __global__ void __launch_bounds__(256) ntt_bitrev2(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ lo, const u64 *__restrict__ hi, const u64 *__restrict__ zn, u32 log_n, u32 lo_bits, u32 mode) {
     u32 i = TID();
     if (i >= (1u << log_n)) return;
-    pointwise_bitrev_body(FR(a), CFR(b), CFR(c), CFR(zinv), i, log_n);
+    bitrev2_body(FR(a), CFR(b), CFR(lo), CFR(hi), CFR(zn), i, log_n, lo_bits, mode);
 }
 
 // grid = N >> (log_b + log_c) blocks, block = 2^(log_b − 1 + log_c) ≤ 512 threads (log_b + log_c ≤ SMEM_LOG).
-extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, const u64 *__restrict__ pw_b, const u64 *__restrict__ pw_c, const u64 *__restrict__ pw_z, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
+extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, const u64 *__restrict__ pw_b, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
     __shared__ fr_t sm[SM_LEN];
-    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), CFR(pw_b), CFR(pw_c), CFR(pw_z), log_n, p_lo, log_b, log_c, lo_bits, flags};
+    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), CFR(pw_b), log_n, p_lo, log_b, log_c, lo_bits, flags};
     u32 tid = threadIdx.x, blk = blockIdx.x;
     pass_load(sm, CFR(a), p, blk, tid);
     __syncthreads();
@@ -488,18 +507,20 @@ extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__
     pass_store(sm, FR(a), p, blk, tid);
 }
 
-extern "C" __global__ void __launch_bounds__(256) ntt_pointwise(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ c, const u64 *__restrict__ zinv, u32 log_n) {
-    u32 i = TID();
-    if (i >= (1u << log_n)) return;
-    pointwise_body(FR(a), CFR(b), CFR(c), CFR(zinv), i);
-}
-
 // grid = 2^(log_n − 2·BR_T) blocks (half exit at once), block = 2^(2·BR_T) threads; log_n ≥ 2·BR_T.
 extern "C" __global__ void __launch_bounds__(256) ntt_bitrev_tile(u64 *a, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits, u32 scale) {
     __shared__ fr_t sm[2 * BR_ROW << BR_T];
     if (!br_load(sm, CFR(a), blockIdx.x, threadIdx.x, log_n)) return;  // uniform per block
     __syncthreads();
     br_store(sm, FR(a), CFR(lo), CFR(hi), blockIdx.x, threadIdx.x, log_n, lo_bits, scale != 0);
+}
+
+// As ntt_bitrev_tile, combining two inputs (bitrev2 above): grid 2^(log_n − 2·BR_T), 256 threads, log_n ≥ 2·BR_T.
+extern "C" __global__ void __launch_bounds__(256) ntt_bitrev_tile2(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ lo, const u64 *__restrict__ hi, const u64 *__restrict__ zn, u32 log_n, u32 lo_bits, u32 mode) {
+    __shared__ fr_t sm[4 * BR_ROW << BR_T];
+    if (!br2_load(sm, CFR(a), CFR(b), blockIdx.x, threadIdx.x, log_n)) return;  // uniform per block
+    __syncthreads();
+    br2_store(sm, FR(a), CFR(lo), CFR(hi), CFR(zn), blockIdx.x, threadIdx.x, log_n, lo_bits, mode);
 }
 
 #endif

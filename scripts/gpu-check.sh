@@ -152,7 +152,7 @@ done
 for k in $sizes; do
   [ "$k" -ge 21 ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_shift "$k" "$(bench msm gpu $k --shifted)" — —)")
 done
-# compute_h (3 iNTT + 3 coset NTT + coset iNTT + pointwise, data on the device, b and c on side streams): the
+# compute_h (iNTT of a, b, c + coset NTT of a, b + coset iNTT + pointwise, data on the device, b and c on side streams): the
 # default path's medians of 7 from the ignored `ntt_paths_perf` test, for the sizes above among 2^20/22/24.
 max_k=$(printf '%s\n' $sizes | sort -n | tail -1)
 if [ -z "$tests" ]; then

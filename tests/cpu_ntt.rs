@@ -264,6 +264,36 @@ fn compute_h_identity_at_random_points_large() {
     }
 }
 
+/// compute_h's six transforms against bellperson's seven, composed from the Domain transforms (iNTT, coset
+/// NTT of each vector; (a·b − c)·z; inverse coset NTT), on unsatisfied random input, with and without padding.
+#[test]
+fn compute_h_equals_the_seven_transform_composition() {
+    let mut r = rng(6);
+    for (log_n, len) in [(0u32, 1usize), (2, 3), (10, 1024), (12, 4000)] {
+        let n = 1usize << log_n;
+        let d = Domain::new(log_n).unwrap();
+        let (a, b, c) = (random_vec(len, &mut r), random_vec(len, &mut r), random_vec(len, &mut r));
+        let want: Vec<Vec<Scalar>> = [&a, &b, &c]
+            .iter()
+            .map(|v| {
+                let mut v = v.to_vec();
+                v.resize(n, Scalar::ZERO);
+                d.intt(&mut v).unwrap();
+                d.coset_ntt(&mut v).unwrap();
+                v
+            })
+            .collect();
+        let z_inv = (d.coset_generator().pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
+        let mut h: Vec<Scalar> = (0..n).map(|i| (want[0][i] * want[1][i] - want[2][i]) * z_inv).collect();
+        d.icoset_ntt(&mut h).unwrap();
+        h.truncate(n.saturating_sub(1));
+        let (mut ha, mut hb, mut hc) = (a, b, c);
+        compute_h(&mut ha, &mut hb, &mut hc, &d).unwrap();
+        assert_eq!(ha, h, "2^{log_n} len {len}");
+        assert!(n == 1 || ha.iter().any(|x| !bool::from(x.is_zero())));
+    }
+}
+
 #[test]
 fn errors_instead_of_panics() {
     assert!(matches!(Domain::new(29), Err(NttError::TooLarge { .. })));

@@ -40,7 +40,8 @@ struct Dom {
     Vec tw;                       // ω^k, k ≤ N/2
     Vec lt;                       // compact shared-stage twiddles (LT_BASE in ntt.cu)
     u32 lo_bits;                  // two-level power tables: lo[i mod 2^L], hi[i >> L] (c folded into hi)
-    Vec cf_lo, cf_hi, h1_lo, h1_hi, ci_lo, ci_hi, in_lo, in_hi;
+    Vec cf_lo, cf_hi, h1_lo, h1_hi, ci_lo, ci_hi, in_lo, in_hi, ho_lo, ho_hi;
+    Vec zn;  // z/N, one fr_t
     Vec om_lo, om_hi;             // ω^k, k < N (the passes' twists)
 };
 static void pow_table(fr_t c, fr_t x, u32 lo_bits, u64 count, Vec &lo, Vec &hi) {
@@ -83,6 +84,8 @@ static Dom make_dom(u32 log_n) {
     pow_table(fr_t::one(), d.g, tl, d.n, d.cf_lo, d.cf_hi);
     pow_table(d.n_inv, d.g, tl, d.n, d.h1_lo, d.h1_hi);
     pow_table(d.n_inv, d.g_inv, tl, d.n, d.ci_lo, d.ci_hi);
+    pow_table(d.z_inv * d.n_inv, d.g_inv, tl, d.n, d.ho_lo, d.ho_hi);
+    d.zn = Vec(1, d.z_inv * d.n_inv);
     pow_table(d.n_inv, fr_t::one(), tl, d.n, d.in_lo, d.in_hi);
     pow_table(fr_t::one(), d.omega, tl, d.n, d.om_lo, d.om_hi);
     return d;
@@ -147,16 +150,34 @@ static void gpu_ntt(const Dom &d, Vec &a, Dir dir) {
     case CINV: dif(d, a, true); bitrev_scale(d, a, &d.ci_lo, &d.ci_hi); break;
     }
 }
+// compute_h's combining permutations (BR2_MUL / BR2_SUB): ntt_bitrev_tile2 from 2^(2·BR_T), else ntt_bitrev2.
+static void bitrev_combine(const Dom &d, Vec &a, const Vec &b, u32 mode) {
+    if (d.log_n < 2 * BR_T) {
+        for (u64 i = 0; i < d.n; i++)
+            bitrev2_body(a.data(), b.data(), d.ho_lo.data(), d.ho_hi.data(), d.zn.data(), (u32)i, d.log_n, d.lo_bits, mode);
+        return;
+    }
+    std::vector<fr_t> sm(4 * BR_ROW << BR_T);
+    for (u64 blk = 0; blk < (d.n >> (2 * BR_T)); blk++) {
+        bool go = true;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++) go = br2_load(sm.data(), a.data(), b.data(), (u32)blk, t, d.log_n);
+        if (!go) continue;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++)
+            br2_store(sm.data(), a.data(), d.ho_lo.data(), d.ho_hi.data(), d.zn.data(), (u32)blk, t, d.log_n, d.lo_bits, mode);
+    }
+}
+// As ntt.rs's compute_h_on (old path): a, b to the coset (DIF⁻¹, bitrev·g^i/N, DIF), c through DIF⁻¹ only; the
+// product permuted to natural order, DIF⁻¹, combined with c into H.
 static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
-    for (Vec *v : {&a, &b, &c}) {
+    for (Vec *v : {&a, &b}) {
         dif(d, *v, true);
         bitrev_scale(d, *v, &d.h1_lo, &d.h1_hi);
         dif(d, *v, false);
     }
-    Vec zinv(1, d.z_inv);
-    for (u64 i = 0; i < d.n; i++) pointwise_bitrev_body(a.data(), b.data(), c.data(), zinv.data(), (u32)i, d.log_n);
+    dif(d, c, true);
+    bitrev_combine(d, a, b, BR2_MUL);
     dif(d, a, true);
-    bitrev_scale(d, a, &d.ci_lo, &d.ci_hi);
+    bitrev_combine(d, a, c, BR2_SUB);
 }
 
 // ---- the strided-pass path (default in ntt.rs; mirrors pass_split / run_passes there) ----
@@ -171,12 +192,11 @@ static std::vector<u32> pass_split(u32 log_n, u32 max_b) {
 }
 struct Scale { const Vec *lo, *hi; };
 // One launch of ntt_pass: blocks × phases × threads, as the device runs it.
-struct Pw { const Vec *b, *c, *z; };  // compute_h's pointwise operands, fused into a load (PF_LOAD_PW)
+struct Pw { const Vec *b; };  // compute_h's product operand, fused into a load (PF_LOAD_PW)
 static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale s, Pw pw) {
     u32 log_c = SMEM_LOG - log_b < p_lo ? SMEM_LOG - log_b : p_lo;
     PassArgs p = {d.lt.data(), d.om_lo.data(), d.om_hi.data(), s.lo ? s.lo->data() : nullptr,
-                  s.hi ? s.hi->data() : nullptr, pw.b ? pw.b->data() : nullptr, pw.c ? pw.c->data() : nullptr,
-                  pw.z ? pw.z->data() : nullptr, d.log_n, p_lo, log_b, log_c, d.lo_bits, flags};
+                  s.hi ? s.hi->data() : nullptr, pw.b ? pw.b->data() : nullptr, d.log_n, p_lo, log_b, log_c, d.lo_bits, flags};
     u32 threads = 1u << (log_b - 1 + log_c);
     std::vector<fr_t> sm(SM_LEN);
     // The padded column-major layout stays inside the static shared array, and a block fits 2^SMEM_LOG.
@@ -199,7 +219,7 @@ static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale
 // A whole transform: DIF passes top-down (natural → bit-reversed) or DIT bottom-up (bit-reversed → natural);
 // load scaling on the first pass, store scaling on the last.
 static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store, bool store_rev,
-                       Pw pw = {nullptr, nullptr, nullptr}) {
+                       Pw pw = {nullptr}) {
     std::vector<u32> sp = pass_split(d.log_n, SMEM);
     if (flags & PF_DIT) std::reverse(sp.begin(), sp.end());
     u32 done = 0;
@@ -212,7 +232,7 @@ static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store,
         if (k == 0 && load.lo) { f |= PF_LOAD_SCALE; s = load; }
         if (k == 0 && pw.b) f |= PF_LOAD_PW;
         if (k + 1 == sp.size() && store.lo) { f |= PF_STORE_SCALE | (store_rev ? PF_STORE_REV : 0); s = store; }
-        run_pass(d, a, p_lo, B, f, s, k == 0 ? pw : Pw{nullptr, nullptr, nullptr});
+        run_pass(d, a, p_lo, B, f, s, k == 0 ? pw : Pw{nullptr});
     }
 }
 // The pass path's permutation: ntt_bitrev_tile (blocks × phases × threads) from 2^(2·BR_T), else the old one.
@@ -240,24 +260,22 @@ static void gpu_ntt2(const Dom &d, Vec &a, Dir dir) {
     case CINV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.ci_lo, &d.ci_hi); break;
     }
 }
-// compute_h: per vector DIF⁻¹ (natural → reversed) storing ·g^i/N at i = bitrev(P), then DIT (reversed →
-// natural coset evaluations); DIF⁻¹(a) with (a·b − c)·z⁻¹ on its first loads; bitrev·g^(−i)/N (the one
-// permutation).
+// compute_h: for a, b DIF⁻¹ (natural → reversed) storing ·g^i/N at i = bitrev(P), then DIT (reversed →
+// natural coset evaluations); DIF⁻¹(c); DIF⁻¹(a) with a·b on its first loads; the combining permutation.
 static void gpu_compute_h2(const Dom &d, Vec &a, Vec &b, Vec &c) {
     Scale none = {nullptr, nullptr};
-    if (d.log_n == 0) {
-        // N = 1: H = (a·b − c)·z⁻¹ (every transform and g^0/N = 1 are the identity).
-        Vec zinv(1, d.z_inv);
-        pointwise_body(a.data(), b.data(), c.data(), zinv.data(), 0);
+    if (d.log_n == 0) {  // one point: the transforms are the identity (pass.rs's compute_h)
+        bitrev_combine(d, a, b, BR2_MUL);
+        bitrev_combine(d, a, c, BR2_SUB);
         return;
     }
-    for (Vec *v : {&a, &b, &c}) {
+    for (Vec *v : {&a, &b}) {
         run_passes(d, *v, PF_INV, none, {&d.h1_lo, &d.h1_hi}, true);
         run_passes(d, *v, PF_DIT, none, none, false);
     }
-    Vec zinv(1, d.z_inv);
-    run_passes(d, a, PF_INV, none, none, false, {&b, &c, &zinv});  // pointwise fused into the first loads
-    bitrev2(d, a, &d.ci_lo, &d.ci_hi);
+    run_passes(d, c, PF_INV, none, none, false);
+    run_passes(d, a, PF_INV, none, none, false, {&b});  // the product fused into the first loads
+    bitrev_combine(d, a, c, BR2_SUB);
 }
 
 // ---- naive reference ----

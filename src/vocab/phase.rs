@@ -93,7 +93,7 @@ phases! {
         help "H = (A·B − C)/Z by NTTs, then its MSM (one instance per circuit).";
     NttH = "ntt_h",
         parent Some(Phase::NttMsmH), lane LaneKind::Compute, color "#a0d98f",
-        help "The seven NTTs and pointwise work of `ntt_msm_h`.";
+        help "The six NTTs and pointwise work of `ntt_msm_h`.";
     MsmH = "msm_h",
         parent Some(Phase::NttMsmH), lane LaneKind::Compute, color "#2f6b2a",
         help "The MSM of H against the H bases, inside `ntt_msm_h`.";

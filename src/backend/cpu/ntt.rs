@@ -4,11 +4,12 @@
 //! bit-reversed out) followed by a bit-reversal permutation, so [`Domain::ntt`] and friends take and give
 //! natural order. Inverse transforms reuse the forward one: Σ_j x_j·ω^(−ij) is the forward transform at
 //! N − i, so an inverse is a forward transform, then a[i] ← a[N − i]·(1/N) (with any coset shift folded
-//! into the same pass). [`compute_h`] skips the permutation for the coset evaluations (a pointwise step does
-//! not care about order) and comes back with a decimation-in-time (Cooley–Tukey) transform, bit-reversed in
-//! and natural out. Out-of-cache stages run two at a time (radix 4), the rest block by block in cache
-//! (`ntt_kernels`). On the 2-core development machine: forward 2^16 in 12–17 ms, 2^20 in 274–360 ms;
-//! `compute_h` at 2^20 in ~2.4 s.
+//! into the same pass). [`compute_h`] takes C through one transform instead of three (its doc says why),
+//! skips the permutation for the coset evaluations (a pointwise step does not care about order) and comes
+//! back with a decimation-in-time (Cooley–Tukey) transform, bit-reversed in and natural out. Out-of-cache
+//! stages run two at a time (radix 4), the rest block by block in cache (`ntt_kernels`). On the 2-core
+//! development machine: forward 2^16 in 12–17 ms, 2^20 in 274–360 ms; `compute_h` at 2^20 in ~2.4 s with
+//! seven transforms (docs/PERF.md has the six-transform figure).
 
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
@@ -153,11 +154,13 @@ impl Domain {
     }
 }
 
-/// Groth16's quotient H = (A·B − C)/Z, exactly as bellperson computes it.
+/// Groth16's quotient H = (A·B − C)/Z, exactly as bellperson computes it, in six transforms instead of seven.
 ///
-/// `a`, `b`, `c` hold the evaluations of A, B, C on the domain (shorter vectors are zero-padded to N). Each
-/// is inverse-transformed to coefficients and evaluated on the coset g·⟨ω⟩; there a ← (a·b − c)/Z(g)
-/// (Z = X^N − 1 is the constant g^N − 1 on the coset); an inverse coset transform gives H's coefficients.
+/// `a`, `b`, `c` hold the evaluations of A, B, C on the domain (shorter vectors are zero-padded to N). bellperson
+/// takes all three to the coset g·⟨ω⟩ (iNTT then coset NTT), forms (a·b − c)·z there (z = 1/Z(g), Z = X^N − 1
+/// being the constant g^N − 1 on the coset) and applies the inverse coset transform. That last transform is
+/// linear and undoes the coset NTT exactly, so its C term is z·iNTT(C): H = z·(icoset(A_g·B_g) − iNTT(C)), the
+/// same field elements for any input (satisfied or not) with C never leaving the domain.
 /// On return `a` holds the first N − 1 coefficients (the H MSM's scalars); `b` and `c` are scratch.
 pub fn compute_h(
     a: &mut Vec<Scalar>,
@@ -173,24 +176,32 @@ pub fn compute_h(
     }
     for v in [&mut *a, &mut *b, &mut *c] {
         v.resize(n, Scalar::ZERO);
+    }
+    for v in [&mut *a, &mut *b] {
         // Evaluations → coefficients shifted to the coset (natural order) → coset evaluations (bit-reversed).
         domain.tw.dif(v);
         bit_reverse(v);
         reverse_and_scale(v, domain.n_inv, domain.g);
         domain.tw.dif(v);
     }
-    let z_inv = domain.z_inv;
-    a.par_chunks_mut(POINTWISE_CHUNK)
-        .zip(b.par_chunks(POINTWISE_CHUNK))
-        .zip(c.par_chunks(POINTWISE_CHUNK))
-        .for_each(|((x, y), z)| {
-            for ((x, y), z) in x.iter_mut().zip(y).zip(z) {
-                *x = sub(*x * y, *z) * z_inv;
-            }
-        });
-    // Coset evaluations (bit-reversed) → forward transform (natural) → coefficients.
+    a.par_chunks_mut(POINTWISE_CHUNK).zip(b.par_chunks(POINTWISE_CHUNK)).for_each(|(x, y)| {
+        for (x, y) in x.iter_mut().zip(y) {
+            *x *= y;
+        }
+    });
+    // Coset evaluations (bit-reversed) → forward transform (natural) → z·icoset(A_g·B_g).
+    let zn = domain.n_inv * domain.z_inv;
     domain.tw.dit(a);
-    reverse_and_scale(a, domain.n_inv, domain.g_inv);
+    reverse_and_scale(a, zn, domain.g_inv);
+    // C: evaluations → z·coefficients, subtracted.
+    domain.tw.dif(c);
+    bit_reverse(c);
+    reverse_and_scale(c, zn, Scalar::ONE);
+    a.par_chunks_mut(POINTWISE_CHUNK).zip(c.par_chunks(POINTWISE_CHUNK)).for_each(|(x, y)| {
+        for (x, y) in x.iter_mut().zip(y) {
+            *x = sub(*x, *y);
+        }
+    });
     a.truncate(n.saturating_sub(1));
     Ok(())
 }

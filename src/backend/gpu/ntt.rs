@@ -20,20 +20,22 @@
 //! `ntt_bitrev_tile`, 16×16 tiles swapped through shared memory, from 2^8; `ntt_bitrev_scale` below that):
 //! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
 //! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
-//! - compute_h: for v in a, b, c: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset
-//!   shifted); DIT(v) (coset evaluations, natural) — then DIF⁻¹(a) with a ← (a·b − c)·z⁻¹ (natural) on its
-//!   first pass's loads, bitrev·(g^(−i)/N). (`ntt_pointwise` serves only N = 1.) Each of the three
-//!   transforms per vector flips the order, so one permutation is unavoidable; it is paid once, on a (the old
-//!   path pays 7).
+//! - compute_h: six transforms, not bellperson's seven: H = z·(icoset(A_g·B_g) − iNTT(C)) (z = 1/(g^N − 1);
+//!   the inverse coset transform is linear and undoes the coset NTT, src/backend/cpu/ntt.rs's compute_h).
+//!   For v in a, b: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset shifted);
+//!   DIT(v) (coset evaluations, natural). DIF⁻¹(c). Then DIF⁻¹(a) with a ← a·b on its first pass's loads,
+//!   and `bitrev_combine` (Sub): a[i] ← a[r]·z·g^(−i)/N − c[r]·z/N, r = bitrev(i) — the one permutation (the
+//!   old path pays 4).
 //! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
-//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v: DIF⁻¹(v); bitrev·(g^i/N); DIF(v) —
-//!   then `ntt_pointwise_bitrev`, DIF⁻¹(a), bitrev·(g^(−i)/N). a's three launches run on the main stream, b's
-//!   and c's (toggle `streams`) on side streams 1 and 2 ([`Gpu::side`]), each starting when its upload (side
-//!   stream 0, a first) lands; the pointwise pass waits for all three through the buffers' events.
+//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v in a, b: DIF⁻¹(v); bitrev·(g^i/N);
+//!   DIF(v); DIF⁻¹(c) — then `bitrev_combine` Mul (a ← a·b, natural), DIF⁻¹(a), `bitrev_combine` Sub. a's
+//!   launches run on the main stream, b's and c's (toggle `streams`) on side streams 1 and 2 ([`Gpu::side`]),
+//!   each starting when its upload (side stream 0, a first) lands; the combining passes wait for b and c
+//!   through the buffers' events.
 //!
-//! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): five two-level power
-//! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i; 2^12 + N/2^12 entries each), z⁻¹ and the compact table: ≈ 1.3 MiB at
-//! 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
+//! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): six two-level power
+//! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i, z·g^(−i)/N; 2^12 + N/2^12 entries each), z/N and the compact table:
+//! ≈ 1.5 MiB at 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
 //! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
 //! twist/table reads are L2 hits); old path 5 global + 1 shared + 1 permutation (≈ 7 GiB) plus ≲ 0.5 GiB of
 //! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
@@ -108,8 +110,10 @@ pub struct NttTables {
     pub(crate) inv: PowTable,
     /// ω^i, i < N (the pass path's twists; the old path expands `tw` from it).
     pub(crate) omega: PowTable,
-    /// 1 / (g^N − 1).
-    z_inv: usize,
+    /// z·g^(−i) / N with z = 1 / (g^N − 1): compute_h's last step (H = z·(icoset(A·B) − iNTT(C))).
+    pub(crate) h_out: PowTable,
+    /// z / N, one fr_t (the same step's factor on iNTT(C)).
+    zn: usize,
     /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt.cu).
     lt: usize,
 }
@@ -125,9 +129,9 @@ impl NttTables {
         self.pows.slice(4 * self.lt..4 * (self.lt + LT_LEN))
     }
 
-    /// 1 / (g^N − 1), one fr_t.
-    pub(crate) fn z_inv_slice(&self) -> CudaView<'_, u64> {
-        self.pows.slice(4 * self.z_inv..4 * self.z_inv + 4)
+    /// z / N, one fr_t.
+    pub(crate) fn zn_slice(&self) -> CudaView<'_, u64> {
+        self.pows.slice(4 * self.zn..4 * self.zn + 4)
     }
 }
 
@@ -173,17 +177,17 @@ fn pow_table_len(lo_bits: u32, count: usize) -> (usize, usize) {
     (1usize << lo_bits, ((count.max(1) - 1) >> lo_bits) + 1)
 }
 
-/// Bytes of the cached tables for a domain of 2^log_n points: five two-level power tables, z⁻¹, the compact
+/// Bytes of the cached tables for a domain of 2^log_n points: six two-level power tables, z/N, the compact
 /// table, and on the old path the N/2 + 1 twiddles.
 fn table_bytes(log_n: u32, old: bool) -> usize {
     let n = n_of(log_n);
     let lb = lo_bits_for(log_n);
     let (lo, hi) = pow_table_len(lb, n);
     let tw = if old { n / 2 + 1 } else { 0 };
-    32 * (tw + 5 * (lo + hi) + 1 + LT_LEN)
+    32 * (tw + 6 * (lo + hi) + 1 + LT_LEN)
 }
 
-/// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check: ≈ 1.3 MiB at 2^24 on the
+/// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check: ≈ 1.5 MiB at 2^24 on the
 /// pass path (257 MiB on the old path, the default).
 pub fn scratch_bytes(log_n: u32) -> usize {
     table_bytes(log_n, old_path())
@@ -240,8 +244,9 @@ fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
     let coset_inv = push(n_inv, g_inv);
     let inv = push(n_inv, Scalar::ONE);
     let omega_t = push(Scalar::ONE, omega);
-    let z_off = host.len();
-    host.push(z_inv);
+    let h_out = push(z_inv * n_inv, g_inv);
+    let zn = host.len();
+    host.push(z_inv * n_inv);
     let lt = host.len();
     host.extend(local_twiddles());
     let pows = gpu.stream.clone_htod(limbs(&host))?;
@@ -255,7 +260,8 @@ fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
         coset_inv,
         inv,
         omega: omega_t,
-        z_inv: z_off,
+        h_out,
+        zn,
         lt,
     };
     if old {
@@ -512,22 +518,63 @@ pub fn compute_h_on(
     } else {
         (&gpu.stream, &gpu.stream)
     };
-    for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, sb), (&mut *c, sc)] {
+    for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, sb)] {
         // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
         dif(s, &k, &t, v, true)?;
         bitrev_scale(gpu, s, &t, v, Some(t.coset_h))?;
         dif(s, &k, &t, v, false)?;
     }
+    // C's coefficients (·N, bit-reversed) are all H needs of C: H = z·(icoset(A·B) − iNTT(C)).
+    dif(sc, &k, &t, c, true)?;
     let s = &*gpu.stream;
-    let f = gpu.kernel(Module::Ntt, "ntt_pointwise_bitrev")?;
-    let z = t.z_inv_slice();
-    let mut lb = s.launch_builder(&f);
-    lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
-    // SAFETY: ntt_pointwise_bitrev(u64*, const u64*, const u64*, const u64*, u32); N threads.
-    unsafe { lb.launch(grid(n_of(log_n))) }?;
-    // Coset evaluations (natural) → H's coefficients.
+    // A·B on the coset (natural) → DIF⁻¹ → H = the two combined.
+    bitrev_combine(gpu, s, &t, a, b, Combine::Mul)?;
     dif(s, &k, &t, a, true)?;
-    bitrev_scale(gpu, s, &t, a, Some(t.coset_inv))
+    bitrev_combine(gpu, s, &t, a, c, Combine::Sub)
+}
+
+/// What [`bitrev_combine`] computes into `a` (BR2_* in cuda/ntt.cu), r = bitrev(i).
+#[derive(Clone, Copy)]
+pub(crate) enum Combine {
+    /// a[i] ← a[r]·b[r]: the product of the coset evaluations, put in natural order for the last DIF⁻¹.
+    Mul,
+    /// a[i] ← a[r]·z·g^(−i)/N − b[r]·z/N: H from DIF⁻¹(A·B) and DIF⁻¹(C).
+    Sub,
+}
+
+/// compute_h's permutations that combine two bit-reversed vectors into `a` (natural order): `ntt_bitrev_tile2`
+/// (coalesced tiles, as [`bitrev_scale`]) from 2^8, the per-element `ntt_bitrev2` below that.
+pub(crate) fn bitrev_combine(
+    gpu: &Gpu,
+    s: &CudaStream,
+    t: &NttTables,
+    a: &mut CudaSlice<u64>,
+    b: &CudaSlice<u64>,
+    op: Combine,
+) -> GResult<()> {
+    let log_n = t.log_n;
+    let (lo, hi) = t.pow_slices(t.h_out);
+    let zn = t.zn_slice();
+    let mode = matches!(op, Combine::Sub) as u32;
+    let trace = Trace::start(s)?;
+    let tile = log_n >= 2 * BR_T;
+    let (f, cfg) = if tile {
+        let cfg = LaunchConfig {
+            grid_dim: (1u32 << (log_n - 2 * BR_T), 1, 1),
+            block_dim: (1u32 << (2 * BR_T), 1, 1),
+            shared_mem_bytes: 0, // static 34 KiB
+        };
+        (gpu.kernel(Module::Ntt, "ntt_bitrev_tile2")?, cfg)
+    } else {
+        (gpu.kernel(Module::Ntt, "ntt_bitrev2")?, grid(n_of(log_n)))
+    };
+    let mut lb = s.launch_builder(&f);
+    lb.arg(&mut *a).arg(b).arg(&lo).arg(&hi).arg(&zn).arg(&log_n).arg(&t.lo_bits).arg(&mode);
+    // SAFETY: ntt_bitrev_tile2 / ntt_bitrev2(u64*, 4 × const u64*, 3 × u32); a and b hold N fr_t (distinct
+    // buffers); the tile kernel runs one block of 256 threads (its __launch_bounds__) per 2^8-element tile from
+    // N = 2^8, the per-element one N threads; the h_out table covers i < N, zn is one fr_t.
+    unsafe { lb.launch(cfg) }?;
+    trace.lap(s, if tile { "bitrev_tile2" } else { "bitrev2" }, log_n)
 }
 
 #[cfg(test)]
@@ -555,7 +602,7 @@ mod tests {
             }
         }
         assert_eq!(table_bytes(24, true) / (1 << 20), 256 + 1);
-        assert_eq!(table_bytes(24, false) / (1 << 10), 1312); // five tables of 2^12 + 2^12 entries
+        assert_eq!(table_bytes(24, false) / (1 << 10), 1568); // six tables of 2^12 + 2^12 entries
     }
 
     /// The compact table equals the full table's entries: ω_2h^j = ω_N^(j·N/2h), and ω_2h^h = −1.

@@ -7,7 +7,7 @@
 use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 
 use super::super::{GResult, Gpu, Module};
-use super::{n_of, NttDir, NttTables, PowTable, SMEM_LOG};
+use super::{n_of, Combine, NttDir, NttTables, PowTable, SMEM_LOG};
 
 /// Flags of `ntt_pass` (PF_* in cuda/ntt.cu).
 const PF_INV: u32 = 1;
@@ -48,14 +48,14 @@ impl<'a> Pass<'a> {
         Ok(Pass { gpu, t, f: gpu.kernel(Module::Ntt, "ntt_pass")? })
     }
 
-    /// One launch: log_b stages with spans 2^(p_lo + log_b − 1) … 2^p_lo; `pw` = (b, c): compute_h's
-    /// (a·b − c)·z⁻¹ on the loads.
+    /// One launch: log_b stages with spans 2^(p_lo + log_b − 1) … 2^p_lo; `pw` = b: compute_h's a·b on the
+    /// loads.
     fn launch(
         &self,
         a: &mut CudaSlice<u64>,
         (p_lo, log_b, flags): (u32, u32, u32),
         s: Option<PowTable>,
-        pw: Option<(CudaView<'_, u64>, CudaView<'_, u64>)>,
+        pw: Option<CudaView<'_, u64>>,
     ) -> GResult<()> {
         let t = self.t;
         let log_c = (SMEM_LOG - log_b).min(p_lo);
@@ -69,15 +69,14 @@ impl<'a> Pass<'a> {
         // Unused scale tables still need valid pointers: pass the ω table.
         let (slo, shi) = t.pow_slices(s.unwrap_or(t.omega));
         let flags = flags | if pw.is_some() { PF_LOAD_PW } else { 0 };
-        let (pb, pc) = pw.unwrap_or_else(|| (t.lt_slice(), t.lt_slice()));
-        let z = t.z_inv_slice();
+        let pb = pw.unwrap_or_else(|| t.lt_slice());
         let mut b = self.gpu.stream.launch_builder(&self.f);
-        b.arg(&mut *a).arg(&lt).arg(&wlo).arg(&whi).arg(&slo).arg(&shi).arg(&pb).arg(&pc).arg(&z);
+        b.arg(&mut *a).arg(&lt).arg(&wlo).arg(&whi).arg(&slo).arg(&shi).arg(&pb);
         b.arg(&t.log_n).arg(&p_lo).arg(&log_b).arg(&log_c).arg(&t.lo_bits).arg(&flags);
-        // SAFETY: ntt_pass(u64*, 8 × const u64*, 6 × u32); a holds N fr_t; one block per 2^(log_b + log_c) ≤
+        // SAFETY: ntt_pass(u64*, 6 × const u64*, 6 × u32); a holds N fr_t; one block per 2^(log_b + log_c) ≤
         // 2^10 elements with 2^(log_b − 1 + log_c) ≤ 512 threads (its __launch_bounds__, 33 KiB static shared);
-        // the power tables cover indices < N, lt holds LT_LEN entries; pb/pc (N fr_t each, the caller's b and
-        // c) are read only with PF_LOAD_PW, otherwise valid dummies.
+        // the power tables cover indices < N, lt holds LT_LEN entries; pb (N fr_t, the caller's b) is read only
+        // with PF_LOAD_PW, otherwise a valid dummy.
         unsafe { b.launch(cfg) }?;
         Ok(())
     }
@@ -89,7 +88,7 @@ impl<'a> Pass<'a> {
         a: &mut CudaSlice<u64>,
         flags: u32,
         scale: Scale,
-        pw: Option<(&CudaSlice<u64>, &CudaSlice<u64>)>,
+        pw: Option<&CudaSlice<u64>>,
     ) -> GResult<()> {
         let log_n = self.t.log_n;
         let mut split = pass_split(log_n, SMEM_LOG);
@@ -110,7 +109,7 @@ impl<'a> Pass<'a> {
                 }
                 _ => {}
             }
-            let pw = pw.filter(|_| k == 0).map(|(b, c)| (b.slice(..), c.slice(..)));
+            let pw = pw.filter(|_| k == 0).map(|b| b.slice(..));
             self.launch(a, (p_lo, log_b, f), s, pw)?;
         }
         Ok(())
@@ -131,10 +130,10 @@ pub(crate) fn ntt(gpu: &Gpu, t: &NttTables, a: &mut CudaSlice<u64>, dir: NttDir)
     super::bitrev_scale(gpu, &gpu.stream, t, a, post)
 }
 
-/// `compute_h` on the pass path. Per vector: DIF⁻¹ (evaluations natural → coefficients bit-reversed, the last
-/// pass storing ·g^i/N at i = bitrev(position)), then DIT (→ coset evaluations, natural): no permutation.
-/// Then DIF⁻¹(a) with (a·b − c)·z⁻¹ fused into its first loads, and one permutation pass with g^(−i)/N. Three order-flipping
-/// transforms per vector cannot end in natural order without one permutation; it is paid once, on a.
+/// `compute_h` on the pass path. For a and b: DIF⁻¹ (evaluations natural → coefficients bit-reversed, the
+/// last pass storing ·g^i/N at i = bitrev(position)), then DIT (→ coset evaluations, natural): no permutation.
+/// For c: DIF⁻¹ alone (H = z·(icoset(A·B) − iNTT(C)), cuda/ntt.cu's BR2_SUB). Then DIF⁻¹(a) with a·b fused into
+/// its first loads, and one permutation combining it with c.
 pub(crate) fn compute_h(
     gpu: &Gpu,
     t: &NttTables,
@@ -142,25 +141,20 @@ pub(crate) fn compute_h(
     b: &mut CudaSlice<u64>,
     c: &mut CudaSlice<u64>,
 ) -> GResult<()> {
-    let log_n = t.log_n;
-    let p = Pass::new(gpu, t)?;
-    if log_n > 0 {
-        for v in [&mut *a, &mut *b, &mut *c] {
-            p.run(v, PF_INV, Scale::Store(t.coset_h, true), None)?;
-            p.run(v, PF_DIT, Scale::None, None)?;
-        }
-        // (a·b − c)·z⁻¹ on the first pass's loads, then the rest of DIF⁻¹(a).
-        p.run(a, PF_INV, Scale::None, Some((&*b, &*c)))?;
-        return super::bitrev_scale(gpu, &gpu.stream, t, a, Some(t.coset_inv));
+    let s = &*gpu.stream;
+    if t.log_n == 0 {
+        // One point: every transform is the identity; the product, then the combination.
+        super::bitrev_combine(gpu, s, t, a, b, Combine::Mul)?;
+        return super::bitrev_combine(gpu, s, t, a, c, Combine::Sub);
     }
-    // One point: every transform and g^0/N are the identity; only the pointwise step remains.
-    let f = gpu.kernel(Module::Ntt, "ntt_pointwise")?;
-    let z = t.z_inv_slice();
-    let mut lb = gpu.stream.launch_builder(&f);
-    lb.arg(&mut *a).arg(&*b).arg(&*c).arg(&z).arg(&log_n);
-    // SAFETY: ntt_pointwise(u64*, const u64*, const u64*, const u64*, u32); N threads, all hold N fr_t.
-    unsafe { lb.launch(super::grid(n_of(log_n))) }?;
-    Ok(())
+    let p = Pass::new(gpu, t)?;
+    for v in [&mut *a, &mut *b] {
+        p.run(v, PF_INV, Scale::Store(t.coset_h, true), None)?;
+        p.run(v, PF_DIT, Scale::None, None)?;
+    }
+    p.run(c, PF_INV, Scale::None, None)?;
+    p.run(a, PF_INV, Scale::None, Some(&*b))?;
+    super::bitrev_combine(gpu, s, t, a, c, Combine::Sub)
 }
 
 #[cfg(test)]
