@@ -16,9 +16,12 @@
 //   * A final in-place pass swaps i ↔ bitrev(i) (an involution; ntt_bitrev_tile from 2^8, coalesced tiles
 //     through shared memory, else ntt_bitrev_scale) and multiplies by c·g^i taken from a two-level table
 //     (lo[i mod 2^L]·hi[i >> L], c folded into hi): 1/N, coset shifts g^(±i) are free there.
-//   * compute_h: for v in a, b: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [coset evaluations, bit-reversed];
-//     DIF⁻¹(c) alone; then a[i] ← a·b at bitrev(i) (the product fused with the permutation), DIF⁻¹(a), and
-//     a[i] ← (a·z·g^(−i)/N − c·z/N) at bitrev(i): H = z·(icoset(A·B) − iNTT(C)), six transforms (BR2_SUB).
+//   * compute_h, six transforms (H = z·(icoset(A·B) − iNTT(C)), BR2_SUB below): above 2^SMEM_LOG points, for
+//     v in a, b: DIF⁻¹'s global passes, ntt_smem_turn (DIF⁻¹'s shared stages, ·n⁻¹·g^i at the bit-reversed
+//     index, the forward DIT's shared stages), the DIT's global passes (ntt_dit_r8/r4/r2) [coset evaluations,
+//     natural]; DIF⁻¹(c) alone; ntt_mul (a·b); DIF⁻¹(a); a[i] ← (a·z·g^(−i)/N − c·z/N) at bitrev(i), the one
+//     permutation. Up to 2^SMEM_LOG: for v in a, b: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [bit-reversed];
+//     DIF⁻¹(c); a[i] ← a·b at bitrev(i) (BR2_MUL); DIF⁻¹(a); the BR2_SUB permutation.
 // Twiddles: one full table tw[k] = ω^k, k ≤ N/2 (N/2 + 1 entries; 256 MiB at 2^24, 1 GiB at 2^26), expanded on
 // the device from a host-computed two-level table by ntt_powers.
 //
@@ -30,7 +33,8 @@
 // 128 registers (8 B spilled), ntt_dif_r4 and ntt_dif_smem4 64 (16 B; + 32768 B static shared for smem4).
 // Registers of the others: ntt_dif_r2 48, ntt_dif_smem 54, ntt_bitrev_scale 66,
 // ntt_scale 40, ntt_bitrev2 78, ntt_powers 36, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 56
-// (+ 17408 B static shared), ntt_bitrev_tile2 54 (+ 34816 B).
+// (+ 17408 B static shared), ntt_bitrev_tile2 54 (+ 34816 B), ntt_mul 40, ntt_dit_r2 40; capped as their DIF
+// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (12 B), ntt_smem_turn 64 (16 B stored, 76 B loaded).
 // SASS: ~182 instructions per fr_t multiplication, 136 of them on the IMAD pipe (120 IMAD.WIDE.U32[.X]);
 // ~238 and 177 while the reduction's multipliers were immediates (field32.cuh's FR_REDC says why). That cut
 // changed the transforms by 1% (2^24 forward 5.36 → 5.32 ms; ntt_dif_smem4 1.80 → 1.74, the radix-4 passes
@@ -132,6 +136,70 @@ HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = x[m];
 }
 
+// ---- DIT (Cooley–Tukey, bit-reversed in, natural out), forward only: compute_h's coset transforms of a and b
+// from the bit-reversed coefficients DIF⁻¹ leaves, so no permutation sits between the two (ntt_smem_turn below).
+// Butterfly of span h at offset j: t = y·ω_2h^j, (x + t, x − t); the twiddle indices mirror the DIF bodies'.
+HD void dit_r2_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
+    u32 h = 1u << log_h;
+    u32 j = t & (h - 1);
+    u64 i0 = ((u64)(t >> log_h) << (log_h + 1)) + j;
+    fr_t x = a[i0], y = a[i0 + h] * tw[j << (log_n - 1 - log_h)];
+    a[i0] = x + y;
+    a[i0 + h] = x - y;
+}
+// Spans h/2 then h: elements base + {0, q, h, h + q} (dif_r4_body's quartet, stages in the other order).
+HD void dit_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
+    u32 log_q = log_h - 1;
+    u32 q = 1u << log_q, h = 1u << log_h;
+    u32 j = t & (q - 1);
+    u64 base = ((u64)(t >> log_q) << (log_h + 1)) + j;
+    u32 sh = log_n - 1 - log_h;
+    fr_t a0 = a[base], a1 = a[base + q], a2 = a[base + h], a3 = a[base + h + q];
+    fr_t w = tw[j << (sh + 1)];  // ω_h^j (span q)
+    fr_t t1 = a1 * w, t3 = a3 * w;
+    fr_t b0 = a0 + t1, b1 = a0 - t1, b2 = a2 + t3, b3 = a2 - t3;
+    fr_t u2 = b2 * tw[j << sh], u3 = b3 * tw[(j + q) << sh];  // ω_2h^j, ω_2h^(j+q) (span h)
+    a[base] = b0 + u2;
+    a[base + h] = b0 - u2;
+    a[base + q] = b1 + u3;
+    a[base + h + q] = b1 - u3;
+}
+// Spans h/4, h/2, h: elements base + m·e, e = h/4 (dif_r8_body's octet, stages in the other order).
+HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
+    u32 log_e = log_h - 2;
+    u32 e = 1u << log_e;
+    u32 j = t & (e - 1);
+    u64 base = ((u64)(t >> log_e) << (log_h + 1)) + j;
+    u32 sh = log_n - 1 - log_h;
+    fr_t x[8];
+#pragma unroll
+    for (u32 m = 0; m < 8; m++) x[m] = a[base + (u64)m * e];
+    fr_t w = tw[j << (sh + 2)];
+#pragma unroll
+    for (u32 g = 0; g < 8; g += 2) {  // span h/4: pairs (g, g + 1) at offset j
+        fr_t y = x[g + 1] * w;
+        x[g + 1] = x[g] - y;
+        x[g] = x[g] + y;
+    }
+#pragma unroll
+    for (u32 g = 0; g < 8; g += 4) {  // span h/2: pairs (g + m, g + m + 2) at offset j + m·e
+#pragma unroll
+        for (u32 m = 0; m < 2; m++) {
+            fr_t y = x[g + m + 2] * tw[(j + m * e) << (sh + 1)];
+            x[g + m + 2] = x[g + m] - y;
+            x[g + m] = x[g + m] + y;
+        }
+    }
+#pragma unroll
+    for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
+        fr_t y = x[m + 4] * tw[(j + m * e) << sh];
+        x[m + 4] = x[m] - y;
+        x[m] = x[m] + y;
+    }
+#pragma unroll
+    for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = x[m];
+}
+
 // Shared-memory DIF: a block of 2^log_b elements (log_b ≤ SMEM_LOG), 2^(log_b−1) threads, all stages with span
 // below 2^log_b. Phases: load; stage(log_h) for log_h = log_b−1 … 0 (sync between); store.
 HD void smem_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
@@ -179,6 +247,26 @@ HD void smem_stage4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
         sm[base + q] = dif_diff(b0, b1, t2, j, q, inv);
         sm[base + h + q] = dif_diff(b2, b3, t2, j, q, inv);
     }
+}
+// smem_stage4's DIT counterpart (forward): spans h/2 then h, compact twiddles; span 1 and j = 0 multiply by nothing.
+HD void smem_dit4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h) {
+    u32 log_q = log_h - 1;
+    u32 q = 1u << log_q, h = 1u << log_h;
+    u32 j = tid & (q - 1);
+    u32 base = ((tid >> log_q) << (log_h + 1)) + j;
+    fr_t a0 = sm[base], a1 = sm[base + q], a2 = sm[base + h], a3 = sm[base + h + q];
+    if (log_q > 0) {
+        fr_t w = lt[LT_BASE(log_q) + j];
+        a1 = a1 * w;
+        a3 = a3 * w;
+    }
+    fr_t b0 = a0 + a1, b1 = a0 - a1, b2 = a2 + a3, b3 = a2 - a3;
+    if (log_q > 0) b2 = b2 * lt[LT_BASE(log_h) + j];  // span 2 (log_q = 0): j = 0, ω^0
+    b3 = b3 * lt[LT_BASE(log_h) + j + q];
+    sm[base] = b0 + b2;
+    sm[base + h] = b0 - b2;
+    sm[base + q] = b1 + b3;
+    sm[base + h + q] = b1 - b3;
 }
 // Loads/stores of the radix-4 shared kernel: 4 elements per thread, 2^(log_b − 2) threads.
 HD void smem4_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
@@ -377,6 +465,14 @@ HD void br_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, u32 bl
     }
 }
 
+// ntt_smem_turn's middle: ·c·g^i at i = bitrev_log_n(P) for the thread's four elements of block blk.
+HD void smem4_turn_scale(fr_t *sm, const fr_t *lo, const fr_t *hi, u32 blk, u32 tid, u32 log_b, u32 log_n, u32 lo_bits) {
+    u32 qb = 1u << (log_b - 2);
+    for (u32 k = 0; k < 4; k++) {
+        u32 l = tid + k * qb;
+        sm[l] = sm[l] * pow_at(lo, hi, brev_bits((blk << log_b) + l, log_n), lo_bits);
+    }
+}
 // br_load for both of bitrev2's inputs: a's two tiles, then b's.
 HD bool br2_load(fr_t *sm, const fr_t *a, const fr_t *b, u32 blk, u32 tid, u32 log_n) {
     if (!br_load(sm, a, blk, tid, log_n)) return false;
@@ -446,6 +542,53 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4(u64 *a, const
         __syncthreads();
     }
     smem4_store(sm, FR(a), blk, tid, log_b);
+}
+
+// compute_h's turn, one block per 2^SMEM_LOG contiguous elements (log_n > SMEM_LOG, 256 threads): DIF⁻¹'s last
+// SMEM_LOG stages (coefficients, bit-reversed), ·c·g^i at i = bitrev(P) (coset_h: g^i/N), then the forward DIT's
+// first SMEM_LOG stages on the same block — the permutation between DIF⁻¹ and the coset transform is never run.
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_smem_turn(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits) {
+    __shared__ fr_t sm[1 << SMEM_LOG];
+    u32 tid = threadIdx.x, blk = blockIdx.x;
+    smem4_load(sm, CFR(a), blk, tid, SMEM_LOG);
+    __syncthreads();
+    for (int log_h = SMEM_LOG - 1; log_h >= 1; log_h -= 2) {
+        smem_stage4(sm, CFR(lt), tid, (u32)log_h, true);
+        __syncthreads();
+    }
+    smem4_turn_scale(sm, CFR(lo), CFR(hi), blk, tid, SMEM_LOG, log_n, lo_bits);
+    __syncthreads();
+    for (u32 log_h = 1; log_h < SMEM_LOG; log_h += 2) {
+        smem_dit4(sm, CFR(lt), tid, log_h);
+        __syncthreads();
+    }
+    smem4_store(sm, FR(a), blk, tid, SMEM_LOG);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_dit_r2(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 1))) return;
+    dit_r2_body(FR(a), CFR(tw), t, log_h, log_n);
+}
+
+// Register caps as the DIF kernels of the same radix.
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dit_r4(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 2))) return;
+    dit_r4_body(FR(a), CFR(tw), t, log_h, log_n);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) ntt_dit_r8(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 3))) return;
+    dit_r8_body(FR(a), CFR(tw), t, log_h, log_n);
+}
+
+// a[i] ← a[i]·b[i] (compute_h's product of the coset evaluations, natural order).
+extern "C" __global__ void __launch_bounds__(256) ntt_mul(u64 *a, const u64 *__restrict__ b, u32 log_n) {
+    u32 i = TID();
+    if (i >= (1u << log_n)) return;
+    FR(a)[i] = FR(a)[i] * CFR(b)[i];
 }
 
 // grid = N >> log_b blocks, block = 2^(log_b − 1) threads.

@@ -93,7 +93,7 @@ static Dom make_dom(u32 log_n) {
 
 // ---- launch sequences (mirror src/backend/gpu/ntt.rs) ----
 static u32 SMEM = SMEM_LOG;
-static void dif(const Dom &d, Vec &a, bool inv) {
+static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true) {
     u32 log_n = d.log_n;
     if (log_n == 0) return;  // one point: the transform is the identity
     u32 log_b = log_n < SMEM ? log_n : SMEM;
@@ -110,6 +110,7 @@ static void dif(const Dom &d, Vec &a, bool inv) {
         log_h -= (int)r;
         g -= r;
     }
+    if (!with_smem) return;
     // shared-memory kernel: blocks × phases × threads (ntt_dif_smem4 from log_b = 2, as the device runs it)
     std::vector<fr_t> sm(1u << SMEM_LOG);
     if (log_b >= 2) {
@@ -166,16 +167,54 @@ static void bitrev_combine(const Dom &d, Vec &a, const Vec &b, u32 mode) {
             br2_store(sm.data(), a.data(), d.ho_lo.data(), d.ho_hi.data(), d.zn.data(), (u32)blk, t, d.log_n, d.lo_bits, mode);
     }
 }
+// ntt/turn.rs's to_coset: DIF⁻¹'s global passes, ntt_smem_turn (here for any even block size SMEM), the forward
+// DIT's global passes (DIF's radices reversed).
+static void to_coset(const Dom &d, Vec &a) {
+    u32 log_b = SMEM, log_n = d.log_n, threads = 1u << (log_b - 2);
+    dif(d, a, true, false);
+    std::vector<fr_t> sm(1u << SMEM_LOG);
+    for (u64 blk = 0; blk < (d.n >> log_b); blk++) {
+        for (u32 t = 0; t < threads; t++) smem4_load(sm.data(), a.data(), (u32)blk, t, log_b);
+        for (int lh = (int)log_b - 1; lh >= 1; lh -= 2)
+            for (u32 t = 0; t < threads; t++) smem_stage4(sm.data(), d.lt.data(), t, (u32)lh, true);
+        for (u32 t = 0; t < threads; t++)
+            smem4_turn_scale(sm.data(), d.h1_lo.data(), d.h1_hi.data(), (u32)blk, t, log_b, log_n, d.lo_bits);
+        for (u32 lh = 1; lh < log_b; lh += 2)
+            for (u32 t = 0; t < threads; t++) smem_dit4(sm.data(), d.lt.data(), t, lh);
+        for (u32 t = 0; t < threads; t++) smem4_store(sm.data(), a.data(), (u32)blk, t, log_b);
+    }
+    std::vector<u32> radices;
+    for (u32 g = log_n - log_b; g > 0;) {
+        u32 r = g == 1 ? 1 : (g == 2 || g == 4) ? 2 : 3;
+        radices.push_back(r);
+        g -= r;
+    }
+    u32 low = log_b;
+    for (auto it = radices.rbegin(); it != radices.rend(); ++it) {
+        u32 r = *it, log_h = low + r - 1;
+        for (u64 t = 0; t < (d.n >> r); t++) {
+            if (r == 3) dit_r8_body(a.data(), d.tw.data(), (u32)t, log_h, log_n);
+            else if (r == 2) dit_r4_body(a.data(), d.tw.data(), (u32)t, log_h, log_n);
+            else dit_r2_body(a.data(), d.tw.data(), (u32)t, log_h, log_n);
+        }
+        low += r;
+    }
+}
 // As ntt.rs's compute_h_on (old path): a, b to the coset (DIF⁻¹, bitrev·g^i/N, DIF), c through DIF⁻¹ only; the
 // product permuted to natural order, DIF⁻¹, combined with c into H.
 static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
+    // The turn above the shared block (ntt.rs: log_n > SMEM_LOG; here any even block size, to reach the DIT
+    // passes' radix mixes at small N).
+    bool turn = d.log_n > SMEM && SMEM % 2 == 0;
     for (Vec *v : {&a, &b}) {
+        if (turn) { to_coset(d, *v); continue; }
         dif(d, *v, true);
         bitrev_scale(d, *v, &d.h1_lo, &d.h1_hi);
         dif(d, *v, false);
     }
     dif(d, c, true);
-    bitrev_combine(d, a, b, BR2_MUL);
+    if (turn) for (u64 i = 0; i < d.n; i++) a[i] = a[i] * b[i];  // ntt_mul
+    else bitrev_combine(d, a, b, BR2_MUL);
     dif(d, a, true);
     bitrev_combine(d, a, c, BR2_SUB);
 }

@@ -27,8 +27,12 @@
 //!   and `bitrev_combine` (Sub): a[i] ← a[r]·z·g^(−i)/N − c[r]·z/N, r = bitrev(i) — the one permutation (the
 //!   old path pays 4).
 //! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
-//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h: for v in a, b: DIF⁻¹(v); bitrev·(g^i/N);
-//!   DIF(v); DIF⁻¹(c) — then `bitrev_combine` Mul (a ← a·b, natural), DIF⁻¹(a), `bitrev_combine` Sub. a's
+//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h above 2^SMEM_LOG points: for v in a, b:
+//!   DIF⁻¹'s global passes, `ntt_smem_turn` (DIF⁻¹'s shared stages, ·g^i/N at i = bitrev(P), the forward DIT's
+//!   shared stages), the DIT's global passes (`ntt_dit_r8`…; ntt/turn.rs) — coset evaluations, natural, no
+//!   permutation; DIF⁻¹(c); `ntt_mul` (a ← a·b); DIF⁻¹(a); `bitrev_combine` Sub, the one permutation. Up to
+//!   2^SMEM_LOG: for v in a, b: DIF⁻¹(v); bitrev·(g^i/N); DIF(v); DIF⁻¹(c); `bitrev_combine` Mul (a ← a·b,
+//!   natural); DIF⁻¹(a); `bitrev_combine` Sub. a's
 //!   launches run on the main stream, b's and c's (toggle `streams`) on side streams 1 and 2 ([`Gpu::side`]),
 //!   each starting when its upload (side stream 0, a first) lands; the combining passes wait for b and c
 //!   through the buffers' events.
@@ -60,6 +64,8 @@ use super::{limbs, GResult, Gpu, GpuError, Module};
 /// The strided-pass launch sequences (`CUZK_NTT_PASS=1`), a child so it shares the tables privately.
 mod pass;
 mod trace;
+/// compute_h's coset transforms without a permutation (DIT kernels), a child for the same reason.
+mod turn;
 
 use trace::Trace;
 
@@ -333,12 +339,23 @@ fn global_radices(global: u32, r8: bool) -> Vec<u32> {
 
 /// Unnormalized DIF transform in place (natural in, bit-reversed out); `inv` uses ω^(−1).
 fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
-    let log_n = t.log_n;
-    if log_n == 0 {
+    if t.log_n == 0 {
         return Ok(());
     }
+    dif_global(s, k, t, a, inv)?;
+    dif_smem(s, k, t, a, inv)
+}
+
+/// The twiddle table (old path only).
+fn twiddles(t: &NttTables) -> GResult<&CudaSlice<u64>> {
+    t.tw.as_ref().ok_or_else(|| GpuError::Invalid("NTT tables built without twiddles".into()))
+}
+
+/// DIF's global passes: spans N/2 … 2^min(log_n, SMEM_LOG), three stages per pass where it can.
+fn dif_global(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
+    let log_n = t.log_n;
     let n = n_of(log_n);
-    let tw = t.tw.as_ref().ok_or_else(|| GpuError::Invalid("NTT tables built without twiddles".into()))?;
+    let tw = twiddles(t)?;
     let inv = inv as u32;
     let log_b = log_n.min(SMEM_LOG);
     let global = log_n - log_b;
@@ -363,6 +380,16 @@ fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: 
         trace.lap(s, name, lh)?;
         log_h -= r as i64;
     }
+    Ok(())
+}
+
+/// DIF's last min(log_n, SMEM_LOG) stages in shared memory, one block per contiguous 2^log_b elements.
+fn dif_smem(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
+    let log_n = t.log_n;
+    let n = n_of(log_n);
+    let inv = inv as u32;
+    let log_b = log_n.min(SMEM_LOG);
+    let trace = Trace::start(s)?;
     let lt = t.lt_slice();
     // Two stages per barrier from log_b = 2 (`ntt_dif_smem4`; 2^24 forward 5.40 against 5.63 ms with one,
     // docs/PERF.md); one below.
@@ -518,17 +545,27 @@ pub fn compute_h_on(
     } else {
         (&gpu.stream, &gpu.stream)
     };
+    // Above 2^SMEM_LOG points the coset evaluations come out natural with no permutation (ntt/turn.rs).
+    let turn = log_n > SMEM_LOG;
     for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, sb)] {
-        // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
-        dif(s, &k, &t, v, true)?;
-        bitrev_scale(gpu, s, &t, v, Some(t.coset_h))?;
-        dif(s, &k, &t, v, false)?;
+        if turn {
+            turn::to_coset(gpu, s, &k, &t, v)?;
+        } else {
+            // Evaluations → coefficients·g^i (natural) → coset evaluations (bit-reversed).
+            dif(s, &k, &t, v, true)?;
+            bitrev_scale(gpu, s, &t, v, Some(t.coset_h))?;
+            dif(s, &k, &t, v, false)?;
+        }
     }
     // C's coefficients (·N, bit-reversed) are all H needs of C: H = z·(icoset(A·B) − iNTT(C)).
     dif(sc, &k, &t, c, true)?;
     let s = &*gpu.stream;
     // A·B on the coset (natural) → DIF⁻¹ → H = the two combined.
-    bitrev_combine(gpu, s, &t, a, b, Combine::Mul)?;
+    if turn {
+        turn::mul(gpu, s, &t, a, b)?;
+    } else {
+        bitrev_combine(gpu, s, &t, a, b, Combine::Mul)?;
+    }
     dif(s, &k, &t, a, true)?;
     bitrev_combine(gpu, s, &t, a, c, Combine::Sub)
 }
