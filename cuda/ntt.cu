@@ -30,7 +30,10 @@
 // __syncthreads(), which the host runs for all threads in turn).
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8
-// 128 registers (8 B spilled), ntt_dif_r4 and ntt_dif_smem4 64 (16 B; + 32768 B static shared for smem4).
+// and _inv 128 registers (16 B spilled), ntt_dif_r4 and _inv 64 (none), ntt_dif_smem4 64 (16 B) and _inv 64
+// (8 B stored, 12 loaded; + 32768 B static shared each). The radix-4/8 and two-stage shared kernels exist once
+// per direction: with the direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went
+// 1.200 → 1.16 ms and compute_h 2^22 6.38 → 6.17 (docs/PERF.md).
 // Registers of the others: ntt_dif_r2 48, ntt_dif_smem 54, ntt_bitrev_scale 66,
 // ntt_scale 40, ntt_bitrev2 78, ntt_powers 36, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 56
 // (+ 17408 B static shared), ntt_bitrev_tile2 54 (+ 34816 B), ntt_mul 40, ntt_dit_r2 40; capped as their DIF
@@ -509,39 +512,60 @@ extern "C" __global__ void __launch_bounds__(256) ntt_dif_r2(u64 *a, const u64 *
 
 // At most 64 registers (four blocks per SM; 16 B of spill), as ntt_dif_smem4: 2^24 forward 4.92–4.95 ms
 // against 5.02–5.05 with 66 registers and three blocks (docs/PERF.md).
-extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_r4(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_r4(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
     u32 t = TID();
     if (t >= (1u << (log_n - 2))) return;
-    dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
+    dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, false);
+}
+// The inverse as its own kernel: the direction known at compile time folds dif_diff's operand selects away.
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_r4_inv(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 2))) return;
+    dif_r4_body(FR(a), CFR(tw), t, log_h, log_n, true);
 }
 
 // At most 128 registers (two blocks per SM; 8 B of spill): 2^24 forward 5.02 ms against 5.80 at 130 registers
 // (one block per SM) and 5.34 with radix-4 passes only (docs/PERF.md).
-extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n, u32 inv) {
+extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
     u32 t = TID();
     if (t >= (1u << (log_n - 3))) return;
-    dif_r8_body(FR(a), CFR(tw), t, log_h, log_n, inv != 0);
+    dif_r8_body(FR(a), CFR(tw), t, log_h, log_n, false);
+}
+// The inverse as its own kernel: the direction known at compile time folds dif_diff's operand selects away.
+extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8_inv(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 3))) return;
+    dif_r8_body(FR(a), CFR(tw), t, log_h, log_n, true);
 }
 
 // grid = N >> log_b blocks, block = 2^(log_b − 2) threads (log_b ≥ 2): the last log_b stages two per barrier
 // (one radix-2 stage first when log_b is odd, each thread doing two of its butterflies).
-extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4(u64 *a, const u64 *__restrict__ lt, u32 log_b, u32 inv) {
-    __shared__ fr_t sm[1 << SMEM_LOG];
+// ntt_dif_smem4's body with the direction known at compile time (dif_diff's operand selects fold away).
+template <bool INV> __device__ __forceinline__ void dif_smem4_run(fr_t *sm, u64 *a, const u64 *lt, u32 log_b) {
     u32 tid = threadIdx.x, blk = blockIdx.x;
     smem4_load(sm, CFR(a), blk, tid, log_b);
     __syncthreads();
     int log_h = (int)log_b - 1;
     if (log_b & 1) {
-        smem_stage(sm, CFR(lt), tid, (u32)log_h, inv != 0);
-        smem_stage(sm, CFR(lt), tid + (1u << (log_b - 2)), (u32)log_h, inv != 0);
+        smem_stage(sm, CFR(lt), tid, (u32)log_h, INV);
+        smem_stage(sm, CFR(lt), tid + (1u << (log_b - 2)), (u32)log_h, INV);
         __syncthreads();
         log_h--;
     }
     for (; log_h >= 1; log_h -= 2) {
-        smem_stage4(sm, CFR(lt), tid, (u32)log_h, inv != 0);
+        smem_stage4(sm, CFR(lt), tid, (u32)log_h, INV);
         __syncthreads();
     }
     smem4_store(sm, FR(a), blk, tid, log_b);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4(u64 *a, const u64 *__restrict__ lt, u32 log_b) {
+    __shared__ fr_t sm[1 << SMEM_LOG];
+    dif_smem4_run<false>(sm, a, lt, log_b);
+}
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4_inv(u64 *a, const u64 *__restrict__ lt, u32 log_b) {
+    __shared__ fr_t sm[1 << SMEM_LOG];
+    dif_smem4_run<true>(sm, a, lt, log_b);
 }
 
 // compute_h's turn, one block per 2^SMEM_LOG contiguous elements (log_n > SMEM_LOG, 256 threads): DIF⁻¹'s last

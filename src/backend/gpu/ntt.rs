@@ -287,28 +287,31 @@ fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
     Ok(t)
 }
 
-/// The kernels, looked up once per call.
+/// The kernels, looked up once per call. Pairs are [forward, inverse]: those kernels are compiled once per
+/// direction (the direction known at compile time drops dif_diff's operand selects).
 struct Kernels {
     r2: CudaFunction,
-    r4: CudaFunction,
+    r4: [CudaFunction; 2],
     /// `None` under `CUZK_NTT_R8=0`.
-    r8: Option<CudaFunction>,
+    r8: Option<[CudaFunction; 2]>,
     smem: CudaFunction,
-    smem4: CudaFunction,
+    smem4: [CudaFunction; 2],
 }
 
 impl Kernels {
     fn new(gpu: &Gpu) -> GResult<Self> {
         Ok(Kernels {
             r2: gpu.kernel(Module::Ntt, "ntt_dif_r2")?,
-            r4: gpu.kernel(Module::Ntt, "ntt_dif_r4")?,
+            r4: [gpu.kernel(Module::Ntt, "ntt_dif_r4")?, gpu.kernel(Module::Ntt, "ntt_dif_r4_inv")?],
             // `CUZK_NTT_R8=0`: radix-4 passes only, to re-measure the radix-8 passes against them.
             r8: match std::env::var("CUZK_NTT_R8").as_deref() {
                 Ok("0") => None,
-                _ => Some(gpu.kernel(Module::Ntt, "ntt_dif_r8")?),
+                _ => {
+                    Some([gpu.kernel(Module::Ntt, "ntt_dif_r8")?, gpu.kernel(Module::Ntt, "ntt_dif_r8_inv")?])
+                }
             },
             smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
-            smem4: gpu.kernel(Module::Ntt, "ntt_dif_smem4")?,
+            smem4: [gpu.kernel(Module::Ntt, "ntt_dif_smem4")?, gpu.kernel(Module::Ntt, "ntt_dif_smem4_inv")?],
         })
     }
 }
@@ -356,6 +359,7 @@ fn dif_global(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>
     let log_n = t.log_n;
     let n = n_of(log_n);
     let tw = twiddles(t)?;
+    let d = inv as usize;
     let inv = inv as u32;
     let log_b = log_n.min(SMEM_LOG);
     let global = log_n - log_b;
@@ -366,16 +370,20 @@ fn dif_global(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>
         let (f, name) = match r {
             // global_radices gives 3 only with the kernel loaded; never run another kernel in its place.
             3 => (
-                k.r8.as_ref().ok_or_else(|| GpuError::Invalid("radix-8 pass without ntt_dif_r8".into()))?,
+                &k.r8.as_ref().ok_or_else(|| GpuError::Invalid("radix-8 pass without ntt_dif_r8".into()))?[d],
                 "dif_r8",
             ),
-            2 => (&k.r4, "dif_r4"),
+            2 => (&k.r4[d], "dif_r4"),
             _ => (&k.r2, "dif_r2"),
         };
         let mut b = s.launch_builder(f);
-        b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n).arg(&inv);
-        // SAFETY: ntt_dif_r{2,4,8}(u64*, const u64*, u32, u32, u32); a holds N fr_t, tw N/2 + 1; N/2^r threads,
-        // each reading and writing its 2^r elements below N (spans 2^lh … 2^(lh − r + 1), lh < log_n).
+        b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n);
+        if r == 1 {
+            b.arg(&inv); // the radix-2 pass takes the direction at run time
+        }
+        // SAFETY: ntt_dif_r{4,8}[_inv](u64*, const u64*, u32, u32), ntt_dif_r2(…, u32 inv); a holds N fr_t, tw
+        // N/2 + 1; N/2^r threads, each reading and writing its 2^r elements below N (spans 2^lh … 2^(lh − r + 1),
+        // lh < log_n).
         unsafe { b.launch(grid(n >> r)) }?;
         trace.lap(s, name, lh)?;
         log_h -= r as i64;
@@ -387,6 +395,7 @@ fn dif_global(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>
 fn dif_smem(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
     let log_n = t.log_n;
     let n = n_of(log_n);
+    let d = inv as usize;
     let inv = inv as u32;
     let log_b = log_n.min(SMEM_LOG);
     let trace = Trace::start(s)?;
@@ -399,9 +408,12 @@ fn dif_smem(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, 
         block_dim: (1u32 << (log_b - if four { 2 } else { 1 }), 1, 1),
         shared_mem_bytes: 0, // static 32 KiB
     };
-    let mut b = s.launch_builder(if four { &k.smem4 } else { &k.smem });
-    b.arg(&mut *a).arg(&lt).arg(&log_b).arg(&inv);
-    // SAFETY: ntt_dif_smem4 / ntt_dif_smem(u64*, const u64*, u32, u32); one block per 2^log_b elements with
+    let mut b = s.launch_builder(if four { &k.smem4[d] } else { &k.smem });
+    b.arg(&mut *a).arg(&lt).arg(&log_b);
+    if !four {
+        b.arg(&inv);
+    }
+    // SAFETY: ntt_dif_smem4[_inv](u64*, const u64*, u32) / ntt_dif_smem(…, u32 inv); one block per 2^log_b elements with
     // 2^(log_b−2) ≤ 256 / 2^(log_b−1) ≤ 512 threads (their __launch_bounds__); lt holds LT_LEN fr_t.
     unsafe { b.launch(cfg) }?;
     trace.lap(s, if four { "dif_smem4" } else { "dif_smem" }, log_b)
