@@ -19,7 +19,8 @@
 //   * compute_h, six transforms (H = z·(icoset(A·B) − iNTT(C)), BR2_SUB below): above 2^SMEM_LOG points, for
 //     v in a, b: DIF⁻¹'s global passes, ntt_smem_turn (DIF⁻¹'s shared stages, ·n⁻¹·g^i at the bit-reversed
 //     index, the forward DIT's shared stages), the DIT's global passes (ntt_dit_r8/r4/r2) [coset evaluations,
-//     natural]; DIF⁻¹(c) alone; ntt_mul (a·b); DIF⁻¹(a); a[i] ← (a·z·g^(−i)/N − c·z/N) at bitrev(i), the one
+//     natural]; DIF⁻¹(c) alone; DIF⁻¹(a) with a·b on its first pass's loads (ntt_dif_r8_inv_mul; ntt_mul
+//     before it where that pass is not radix 8); a[i] ← (a·z·g^(−i)/N − c·z/N) at bitrev(i), the one
 //     permutation. Up to 2^SMEM_LOG: for v in a, b: DIF⁻¹(v); bitrev + n⁻¹·g^i; DIF(v) [bit-reversed];
 //     DIF⁻¹(c); a[i] ← a·b at bitrev(i) (BR2_MUL); DIF⁻¹(a); the BR2_SUB permutation.
 // Twiddles: one full table tw[k] = ω^k, k ≤ N/2 (N/2 + 1 entries; 256 MiB at 2^24, 1 GiB at 2^26), expanded on
@@ -37,7 +38,8 @@
 // Registers of the others: ntt_dif_r2 48, ntt_dif_smem 54, ntt_bitrev_scale 66,
 // ntt_scale 40, ntt_bitrev2 78, ntt_powers 36, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 56
 // (+ 17408 B static shared), ntt_bitrev_tile2 54 (+ 34816 B), ntt_mul 40, ntt_dit_r2 40; capped as their DIF
-// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (12 B), ntt_smem_turn 64 (16 B stored, 76 B loaded).
+// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (12 B), ntt_smem_turn 64 (16 B stored, 76 B loaded),
+// ntt_dif_r8_inv_mul 128 (56 B).
 // SASS: ~182 instructions per fr_t multiplication, 136 of them on the IMAD pipe (120 IMAD.WIDE.U32[.X]);
 // ~238 and 177 while the reduction's multipliers were immediates (field32.cuh's FR_REDC says why). That cut
 // changed the transforms by 1% (2^24 forward 5.36 → 5.32 ms; ntt_dif_smem4 1.80 → 1.74, the radix-4 passes
@@ -104,7 +106,8 @@ HD void dif_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
 // Three DIF stages, spans h = 2^log_h, h/2 and h/4, in one pass; thread t < N/8 does one octet: elements
 // base + m·e, e = h/4, m = 0 … 7 (the CPU's radix-4 quartets nested once more). An element's twiddle at span H
 // is ω_2H^p for its offset p in its half-block of 2H: ω^(p·N/2H) = tw[p << (log_n − 1 − log_H)].
-HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool inv) {
+// `mul` (compute_h's last DIF⁻¹, first pass): each element times mul[i] on the load (the coset product, fused).
+HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool inv, const fr_t *mul = nullptr) {
     u32 log_e = log_h - 2;
     u32 e = 1u << log_e;
     u32 j = t & (e - 1);
@@ -113,7 +116,7 @@ HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     u32 half = 1u << (log_n - 1);
     fr_t x[8];
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) x[m] = a[base + (u64)m * e];
+    for (u32 m = 0; m < 8; m++) x[m] = mul ? a[base + (u64)m * e] * mul[base + (u64)m * e] : a[base + (u64)m * e];
 #pragma unroll
     for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
         fr_t s = x[m] + x[m + 4];
@@ -540,6 +543,13 @@ extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8_inv(u64 *a, cons
 
 // grid = N >> log_b blocks, block = 2^(log_b − 2) threads (log_b ≥ 2): the last log_b stages two per barrier
 // (one radix-2 stage first when log_b is odd, each thread doing two of its butterflies).
+// ntt_dif_r8_inv with compute_h's product a·b on the loads (the pass then reads b too; ntt_mul's pass is gone).
+extern "C" __global__ void __launch_bounds__(256, 2) ntt_dif_r8_inv_mul(u64 *a, const u64 *__restrict__ b, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {
+    u32 t = TID();
+    if (t >= (1u << (log_n - 3))) return;
+    dif_r8_body(FR(a), CFR(tw), t, log_h, log_n, true, CFR(b));
+}
+
 // ntt_dif_smem4's body with the direction known at compile time (dif_diff's operand selects fold away).
 template <bool INV> __device__ __forceinline__ void dif_smem4_run(fr_t *sm, u64 *a, const u64 *lt, u32 log_b) {
     u32 tid = threadIdx.x, blk = blockIdx.x;
@@ -571,6 +581,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4_inv(u64 *a, c
 // compute_h's turn, one block per 2^SMEM_LOG contiguous elements (log_n > SMEM_LOG, 256 threads): DIF⁻¹'s last
 // SMEM_LOG stages (coefficients, bit-reversed), ·c·g^i at i = bitrev(P) (coset_h: g^i/N), then the forward DIT's
 // first SMEM_LOG stages on the same block — the permutation between DIF⁻¹ and the coset transform is never run.
+// Four blocks per SM (64 registers, 76 B of spill loads) beat three (80 registers) and two (96, no spill):
+// compute_h 2^22 6.20–6.25 against 6.31 and 6.46–6.49 ms (docs/PERF.md).
 extern "C" __global__ void __launch_bounds__(256, 4) ntt_smem_turn(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ lo, const u64 *__restrict__ hi, u32 log_n, u32 lo_bits) {
     __shared__ fr_t sm[1 << SMEM_LOG];
     u32 tid = threadIdx.x, blk = blockIdx.x;

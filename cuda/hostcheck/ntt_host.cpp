@@ -93,7 +93,8 @@ static Dom make_dom(u32 log_n) {
 
 // ---- launch sequences (mirror src/backend/gpu/ntt.rs) ----
 static u32 SMEM = SMEM_LOG;
-static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true) {
+// `mul`: compute_h's product on the first pass's loads (ntt_dif_r8_inv_mul; the caller checks it is radix 8).
+static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true, const Vec *mul = nullptr) {
     u32 log_n = d.log_n;
     if (log_n == 0) return;  // one point: the transform is the identity
     u32 log_b = log_n < SMEM ? log_n : SMEM;
@@ -103,12 +104,13 @@ static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true) {
     for (u32 g = global; g > 0;) {
         u32 r = g == 1 ? 1 : (g == 2 || g == 4) ? 2 : 3;
         for (u64 t = 0; t < (d.n >> r); t++) {
-            if (r == 3) dif_r8_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
+            if (r == 3) dif_r8_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv, mul ? mul->data() : nullptr);
             else if (r == 2) dif_r4_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
             else dif_r2_body(a.data(), d.tw.data(), (u32)t, log_h, log_n, inv);
         }
         log_h -= (int)r;
         g -= r;
+        mul = nullptr;
     }
     if (!with_smem) return;
     // shared-memory kernel: blocks × phases × threads (ntt_dif_smem4 from log_b = 2, as the device runs it)
@@ -213,9 +215,14 @@ static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
         dif(d, *v, false);
     }
     dif(d, c, true);
-    if (turn) for (u64 i = 0; i < d.n; i++) a[i] = a[i] * b[i];  // ntt_mul
-    else bitrev_combine(d, a, b, BR2_MUL);
-    dif(d, a, true);
+    u32 global = d.log_n > SMEM ? d.log_n - SMEM : 0;
+    if (turn && (global == 3 || global > 4)) {  // the first global pass is radix 8: the product rides on it
+        dif(d, a, true, true, &b);
+    } else {
+        if (turn) for (u64 i = 0; i < d.n; i++) a[i] = a[i] * b[i];  // ntt_mul
+        else bitrev_combine(d, a, b, BR2_MUL);
+        dif(d, a, true);
+    }
     bitrev_combine(d, a, c, BR2_SUB);
 }
 

@@ -30,7 +30,8 @@
 //!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h above 2^SMEM_LOG points: for v in a, b:
 //!   DIF⁻¹'s global passes, `ntt_smem_turn` (DIF⁻¹'s shared stages, ·g^i/N at i = bitrev(P), the forward DIT's
 //!   shared stages), the DIT's global passes (`ntt_dit_r8`…; ntt/turn.rs) — coset evaluations, natural, no
-//!   permutation; DIF⁻¹(c); `ntt_mul` (a ← a·b); DIF⁻¹(a); `bitrev_combine` Sub, the one permutation. Up to
+//!   permutation; DIF⁻¹(c); DIF⁻¹(a) with a ← a·b on its first pass (`ntt_dif_r8_inv_mul`; `ntt_mul` first
+//!   where that pass is not radix 8); `bitrev_combine` Sub, the one permutation. Up to
 //!   2^SMEM_LOG: for v in a, b: DIF⁻¹(v); bitrev·(g^i/N); DIF(v); DIF⁻¹(c); `bitrev_combine` Mul (a ← a·b,
 //!   natural); DIF⁻¹(a); `bitrev_combine` Sub. a's
 //!   launches run on the main stream, b's and c's (toggle `streams`) on side streams 1 and 2 ([`Gpu::side`]),
@@ -294,6 +295,8 @@ struct Kernels {
     r4: [CudaFunction; 2],
     /// `None` under `CUZK_NTT_R8=0`.
     r8: Option<[CudaFunction; 2]>,
+    /// `ntt_dif_r8_inv_mul`: the inverse radix-8 pass with compute_h's product on its loads.
+    r8_mul: CudaFunction,
     smem: CudaFunction,
     smem4: [CudaFunction; 2],
 }
@@ -310,6 +313,7 @@ impl Kernels {
                     Some([gpu.kernel(Module::Ntt, "ntt_dif_r8")?, gpu.kernel(Module::Ntt, "ntt_dif_r8_inv")?])
                 }
             },
+            r8_mul: gpu.kernel(Module::Ntt, "ntt_dif_r8_inv_mul")?,
             smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
             smem4: [gpu.kernel(Module::Ntt, "ntt_dif_smem4")?, gpu.kernel(Module::Ntt, "ntt_dif_smem4_inv")?],
         })
@@ -340,12 +344,17 @@ fn global_radices(global: u32, r8: bool) -> Vec<u32> {
     out
 }
 
+/// Whether compute_h's product can ride on the last DIF⁻¹'s first pass (a radix-8 pass) at this size.
+fn fuses_mul(log_n: u32, k: &Kernels) -> bool {
+    log_n > SMEM_LOG && global_radices(log_n - SMEM_LOG, k.r8.is_some()).first() == Some(&3)
+}
+
 /// Unnormalized DIF transform in place (natural in, bit-reversed out); `inv` uses ω^(−1).
 fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
     if t.log_n == 0 {
         return Ok(());
     }
-    dif_global(s, k, t, a, inv)?;
+    dif_global(s, k, t, a, inv, None)?;
     dif_smem(s, k, t, a, inv)
 }
 
@@ -354,8 +363,16 @@ fn twiddles(t: &NttTables) -> GResult<&CudaSlice<u64>> {
     t.tw.as_ref().ok_or_else(|| GpuError::Invalid("NTT tables built without twiddles".into()))
 }
 
-/// DIF's global passes: spans N/2 … 2^min(log_n, SMEM_LOG), three stages per pass where it can.
-fn dif_global(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: bool) -> GResult<()> {
+/// DIF's global passes: spans N/2 … 2^min(log_n, SMEM_LOG), three stages per pass where it can. `mul` (inverse
+/// only, and only when the first pass is radix 8, [`fuses_mul`]): a ← a·mul on the first pass's loads.
+fn dif_global(
+    s: &CudaStream,
+    k: &Kernels,
+    t: &NttTables,
+    a: &mut CudaSlice<u64>,
+    inv: bool,
+    mul: Option<&CudaSlice<u64>>,
+) -> GResult<()> {
     let log_n = t.log_n;
     let n = n_of(log_n);
     let tw = twiddles(t)?;
@@ -376,8 +393,16 @@ fn dif_global(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>
             2 => (&k.r4[d], "dif_r4"),
             _ => (&k.r2, "dif_r2"),
         };
-        let mut b = s.launch_builder(f);
-        b.arg(&mut *a).arg(tw).arg(&lh).arg(&log_n);
+        let fused = mul.filter(|_| r == 3 && inv == 1 && lh + 1 == log_n);
+        if mul.is_some() && fused.is_none() && lh + 1 == log_n {
+            return Err(GpuError::Invalid("the product rides only on an inverse radix-8 first pass".into()));
+        }
+        let mut b = s.launch_builder(if fused.is_some() { &k.r8_mul } else { f });
+        b.arg(&mut *a);
+        if let Some(m) = fused {
+            b.arg(m);
+        }
+        b.arg(tw).arg(&lh).arg(&log_n);
         if r == 1 {
             b.arg(&inv); // the radix-2 pass takes the direction at run time
         }
@@ -573,12 +598,19 @@ pub fn compute_h_on(
     dif(sc, &k, &t, c, true)?;
     let s = &*gpu.stream;
     // A·B on the coset (natural) → DIF⁻¹ → H = the two combined.
-    if turn {
-        turn::mul(gpu, s, &t, a, b)?;
+    // The product on the last DIF⁻¹'s first loads: compute_h 2^22 6.15–6.20 against 6.20–6.25 ms with ntt_mul's
+    // own pass (docs/PERF.md).
+    if turn && fuses_mul(log_n, &k) {
+        dif_global(s, &k, &t, a, true, Some(&*b))?;
+        dif_smem(s, &k, &t, a, true)?;
     } else {
-        bitrev_combine(gpu, s, &t, a, b, Combine::Mul)?;
+        if turn {
+            turn::mul(gpu, s, &t, a, b)?;
+        } else {
+            bitrev_combine(gpu, s, &t, a, b, Combine::Mul)?;
+        }
+        dif(s, &k, &t, a, true)?;
     }
-    dif(s, &k, &t, a, true)?;
     bitrev_combine(gpu, s, &t, a, c, Combine::Sub)
 }
 

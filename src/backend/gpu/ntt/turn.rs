@@ -1,7 +1,8 @@
 //! compute_h's coset transforms of a and b without a permutation (log_n > SMEM_LOG): DIF⁻¹'s global passes,
 //! `ntt_smem_turn` (DIF⁻¹'s shared stages, ·g^i/N at the bit-reversed index, the forward DIT's shared stages,
 //! one kernel), then the forward DIT's global passes (`ntt_dit_r8`/`r4`/`r2`, bit-reversed in, natural out).
-//! The coset evaluations come out in natural order, so the product is a plain `ntt_mul`.
+//! The coset evaluations come out in natural order, so the product rides on the last DIF⁻¹'s first pass
+//! (`ntt_dif_r8_inv_mul`) or, where that pass is not radix 8, is a plain `ntt_mul`.
 
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
@@ -25,7 +26,7 @@ pub(super) fn to_coset(
             "the coset turn needs more than 2^{SMEM_LOG} points, got 2^{log_n}"
         )));
     }
-    super::dif_global(s, k, t, v, true)?;
+    super::dif_global(s, k, t, v, true, None)?;
     let trace = Trace::start(s)?;
     let f = gpu.kernel(Module::Ntt, "ntt_smem_turn")?;
     let (lo, hi) = t.pow_slices(t.coset_h);
