@@ -42,17 +42,16 @@ pub(super) fn to_coset(
     // 256 threads (its __launch_bounds__) per 2^SMEM_LOG elements; lt holds LT_LEN fr_t, the table covers i < N.
     unsafe { b.launch(cfg) }?;
     trace.lap(s, "smem_turn", SMEM_LOG)?;
-    dit_global(gpu, s, t, v)
+    dit_global(gpu, s, k, t, v)
 }
 
 /// The forward DIT's global passes, spans 2^SMEM_LOG … N/2 (DIF's radices in reverse order).
-fn dit_global(gpu: &Gpu, s: &CudaStream, t: &NttTables, v: &mut CudaSlice<u64>) -> GResult<()> {
+fn dit_global(gpu: &Gpu, s: &CudaStream, k: &Kernels, t: &NttTables, v: &mut CudaSlice<u64>) -> GResult<()> {
     let log_n = t.log_n;
     let tw = twiddles(t)?;
-    let r8 = std::env::var("CUZK_NTT_R8").as_deref() != Ok("0");
     let mut low = SMEM_LOG;
     let trace = Trace::start(s)?;
-    for r in global_radices(log_n - SMEM_LOG, r8).into_iter().rev() {
+    for r in global_radices(log_n - SMEM_LOG, k.r8.is_some()).into_iter().rev() {
         let log_h = low + r - 1; // the pass's largest span
         let name = ["ntt_dit_r2", "ntt_dit_r4", "ntt_dit_r8"][r as usize - 1];
         let f = gpu.kernel(Module::Ntt, name)?;
