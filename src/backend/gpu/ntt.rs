@@ -50,7 +50,8 @@
 //! path stays the default and the pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
 //! the side streams the old path was at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22); with the cheaper Fr
 //! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
-//! 2^24 forward is 4.93 ms and compute_h 2^22 ≈ 8.1 ms (docs/PERF.md).
+//! 2^24 forward was 4.93 ms and compute_h 2^22 ≈ 8.1 ms; with compute_h in six transforms, the permutation-free
+//! turn and per-direction DIF kernels they are 4.78 ms and 6.15 ms (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
