@@ -909,83 +909,85 @@ HD void mod_sub_fp(const u64 *A, const u64 *B, u64 *Rr) {
 #endif
 }
 
-// mont_mul_fr: 311 PTX instructions (generated).
+// mont_mul_fr: 319 PTX instructions (generated).
 HD void mont_mul_fr(const u64 *A, const u64 *B, u64 *Rr) {
 #if defined(__CUDA_ARCH__)
     asm(
-        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %4;\n\t"
+        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, h;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %4;\n\t"
         "mov.b64 {b0, b1}, %8;\n\tmov.b64 {a2, a3}, %5;\n\tmov.b64 {b2, b3}, %9;\n\tmov.b64 {a4, a5}, %6;\n\t"
         "mov.b64 {b4, b5}, %10;\n\tmov.b64 {a6, a7}, %7;\n\tmov.b64 {b6, b7}, %11;\n\tmul.lo.u32 e0, a0, b0;\n\t"
         "mul.hi.u32 e1, a0, b0;\n\tmul.lo.u32 e2, a2, b0;\n\tmul.hi.u32 e3, a2, b0;\n\tmul.lo.u32 e4, a4, b0;\n\t"
         "mul.hi.u32 e5, a4, b0;\n\tmul.lo.u32 e6, a6, b0;\n\tmul.hi.u32 e7, a6, b0;\n\tmul.lo.u32 o0, a1, b0;\n\t"
         "mul.hi.u32 o1, a1, b0;\n\tmul.lo.u32 o2, a3, b0;\n\tmul.hi.u32 o3, a3, b0;\n\tmul.lo.u32 o4, a5, b0;\n\t"
-        "mul.hi.u32 o5, a5, b0;\n\tmul.lo.u32 o6, a7, b0;\n\tmul.hi.u32 o7, a7, b0;\n\tmul.lo.u32 m, e0, %20;\n\t"
-        "mad.lo.cc.u32 o0, m, %13, o0;\n\tmadc.hi.cc.u32 o1, m, %13, o1;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\t"
-        "madc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\t"
-        "mad.lo.cc.u32 e0, m, %12, e0;\n\tmadc.hi.cc.u32 e1, m, %12, e1;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\t"
-        "madc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\t"
-        "addc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b1, e2;\n\tmadc.hi.cc.u32 e1, a1, b1, e3;\n\t"
-        "madc.lo.cc.u32 e2, a3, b1, e4;\n\tmadc.hi.cc.u32 e3, a3, b1, e5;\n\tmadc.lo.cc.u32 e4, a5, b1, e6;\n\tmadc.hi.cc.u32 e5, a5, b1, e7;\n\t"
-        "madc.lo.cc.u32 e6, a7, b1, 0x00000000;\n\tmadc.hi.u32 e7, a7, b1, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b1, o0;\n\tmadc.hi.cc.u32 o1, a0, b1, o1;\n\t"
-        "madc.lo.cc.u32 o2, a2, b1, o2;\n\tmadc.hi.cc.u32 o3, a2, b1, o3;\n\tmadc.lo.cc.u32 o4, a4, b1, o4;\n\tmadc.hi.cc.u32 o5, a4, b1, o5;\n\t"
-        "madc.lo.cc.u32 o6, a6, b1, o6;\n\tmadc.hi.cc.u32 o7, a6, b1, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tmul.lo.u32 m, o0, %20;\n\t"
-        "mad.lo.cc.u32 e0, m, %13, e0;\n\tmadc.hi.cc.u32 e1, m, %13, e1;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
+        "mul.hi.u32 o5, a5, b0;\n\tmul.lo.u32 o6, a7, b0;\n\tmul.hi.u32 o7, a7, b0;\n\tsub.cc.u32 m, 0x00000000, e0;\n\t"
+        "subc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\taddc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\t"
+        "madc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\t"
+        "madc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\taddc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b1, e2;\n\t"
+        "madc.hi.cc.u32 e1, a1, b1, e3;\n\tmadc.lo.cc.u32 e2, a3, b1, e4;\n\tmadc.hi.cc.u32 e3, a3, b1, e5;\n\tmadc.lo.cc.u32 e4, a5, b1, e6;\n\t"
+        "madc.hi.cc.u32 e5, a5, b1, e7;\n\tmadc.lo.cc.u32 e6, a7, b1, 0x00000000;\n\tmadc.hi.u32 e7, a7, b1, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b1, o0;\n\t"
+        "madc.hi.cc.u32 o1, a0, b1, o1;\n\tmadc.lo.cc.u32 o2, a2, b1, o2;\n\tmadc.hi.cc.u32 o3, a2, b1, o3;\n\tmadc.lo.cc.u32 o4, a4, b1, o4;\n\t"
+        "madc.hi.cc.u32 o5, a4, b1, o5;\n\tmadc.lo.cc.u32 o6, a6, b1, o6;\n\tmadc.hi.cc.u32 o7, a6, b1, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\t"
+        "sub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\t"
+        "madc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\tmadc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\t"
+        "madc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\tadd.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\t"
+        "madc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\tmadc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\t"
+        "madc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\t"
+        "madc.lo.cc.u32 o0, a1, b2, o2;\n\tmadc.hi.cc.u32 o1, a1, b2, o3;\n\tmadc.lo.cc.u32 o2, a3, b2, o4;\n\tmadc.hi.cc.u32 o3, a3, b2, o5;\n\t"
+        "madc.lo.cc.u32 o4, a5, b2, o6;\n\tmadc.hi.cc.u32 o5, a5, b2, o7;\n\tmadc.lo.cc.u32 o6, a7, b2, 0x00000000;\n\tmadc.hi.u32 o7, a7, b2, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e0, a0, b2, e0;\n\tmadc.hi.cc.u32 e1, a0, b2, e1;\n\tmadc.lo.cc.u32 e2, a2, b2, e2;\n\tmadc.hi.cc.u32 e3, a2, b2, e3;\n\t"
+        "madc.lo.cc.u32 e4, a4, b2, e4;\n\tmadc.hi.cc.u32 e5, a4, b2, e5;\n\tmadc.lo.cc.u32 e6, a6, b2, e6;\n\tmadc.hi.cc.u32 e7, a6, b2, e7;\n\t"
+        "addc.u32 o7, o7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, e0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\t"
+        "addc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\t"
+        "addc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\t"
+        "madc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\t"
+        "add.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b3, e2;\n\tmadc.hi.cc.u32 e1, a1, b3, e3;\n\tmadc.lo.cc.u32 e2, a3, b3, e4;\n\t"
+        "madc.hi.cc.u32 e3, a3, b3, e5;\n\tmadc.lo.cc.u32 e4, a5, b3, e6;\n\tmadc.hi.cc.u32 e5, a5, b3, e7;\n\tmadc.lo.cc.u32 e6, a7, b3, 0x00000000;\n\t"
+        "madc.hi.u32 e7, a7, b3, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b3, o0;\n\tmadc.hi.cc.u32 o1, a0, b3, o1;\n\tmadc.lo.cc.u32 o2, a2, b3, o2;\n\t"
+        "madc.hi.cc.u32 o3, a2, b3, o3;\n\tmadc.lo.cc.u32 o4, a4, b3, o4;\n\tmadc.hi.cc.u32 o5, a4, b3, o5;\n\tmadc.lo.cc.u32 o6, a6, b3, o6;\n\t"
+        "madc.hi.cc.u32 o7, a6, b3, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\t"
+        "add.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
         "madc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\tmadc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\t"
-        "mad.lo.cc.u32 o0, m, %12, o0;\n\tmadc.hi.cc.u32 o1, m, %12, o1;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
-        "madc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\tmadc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\t"
-        "addc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\tmadc.lo.cc.u32 o0, a1, b2, o2;\n\tmadc.hi.cc.u32 o1, a1, b2, o3;\n\t"
-        "madc.lo.cc.u32 o2, a3, b2, o4;\n\tmadc.hi.cc.u32 o3, a3, b2, o5;\n\tmadc.lo.cc.u32 o4, a5, b2, o6;\n\tmadc.hi.cc.u32 o5, a5, b2, o7;\n\t"
-        "madc.lo.cc.u32 o6, a7, b2, 0x00000000;\n\tmadc.hi.u32 o7, a7, b2, 0x00000000;\n\tmad.lo.cc.u32 e0, a0, b2, e0;\n\tmadc.hi.cc.u32 e1, a0, b2, e1;\n\t"
-        "madc.lo.cc.u32 e2, a2, b2, e2;\n\tmadc.hi.cc.u32 e3, a2, b2, e3;\n\tmadc.lo.cc.u32 e4, a4, b2, e4;\n\tmadc.hi.cc.u32 e5, a4, b2, e5;\n\t"
-        "madc.lo.cc.u32 e6, a6, b2, e6;\n\tmadc.hi.cc.u32 e7, a6, b2, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tmul.lo.u32 m, e0, %20;\n\t"
-        "mad.lo.cc.u32 o0, m, %13, o0;\n\tmadc.hi.cc.u32 o1, m, %13, o1;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\t"
-        "madc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\t"
-        "mad.lo.cc.u32 e0, m, %12, e0;\n\tmadc.hi.cc.u32 e1, m, %12, e1;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\t"
-        "madc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\t"
-        "addc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b3, e2;\n\tmadc.hi.cc.u32 e1, a1, b3, e3;\n\t"
-        "madc.lo.cc.u32 e2, a3, b3, e4;\n\tmadc.hi.cc.u32 e3, a3, b3, e5;\n\tmadc.lo.cc.u32 e4, a5, b3, e6;\n\tmadc.hi.cc.u32 e5, a5, b3, e7;\n\t"
-        "madc.lo.cc.u32 e6, a7, b3, 0x00000000;\n\tmadc.hi.u32 e7, a7, b3, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b3, o0;\n\tmadc.hi.cc.u32 o1, a0, b3, o1;\n\t"
-        "madc.lo.cc.u32 o2, a2, b3, o2;\n\tmadc.hi.cc.u32 o3, a2, b3, o3;\n\tmadc.lo.cc.u32 o4, a4, b3, o4;\n\tmadc.hi.cc.u32 o5, a4, b3, o5;\n\t"
-        "madc.lo.cc.u32 o6, a6, b3, o6;\n\tmadc.hi.cc.u32 o7, a6, b3, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tmul.lo.u32 m, o0, %20;\n\t"
-        "mad.lo.cc.u32 e0, m, %13, e0;\n\tmadc.hi.cc.u32 e1, m, %13, e1;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
-        "madc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\tmadc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\t"
-        "mad.lo.cc.u32 o0, m, %12, o0;\n\tmadc.hi.cc.u32 o1, m, %12, o1;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
+        "add.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
         "madc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\tmadc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\t"
         "addc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\tmadc.lo.cc.u32 o0, a1, b4, o2;\n\tmadc.hi.cc.u32 o1, a1, b4, o3;\n\t"
         "madc.lo.cc.u32 o2, a3, b4, o4;\n\tmadc.hi.cc.u32 o3, a3, b4, o5;\n\tmadc.lo.cc.u32 o4, a5, b4, o6;\n\tmadc.hi.cc.u32 o5, a5, b4, o7;\n\t"
         "madc.lo.cc.u32 o6, a7, b4, 0x00000000;\n\tmadc.hi.u32 o7, a7, b4, 0x00000000;\n\tmad.lo.cc.u32 e0, a0, b4, e0;\n\tmadc.hi.cc.u32 e1, a0, b4, e1;\n\t"
         "madc.lo.cc.u32 e2, a2, b4, e2;\n\tmadc.hi.cc.u32 e3, a2, b4, e3;\n\tmadc.lo.cc.u32 e4, a4, b4, e4;\n\tmadc.hi.cc.u32 e5, a4, b4, e5;\n\t"
-        "madc.lo.cc.u32 e6, a6, b4, e6;\n\tmadc.hi.cc.u32 e7, a6, b4, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tmul.lo.u32 m, e0, %20;\n\t"
-        "mad.lo.cc.u32 o0, m, %13, o0;\n\tmadc.hi.cc.u32 o1, m, %13, o1;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\t"
-        "madc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\t"
-        "mad.lo.cc.u32 e0, m, %12, e0;\n\tmadc.hi.cc.u32 e1, m, %12, e1;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\t"
-        "madc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\t"
-        "addc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b5, e2;\n\tmadc.hi.cc.u32 e1, a1, b5, e3;\n\t"
-        "madc.lo.cc.u32 e2, a3, b5, e4;\n\tmadc.hi.cc.u32 e3, a3, b5, e5;\n\tmadc.lo.cc.u32 e4, a5, b5, e6;\n\tmadc.hi.cc.u32 e5, a5, b5, e7;\n\t"
-        "madc.lo.cc.u32 e6, a7, b5, 0x00000000;\n\tmadc.hi.u32 e7, a7, b5, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b5, o0;\n\tmadc.hi.cc.u32 o1, a0, b5, o1;\n\t"
-        "madc.lo.cc.u32 o2, a2, b5, o2;\n\tmadc.hi.cc.u32 o3, a2, b5, o3;\n\tmadc.lo.cc.u32 o4, a4, b5, o4;\n\tmadc.hi.cc.u32 o5, a4, b5, o5;\n\t"
-        "madc.lo.cc.u32 o6, a6, b5, o6;\n\tmadc.hi.cc.u32 o7, a6, b5, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tmul.lo.u32 m, o0, %20;\n\t"
-        "mad.lo.cc.u32 e0, m, %13, e0;\n\tmadc.hi.cc.u32 e1, m, %13, e1;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
+        "madc.lo.cc.u32 e6, a6, b4, e6;\n\tmadc.hi.cc.u32 e7, a6, b4, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, e0;\n\t"
+        "subc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\taddc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\t"
+        "madc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\t"
+        "madc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\taddc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b5, e2;\n\t"
+        "madc.hi.cc.u32 e1, a1, b5, e3;\n\tmadc.lo.cc.u32 e2, a3, b5, e4;\n\tmadc.hi.cc.u32 e3, a3, b5, e5;\n\tmadc.lo.cc.u32 e4, a5, b5, e6;\n\t"
+        "madc.hi.cc.u32 e5, a5, b5, e7;\n\tmadc.lo.cc.u32 e6, a7, b5, 0x00000000;\n\tmadc.hi.u32 e7, a7, b5, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b5, o0;\n\t"
+        "madc.hi.cc.u32 o1, a0, b5, o1;\n\tmadc.lo.cc.u32 o2, a2, b5, o2;\n\tmadc.hi.cc.u32 o3, a2, b5, o3;\n\tmadc.lo.cc.u32 o4, a4, b5, o4;\n\t"
+        "madc.hi.cc.u32 o5, a4, b5, o5;\n\tmadc.lo.cc.u32 o6, a6, b5, o6;\n\tmadc.hi.cc.u32 o7, a6, b5, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\t"
+        "sub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\t"
+        "madc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\tmadc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\t"
+        "madc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\tadd.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\t"
+        "madc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\tmadc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\t"
+        "madc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\t"
+        "madc.lo.cc.u32 o0, a1, b6, o2;\n\tmadc.hi.cc.u32 o1, a1, b6, o3;\n\tmadc.lo.cc.u32 o2, a3, b6, o4;\n\tmadc.hi.cc.u32 o3, a3, b6, o5;\n\t"
+        "madc.lo.cc.u32 o4, a5, b6, o6;\n\tmadc.hi.cc.u32 o5, a5, b6, o7;\n\tmadc.lo.cc.u32 o6, a7, b6, 0x00000000;\n\tmadc.hi.u32 o7, a7, b6, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e0, a0, b6, e0;\n\tmadc.hi.cc.u32 e1, a0, b6, e1;\n\tmadc.lo.cc.u32 e2, a2, b6, e2;\n\tmadc.hi.cc.u32 e3, a2, b6, e3;\n\t"
+        "madc.lo.cc.u32 e4, a4, b6, e4;\n\tmadc.hi.cc.u32 e5, a4, b6, e5;\n\tmadc.lo.cc.u32 e6, a6, b6, e6;\n\tmadc.hi.cc.u32 e7, a6, b6, e7;\n\t"
+        "addc.u32 o7, o7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, e0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\t"
+        "addc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\t"
+        "addc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\t"
+        "madc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\t"
+        "add.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b7, e2;\n\tmadc.hi.cc.u32 e1, a1, b7, e3;\n\tmadc.lo.cc.u32 e2, a3, b7, e4;\n\t"
+        "madc.hi.cc.u32 e3, a3, b7, e5;\n\tmadc.lo.cc.u32 e4, a5, b7, e6;\n\tmadc.hi.cc.u32 e5, a5, b7, e7;\n\tmadc.lo.cc.u32 e6, a7, b7, 0x00000000;\n\t"
+        "madc.hi.u32 e7, a7, b7, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b7, o0;\n\tmadc.hi.cc.u32 o1, a0, b7, o1;\n\tmadc.lo.cc.u32 o2, a2, b7, o2;\n\t"
+        "madc.hi.cc.u32 o3, a2, b7, o3;\n\tmadc.lo.cc.u32 o4, a4, b7, o4;\n\tmadc.hi.cc.u32 o5, a4, b7, o5;\n\tmadc.lo.cc.u32 o6, a6, b7, o6;\n\t"
+        "madc.hi.cc.u32 o7, a6, b7, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\t"
+        "add.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
         "madc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\tmadc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\t"
-        "mad.lo.cc.u32 o0, m, %12, o0;\n\tmadc.hi.cc.u32 o1, m, %12, o1;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
-        "madc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\tmadc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\t"
-        "addc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\tmadc.lo.cc.u32 o0, a1, b6, o2;\n\tmadc.hi.cc.u32 o1, a1, b6, o3;\n\t"
-        "madc.lo.cc.u32 o2, a3, b6, o4;\n\tmadc.hi.cc.u32 o3, a3, b6, o5;\n\tmadc.lo.cc.u32 o4, a5, b6, o6;\n\tmadc.hi.cc.u32 o5, a5, b6, o7;\n\t"
-        "madc.lo.cc.u32 o6, a7, b6, 0x00000000;\n\tmadc.hi.u32 o7, a7, b6, 0x00000000;\n\tmad.lo.cc.u32 e0, a0, b6, e0;\n\tmadc.hi.cc.u32 e1, a0, b6, e1;\n\t"
-        "madc.lo.cc.u32 e2, a2, b6, e2;\n\tmadc.hi.cc.u32 e3, a2, b6, e3;\n\tmadc.lo.cc.u32 e4, a4, b6, e4;\n\tmadc.hi.cc.u32 e5, a4, b6, e5;\n\t"
-        "madc.lo.cc.u32 e6, a6, b6, e6;\n\tmadc.hi.cc.u32 e7, a6, b6, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tmul.lo.u32 m, e0, %20;\n\t"
-        "mad.lo.cc.u32 o0, m, %13, o0;\n\tmadc.hi.cc.u32 o1, m, %13, o1;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\t"
-        "madc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\t"
-        "mad.lo.cc.u32 e0, m, %12, e0;\n\tmadc.hi.cc.u32 e1, m, %12, e1;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\t"
-        "madc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\t"
-        "addc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b7, e2;\n\tmadc.hi.cc.u32 e1, a1, b7, e3;\n\t"
-        "madc.lo.cc.u32 e2, a3, b7, e4;\n\tmadc.hi.cc.u32 e3, a3, b7, e5;\n\tmadc.lo.cc.u32 e4, a5, b7, e6;\n\tmadc.hi.cc.u32 e5, a5, b7, e7;\n\t"
-        "madc.lo.cc.u32 e6, a7, b7, 0x00000000;\n\tmadc.hi.u32 e7, a7, b7, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b7, o0;\n\tmadc.hi.cc.u32 o1, a0, b7, o1;\n\t"
-        "madc.lo.cc.u32 o2, a2, b7, o2;\n\tmadc.hi.cc.u32 o3, a2, b7, o3;\n\tmadc.lo.cc.u32 o4, a4, b7, o4;\n\tmadc.hi.cc.u32 o5, a4, b7, o5;\n\t"
-        "madc.lo.cc.u32 o6, a6, b7, o6;\n\tmadc.hi.cc.u32 o7, a6, b7, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tmul.lo.u32 m, o0, %20;\n\t"
-        "mad.lo.cc.u32 e0, m, %13, e0;\n\tmadc.hi.cc.u32 e1, m, %13, e1;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
-        "madc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\tmadc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\t"
-        "mad.lo.cc.u32 o0, m, %12, o0;\n\tmadc.hi.cc.u32 o1, m, %12, o1;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
+        "add.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
         "madc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\tmadc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\t"
         "addc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\taddc.cc.u32 e1, e1, o2;\n\taddc.cc.u32 e2, e2, o3;\n\t"
         "addc.cc.u32 e3, e3, o4;\n\taddc.cc.u32 e4, e4, o5;\n\taddc.cc.u32 e5, e5, o6;\n\taddc.cc.u32 e6, e6, o7;\n\t"
@@ -1000,7 +1002,7 @@ HD void mont_mul_fr(const u64 *A, const u64 *B, u64 *Rr) {
         : "=l"(Rr[0]), "=l"(Rr[1]), "=l"(Rr[2]), "=l"(Rr[3])
         : "l"(A[0]), "l"(A[1]), "l"(A[2]), "l"(A[3]), "l"(B[0]), "l"(B[1]), "l"(B[2]), "l"(B[3]), "r"(FR_REDC[0]), "r"(FR_REDC[1]), "r"(FR_REDC[2]), "r"(FR_REDC[3]), "r"(FR_REDC[4]), "r"(FR_REDC[5]), "r"(FR_REDC[6]), "r"(FR_REDC[7]), "r"(FR_REDC[8]));
 #else
-    u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, cf = 0;
+    u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, h, cf = 0;
     u64 t;
     (void)t; (void)cf;
     a0 = (u32)A[0]; a1 = (u32)(A[0] >> 32); b0 = (u32)B[0]; b1 = (u32)(B[0] >> 32);
@@ -1012,34 +1014,35 @@ HD void mont_mul_fr(const u64 *A, const u64 *B, u64 *Rr) {
     e6 = a6 * b0; e7 = (u32)(((u64)a6 * b0) >> 32); o0 = a1 * b0;
     o1 = (u32)(((u64)a1 * b0) >> 32); o2 = a3 * b0; o3 = (u32)(((u64)a3 * b0) >> 32);
     o4 = a5 * b0; o5 = (u32)(((u64)a5 * b0) >> 32); o6 = a7 * b0;
-    o7 = (u32)(((u64)a7 * b0) >> 32); m = e0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    o7 = (u32)(((u64)a7 * b0) >> 32); t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t;
+    t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * b1) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b1) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b1) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * b1) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b1) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b1) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * b1) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b1) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b1) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a0 * b1) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b1) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b1) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * b1) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b1) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b1) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * b1) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b2) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b2) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * b2) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b2) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b2) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a5 * b2) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b2) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b2) >> 32) + 0x00000000u + cf; o7 = (u32)t;
+    t = (u64)(u32)((u64)a0 * b2) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b2) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b2) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a2 * b2) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b2) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b2) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a6 * b2) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b2) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t;
+    t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b1) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a1 * b1) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b1) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b1) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a5 * b1) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b1) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b1) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a7 * b1) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b1) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b1) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a2 * b1) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b1) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b1) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a4 * b1) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b1) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b1) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; m = o0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + e0; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b2) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a1 * b2) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b2) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b2) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a5 * b2) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b2) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b2) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a7 * b2) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)a0 * b2) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b2) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a2 * b2) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b2) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b2) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a4 * b2) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b2) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b2) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; m = e0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b3) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
@@ -1048,34 +1051,35 @@ HD void mont_mul_fr(const u64 *A, const u64 *B, u64 *Rr) {
     t = (u64)(u32)(((u64)a7 * b3) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b3) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b3) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)((u64)a2 * b3) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b3) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b3) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)(((u64)a4 * b3) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b3) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b3) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; m = o0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + e0; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t;
+    t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * b4) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b4) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b4) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * b4) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b4) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b4) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * b4) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b4) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)a0 * b4) + e0; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a0 * b4) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b4) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b4) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * b4) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b4) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b4) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * b4) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t;
+    t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b5) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b5) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * b5) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b5) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b5) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a5 * b5) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b5) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b5) >> 32) + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)(u32)((u64)a0 * b5) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b5) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b5) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a2 * b5) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b5) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b5) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a6 * b5) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b5) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b4) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a1 * b4) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b4) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b4) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a5 * b4) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b4) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b4) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a7 * b4) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)a0 * b4) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b4) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a2 * b4) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b4) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b4) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a4 * b4) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b4) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b4) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; m = e0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b5) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a1 * b5) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b5) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b5) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a5 * b5) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b5) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b5) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a7 * b5) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b5) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b5) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a2 * b5) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b5) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b5) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a4 * b5) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b5) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b5) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; m = o0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + e0; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b6) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
@@ -1084,33 +1088,34 @@ HD void mont_mul_fr(const u64 *A, const u64 *B, u64 *Rr) {
     t = (u64)(u32)(((u64)a7 * b6) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)a0 * b6) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b6) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)((u64)a2 * b6) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b6) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b6) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
     t = (u64)(u32)(((u64)a4 * b6) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b6) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b6) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; m = e0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b7) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a1 * b7) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b7) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b7) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a5 * b7) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b7) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b7) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a7 * b7) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b7) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b7) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)a2 * b7) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b7) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b7) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)a4 * b7) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b7) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b7) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; m = o0 * 0xffffffffu; t = (u64)(u32)((u64)m * 0xffffffffu) + e0; e0 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0xffffffffu) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x00000001u) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x00000001u) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + o2 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e2 + o3 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)e3 + o4 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)e4 + o5 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
-    t = (u64)e5 + o6 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)e6 + o7 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
-    t = (u64)e0 - 0x00000001u; o0 = (u32)t; cf = (u32)(t >> 63); t = (u64)e1 - 0xffffffffu - cf; o1 = (u32)t; cf = (u32)(t >> 63); t = (u64)e2 - 0xfffe5bfeu - cf; o2 = (u32)t; cf = (u32)(t >> 63);
-    t = (u64)e3 - 0x53bda402u - cf; o3 = (u32)t; cf = (u32)(t >> 63); t = (u64)e4 - 0x09a1d805u - cf; o4 = (u32)t; cf = (u32)(t >> 63); t = (u64)e5 - 0x3339d808u - cf; o5 = (u32)t; cf = (u32)(t >> 63);
-    t = (u64)e6 - 0x299d7d48u - cf; o6 = (u32)t; cf = (u32)(t >> 63); t = (u64)e7 - 0x73eda753u - cf; o7 = (u32)t; cf = (u32)(t >> 63); t = (u64)0x00000000u - 0x00000000u - cf; m = (u32)t;
-    r0 = m != 0 ? e0 : o0; r1 = m != 0 ? e1 : o1; r2 = m != 0 ? e2 : o2;
-    r3 = m != 0 ? e3 : o3; r4 = m != 0 ? e4 : o4; r5 = m != 0 ? e5 : o5;
-    r6 = m != 0 ? e6 : o6; r7 = m != 0 ? e7 : o7;
+    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t;
+    t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * b7) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b7) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b7) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * b7) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b7) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b7) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * b7) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b7) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b7) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a0 * b7) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b7) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b7) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * b7) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b7) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b7) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * b7) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + o2 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)e2 + o3 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e3 + o4 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)e4 + o5 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)e5 + o6 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e6 + o7 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 - 0x00000001u; o0 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e1 - 0xffffffffu - cf; o1 = (u32)t; cf = (u32)(t >> 63); t = (u64)e2 - 0xfffe5bfeu - cf; o2 = (u32)t; cf = (u32)(t >> 63); t = (u64)e3 - 0x53bda402u - cf; o3 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e4 - 0x09a1d805u - cf; o4 = (u32)t; cf = (u32)(t >> 63); t = (u64)e5 - 0x3339d808u - cf; o5 = (u32)t; cf = (u32)(t >> 63); t = (u64)e6 - 0x299d7d48u - cf; o6 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e7 - 0x73eda753u - cf; o7 = (u32)t; cf = (u32)(t >> 63); t = (u64)0x00000000u - 0x00000000u - cf; m = (u32)t; r0 = m != 0 ? e0 : o0;
+    r1 = m != 0 ? e1 : o1; r2 = m != 0 ? e2 : o2; r3 = m != 0 ? e3 : o3;
+    r4 = m != 0 ? e4 : o4; r5 = m != 0 ? e5 : o5; r6 = m != 0 ? e6 : o6;
+    r7 = m != 0 ? e7 : o7;
     Rr[0] = (u64)r0 | (u64)r1 << 32;
     Rr[1] = (u64)r2 | (u64)r3 << 32;
     Rr[2] = (u64)r4 | (u64)r5 << 32;
@@ -1195,6 +1200,333 @@ HD void mod_sub_fr(const u64 *A, const u64 *B, u64 *Rr) {
     t = (u64)e4 + o0 + cf; r4 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0x3339d808u; t = (u64)e5 + o0 + cf; r5 = (u32)t; cf = (u32)(t >> 32);
     o0 = m & 0x299d7d48u; t = (u64)e6 + o0 + cf; r6 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0x73eda753u;
     t = (u64)e7 + o0 + cf; r7 = (u32)t;
+    Rr[0] = (u64)r0 | (u64)r1 << 32;
+    Rr[1] = (u64)r2 | (u64)r3 << 32;
+    Rr[2] = (u64)r4 | (u64)r5 << 32;
+    Rr[3] = (u64)r6 | (u64)r7 << 32;
+#endif
+}
+
+// Fr's lazy forms for the NTT (values < 2r between its stages; the transform's last store reduces):
+// mont_mul_fr_lz(A < r, B < 2r) < 2r with no final subtraction; add/sub of two values < 2r, < 2r;
+// reduce_fr_lz(A < 2r) = A mod r.
+
+// mont_mul_fr_lz: 302 PTX instructions (generated).
+HD void mont_mul_fr_lz(const u64 *A, const u64 *B, u64 *Rr) {
+#if defined(__CUDA_ARCH__)
+    asm(
+        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, h;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %4;\n\t"
+        "mov.b64 {b0, b1}, %8;\n\tmov.b64 {a2, a3}, %5;\n\tmov.b64 {b2, b3}, %9;\n\tmov.b64 {a4, a5}, %6;\n\t"
+        "mov.b64 {b4, b5}, %10;\n\tmov.b64 {a6, a7}, %7;\n\tmov.b64 {b6, b7}, %11;\n\tmul.lo.u32 e0, a0, b0;\n\t"
+        "mul.hi.u32 e1, a0, b0;\n\tmul.lo.u32 e2, a2, b0;\n\tmul.hi.u32 e3, a2, b0;\n\tmul.lo.u32 e4, a4, b0;\n\t"
+        "mul.hi.u32 e5, a4, b0;\n\tmul.lo.u32 e6, a6, b0;\n\tmul.hi.u32 e7, a6, b0;\n\tmul.lo.u32 o0, a1, b0;\n\t"
+        "mul.hi.u32 o1, a1, b0;\n\tmul.lo.u32 o2, a3, b0;\n\tmul.hi.u32 o3, a3, b0;\n\tmul.lo.u32 o4, a5, b0;\n\t"
+        "mul.hi.u32 o5, a5, b0;\n\tmul.lo.u32 o6, a7, b0;\n\tmul.hi.u32 o7, a7, b0;\n\tsub.cc.u32 m, 0x00000000, e0;\n\t"
+        "subc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\taddc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\t"
+        "madc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\t"
+        "madc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\taddc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b1, e2;\n\t"
+        "madc.hi.cc.u32 e1, a1, b1, e3;\n\tmadc.lo.cc.u32 e2, a3, b1, e4;\n\tmadc.hi.cc.u32 e3, a3, b1, e5;\n\tmadc.lo.cc.u32 e4, a5, b1, e6;\n\t"
+        "madc.hi.cc.u32 e5, a5, b1, e7;\n\tmadc.lo.cc.u32 e6, a7, b1, 0x00000000;\n\tmadc.hi.u32 e7, a7, b1, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b1, o0;\n\t"
+        "madc.hi.cc.u32 o1, a0, b1, o1;\n\tmadc.lo.cc.u32 o2, a2, b1, o2;\n\tmadc.hi.cc.u32 o3, a2, b1, o3;\n\tmadc.lo.cc.u32 o4, a4, b1, o4;\n\t"
+        "madc.hi.cc.u32 o5, a4, b1, o5;\n\tmadc.lo.cc.u32 o6, a6, b1, o6;\n\tmadc.hi.cc.u32 o7, a6, b1, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\t"
+        "sub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\t"
+        "madc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\tmadc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\t"
+        "madc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\tadd.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\t"
+        "madc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\tmadc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\t"
+        "madc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\t"
+        "madc.lo.cc.u32 o0, a1, b2, o2;\n\tmadc.hi.cc.u32 o1, a1, b2, o3;\n\tmadc.lo.cc.u32 o2, a3, b2, o4;\n\tmadc.hi.cc.u32 o3, a3, b2, o5;\n\t"
+        "madc.lo.cc.u32 o4, a5, b2, o6;\n\tmadc.hi.cc.u32 o5, a5, b2, o7;\n\tmadc.lo.cc.u32 o6, a7, b2, 0x00000000;\n\tmadc.hi.u32 o7, a7, b2, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e0, a0, b2, e0;\n\tmadc.hi.cc.u32 e1, a0, b2, e1;\n\tmadc.lo.cc.u32 e2, a2, b2, e2;\n\tmadc.hi.cc.u32 e3, a2, b2, e3;\n\t"
+        "madc.lo.cc.u32 e4, a4, b2, e4;\n\tmadc.hi.cc.u32 e5, a4, b2, e5;\n\tmadc.lo.cc.u32 e6, a6, b2, e6;\n\tmadc.hi.cc.u32 e7, a6, b2, e7;\n\t"
+        "addc.u32 o7, o7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, e0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\t"
+        "addc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\t"
+        "addc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\t"
+        "madc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\t"
+        "add.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b3, e2;\n\tmadc.hi.cc.u32 e1, a1, b3, e3;\n\tmadc.lo.cc.u32 e2, a3, b3, e4;\n\t"
+        "madc.hi.cc.u32 e3, a3, b3, e5;\n\tmadc.lo.cc.u32 e4, a5, b3, e6;\n\tmadc.hi.cc.u32 e5, a5, b3, e7;\n\tmadc.lo.cc.u32 e6, a7, b3, 0x00000000;\n\t"
+        "madc.hi.u32 e7, a7, b3, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b3, o0;\n\tmadc.hi.cc.u32 o1, a0, b3, o1;\n\tmadc.lo.cc.u32 o2, a2, b3, o2;\n\t"
+        "madc.hi.cc.u32 o3, a2, b3, o3;\n\tmadc.lo.cc.u32 o4, a4, b3, o4;\n\tmadc.hi.cc.u32 o5, a4, b3, o5;\n\tmadc.lo.cc.u32 o6, a6, b3, o6;\n\t"
+        "madc.hi.cc.u32 o7, a6, b3, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\t"
+        "add.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\tmadc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\t"
+        "add.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\tmadc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\t"
+        "addc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\tmadc.lo.cc.u32 o0, a1, b4, o2;\n\tmadc.hi.cc.u32 o1, a1, b4, o3;\n\t"
+        "madc.lo.cc.u32 o2, a3, b4, o4;\n\tmadc.hi.cc.u32 o3, a3, b4, o5;\n\tmadc.lo.cc.u32 o4, a5, b4, o6;\n\tmadc.hi.cc.u32 o5, a5, b4, o7;\n\t"
+        "madc.lo.cc.u32 o6, a7, b4, 0x00000000;\n\tmadc.hi.u32 o7, a7, b4, 0x00000000;\n\tmad.lo.cc.u32 e0, a0, b4, e0;\n\tmadc.hi.cc.u32 e1, a0, b4, e1;\n\t"
+        "madc.lo.cc.u32 e2, a2, b4, e2;\n\tmadc.hi.cc.u32 e3, a2, b4, e3;\n\tmadc.lo.cc.u32 e4, a4, b4, e4;\n\tmadc.hi.cc.u32 e5, a4, b4, e5;\n\t"
+        "madc.lo.cc.u32 e6, a6, b4, e6;\n\tmadc.hi.cc.u32 e7, a6, b4, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, e0;\n\t"
+        "subc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\taddc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\t"
+        "madc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\tmadc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\t"
+        "madc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\taddc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\t"
+        "madc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\tmadc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\t"
+        "madc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\tadd.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b5, e2;\n\t"
+        "madc.hi.cc.u32 e1, a1, b5, e3;\n\tmadc.lo.cc.u32 e2, a3, b5, e4;\n\tmadc.hi.cc.u32 e3, a3, b5, e5;\n\tmadc.lo.cc.u32 e4, a5, b5, e6;\n\t"
+        "madc.hi.cc.u32 e5, a5, b5, e7;\n\tmadc.lo.cc.u32 e6, a7, b5, 0x00000000;\n\tmadc.hi.u32 e7, a7, b5, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b5, o0;\n\t"
+        "madc.hi.cc.u32 o1, a0, b5, o1;\n\tmadc.lo.cc.u32 o2, a2, b5, o2;\n\tmadc.hi.cc.u32 o3, a2, b5, o3;\n\tmadc.lo.cc.u32 o4, a4, b5, o4;\n\t"
+        "madc.hi.cc.u32 o5, a4, b5, o5;\n\tmadc.lo.cc.u32 o6, a6, b5, o6;\n\tmadc.hi.cc.u32 o7, a6, b5, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\t"
+        "sub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\t"
+        "madc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\tmadc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\t"
+        "madc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\tadd.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\t"
+        "madc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\tmadc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\t"
+        "madc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 e0, e0, o1;\n\t"
+        "madc.lo.cc.u32 o0, a1, b6, o2;\n\tmadc.hi.cc.u32 o1, a1, b6, o3;\n\tmadc.lo.cc.u32 o2, a3, b6, o4;\n\tmadc.hi.cc.u32 o3, a3, b6, o5;\n\t"
+        "madc.lo.cc.u32 o4, a5, b6, o6;\n\tmadc.hi.cc.u32 o5, a5, b6, o7;\n\tmadc.lo.cc.u32 o6, a7, b6, 0x00000000;\n\tmadc.hi.u32 o7, a7, b6, 0x00000000;\n\t"
+        "mad.lo.cc.u32 e0, a0, b6, e0;\n\tmadc.hi.cc.u32 e1, a0, b6, e1;\n\tmadc.lo.cc.u32 e2, a2, b6, e2;\n\tmadc.hi.cc.u32 e3, a2, b6, e3;\n\t"
+        "madc.lo.cc.u32 e4, a4, b6, e4;\n\tmadc.hi.cc.u32 e5, a4, b6, e5;\n\tmadc.lo.cc.u32 e6, a6, b6, e6;\n\tmadc.hi.cc.u32 e7, a6, b6, e7;\n\t"
+        "addc.u32 o7, o7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, e0;\n\tsubc.u32 h, m, 0x00000000;\n\tadd.cc.u32 o0, o0, e0;\n\t"
+        "addc.cc.u32 o1, o1, h;\n\tmadc.lo.cc.u32 o2, m, %15, o2;\n\tmadc.hi.cc.u32 o3, m, %15, o3;\n\tmadc.lo.cc.u32 o4, m, %17, o4;\n\t"
+        "madc.hi.cc.u32 o5, m, %17, o5;\n\tmadc.lo.cc.u32 o6, m, %19, o6;\n\tmadc.hi.cc.u32 o7, m, %19, o7;\n\tadd.cc.u32 e0, e0, m;\n\t"
+        "addc.cc.u32 e1, e1, 0x00000000;\n\tmadc.lo.cc.u32 e2, m, %14, e2;\n\tmadc.hi.cc.u32 e3, m, %14, e3;\n\tmadc.lo.cc.u32 e4, m, %16, e4;\n\t"
+        "madc.hi.cc.u32 e5, m, %16, e5;\n\tmadc.lo.cc.u32 e6, m, %18, e6;\n\tmadc.hi.cc.u32 e7, m, %18, e7;\n\taddc.u32 o7, o7, 0x00000000;\n\t"
+        "add.cc.u32 o0, o0, e1;\n\tmadc.lo.cc.u32 e0, a1, b7, e2;\n\tmadc.hi.cc.u32 e1, a1, b7, e3;\n\tmadc.lo.cc.u32 e2, a3, b7, e4;\n\t"
+        "madc.hi.cc.u32 e3, a3, b7, e5;\n\tmadc.lo.cc.u32 e4, a5, b7, e6;\n\tmadc.hi.cc.u32 e5, a5, b7, e7;\n\tmadc.lo.cc.u32 e6, a7, b7, 0x00000000;\n\t"
+        "madc.hi.u32 e7, a7, b7, 0x00000000;\n\tmad.lo.cc.u32 o0, a0, b7, o0;\n\tmadc.hi.cc.u32 o1, a0, b7, o1;\n\tmadc.lo.cc.u32 o2, a2, b7, o2;\n\t"
+        "madc.hi.cc.u32 o3, a2, b7, o3;\n\tmadc.lo.cc.u32 o4, a4, b7, o4;\n\tmadc.hi.cc.u32 o5, a4, b7, o5;\n\tmadc.lo.cc.u32 o6, a6, b7, o6;\n\t"
+        "madc.hi.cc.u32 o7, a6, b7, o7;\n\taddc.u32 e7, e7, 0x00000000;\n\tsub.cc.u32 m, 0x00000000, o0;\n\tsubc.u32 h, m, 0x00000000;\n\t"
+        "add.cc.u32 e0, e0, o0;\n\taddc.cc.u32 e1, e1, h;\n\tmadc.lo.cc.u32 e2, m, %15, e2;\n\tmadc.hi.cc.u32 e3, m, %15, e3;\n\t"
+        "madc.lo.cc.u32 e4, m, %17, e4;\n\tmadc.hi.cc.u32 e5, m, %17, e5;\n\tmadc.lo.cc.u32 e6, m, %19, e6;\n\tmadc.hi.cc.u32 e7, m, %19, e7;\n\t"
+        "add.cc.u32 o0, o0, m;\n\taddc.cc.u32 o1, o1, 0x00000000;\n\tmadc.lo.cc.u32 o2, m, %14, o2;\n\tmadc.hi.cc.u32 o3, m, %14, o3;\n\t"
+        "madc.lo.cc.u32 o4, m, %16, o4;\n\tmadc.hi.cc.u32 o5, m, %16, o5;\n\tmadc.lo.cc.u32 o6, m, %18, o6;\n\tmadc.hi.cc.u32 o7, m, %18, o7;\n\t"
+        "addc.u32 e7, e7, 0x00000000;\n\tadd.cc.u32 r0, e0, o1;\n\taddc.cc.u32 r1, e1, o2;\n\taddc.cc.u32 r2, e2, o3;\n\t"
+        "addc.cc.u32 r3, e3, o4;\n\taddc.cc.u32 r4, e4, o5;\n\taddc.cc.u32 r5, e5, o6;\n\taddc.cc.u32 r6, e6, o7;\n\t"
+        "addc.u32 r7, e7, 0x00000000;\n\tmov.b64 %0, {r0, r1};\n\tmov.b64 %1, {r2, r3};\n\tmov.b64 %2, {r4, r5};\n\t"
+        "mov.b64 %3, {r6, r7};\n\t}\n\t"
+        : "=l"(Rr[0]), "=l"(Rr[1]), "=l"(Rr[2]), "=l"(Rr[3])
+        : "l"(A[0]), "l"(A[1]), "l"(A[2]), "l"(A[3]), "l"(B[0]), "l"(B[1]), "l"(B[2]), "l"(B[3]), "r"(FR_REDC[0]), "r"(FR_REDC[1]), "r"(FR_REDC[2]), "r"(FR_REDC[3]), "r"(FR_REDC[4]), "r"(FR_REDC[5]), "r"(FR_REDC[6]), "r"(FR_REDC[7]), "r"(FR_REDC[8]));
+#else
+    u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, h, cf = 0;
+    u64 t;
+    (void)t; (void)cf;
+    a0 = (u32)A[0]; a1 = (u32)(A[0] >> 32); b0 = (u32)B[0]; b1 = (u32)(B[0] >> 32);
+    a2 = (u32)A[1]; a3 = (u32)(A[1] >> 32); b2 = (u32)B[1]; b3 = (u32)(B[1] >> 32);
+    a4 = (u32)A[2]; a5 = (u32)(A[2] >> 32); b4 = (u32)B[2]; b5 = (u32)(B[2] >> 32);
+    a6 = (u32)A[3]; a7 = (u32)(A[3] >> 32); b6 = (u32)B[3]; b7 = (u32)(B[3] >> 32);
+    e0 = a0 * b0; e1 = (u32)(((u64)a0 * b0) >> 32); e2 = a2 * b0;
+    e3 = (u32)(((u64)a2 * b0) >> 32); e4 = a4 * b0; e5 = (u32)(((u64)a4 * b0) >> 32);
+    e6 = a6 * b0; e7 = (u32)(((u64)a6 * b0) >> 32); o0 = a1 * b0;
+    o1 = (u32)(((u64)a1 * b0) >> 32); o2 = a3 * b0; o3 = (u32)(((u64)a3 * b0) >> 32);
+    o4 = a5 * b0; o5 = (u32)(((u64)a5 * b0) >> 32); o6 = a7 * b0;
+    o7 = (u32)(((u64)a7 * b0) >> 32); t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t;
+    t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * b1) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b1) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b1) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * b1) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b1) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b1) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * b1) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b1) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b1) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a0 * b1) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b1) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b1) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * b1) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b1) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b1) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * b1) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b2) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b2) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * b2) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b2) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b2) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a5 * b2) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b2) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b2) >> 32) + 0x00000000u + cf; o7 = (u32)t;
+    t = (u64)(u32)((u64)a0 * b2) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b2) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b2) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a2 * b2) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b2) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b2) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a6 * b2) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b2) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t;
+    t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b3) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a1 * b3) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b3) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b3) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a5 * b3) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b3) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b3) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a7 * b3) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b3) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b3) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a2 * b3) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b3) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b3) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a4 * b3) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b3) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b3) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t;
+    t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * b4) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b4) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b4) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * b4) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b4) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b4) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * b4) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b4) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)a0 * b4) + e0; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a0 * b4) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b4) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b4) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * b4) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b4) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b4) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * b4) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t;
+    t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b5) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b5) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a3 * b5) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b5) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b5) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a5 * b5) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b5) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b5) >> 32) + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)(u32)((u64)a0 * b5) + o0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b5) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b5) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a2 * b5) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b5) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b5) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a6 * b5) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b5) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)e0 + o1; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a1 * b6) + o2 + cf; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a1 * b6) >> 32) + o3 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b6) + o4 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a3 * b6) >> 32) + o5 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a5 * b6) + o6 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b6) >> 32) + o7 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a7 * b6) + 0x00000000u + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a7 * b6) >> 32) + 0x00000000u + cf; o7 = (u32)t; t = (u64)(u32)((u64)a0 * b6) + e0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a0 * b6) >> 32) + e1 + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a2 * b6) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b6) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a4 * b6) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a4 * b6) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b6) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a6 * b6) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)0x00000000u - e0; m = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; h = (u32)t;
+    t = (u64)o0 + e0; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + h + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x53bda402u) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x73eda753u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e0 + m; e0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e1 + 0x00000000u + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x09a1d805u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x299d7d48u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)o7 + 0x00000000u + cf; o7 = (u32)t; t = (u64)o0 + e1; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a1 * b7) + e2 + cf; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a1 * b7) >> 32) + e3 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a3 * b7) + e4 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a3 * b7) >> 32) + e5 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a5 * b7) + e6 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a5 * b7) >> 32) + e7 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a7 * b7) + 0x00000000u + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a7 * b7) >> 32) + 0x00000000u + cf; e7 = (u32)t; t = (u64)(u32)((u64)a0 * b7) + o0; o0 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a0 * b7) >> 32) + o1 + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a2 * b7) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a2 * b7) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)a4 * b7) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)a4 * b7) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)a6 * b7) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)a6 * b7) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t; t = (u64)0x00000000u - o0; m = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)m - 0x00000000u - cf; h = (u32)t; t = (u64)e0 + o0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + h + cf; e1 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x53bda402u) + e2 + cf; e2 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x53bda402u) >> 32) + e3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x3339d808u) + e4 + cf; e4 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0x3339d808u) >> 32) + e5 + cf; e5 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x73eda753u) + e6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x73eda753u) >> 32) + e7 + cf; e7 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)o0 + m; o0 = (u32)t; cf = (u32)(t >> 32); t = (u64)o1 + 0x00000000u + cf; o1 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0xfffe5bfeu) + o2 + cf; o2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)(((u64)m * 0xfffe5bfeu) >> 32) + o3 + cf; o3 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)((u64)m * 0x09a1d805u) + o4 + cf; o4 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x09a1d805u) >> 32) + o5 + cf; o5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)(u32)((u64)m * 0x299d7d48u) + o6 + cf; o6 = (u32)t; cf = (u32)(t >> 32); t = (u64)(u32)(((u64)m * 0x299d7d48u) >> 32) + o7 + cf; o7 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; e7 = (u32)t;
+    t = (u64)e0 + o1; r0 = (u32)t; cf = (u32)(t >> 32); t = (u64)e1 + o2 + cf; r1 = (u32)t; cf = (u32)(t >> 32); t = (u64)e2 + o3 + cf; r2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e3 + o4 + cf; r3 = (u32)t; cf = (u32)(t >> 32); t = (u64)e4 + o5 + cf; r4 = (u32)t; cf = (u32)(t >> 32); t = (u64)e5 + o6 + cf; r5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)e6 + o7 + cf; r6 = (u32)t; cf = (u32)(t >> 32); t = (u64)e7 + 0x00000000u + cf; r7 = (u32)t;
+    Rr[0] = (u64)r0 | (u64)r1 << 32;
+    Rr[1] = (u64)r2 | (u64)r3 << 32;
+    Rr[2] = (u64)r4 | (u64)r5 << 32;
+    Rr[3] = (u64)r6 | (u64)r7 << 32;
+#endif
+}
+
+// add_fr_lz: 26 PTX instructions (generated).
+HD void add_fr_lz(const u64 *A, const u64 *B, u64 *Rr) {
+#if defined(__CUDA_ARCH__)
+    asm(
+        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %4;\n\t"
+        "mov.b64 {b0, b1}, %8;\n\tmov.b64 {a2, a3}, %5;\n\tmov.b64 {b2, b3}, %9;\n\tmov.b64 {a4, a5}, %6;\n\t"
+        "mov.b64 {b4, b5}, %10;\n\tmov.b64 {a6, a7}, %7;\n\tmov.b64 {b6, b7}, %11;\n\tadd.cc.u32 e0, a0, b0;\n\t"
+        "addc.cc.u32 e1, a1, b1;\n\taddc.cc.u32 e2, a2, b2;\n\taddc.cc.u32 e3, a3, b3;\n\taddc.cc.u32 e4, a4, b4;\n\t"
+        "addc.cc.u32 e5, a5, b5;\n\taddc.cc.u32 e6, a6, b6;\n\taddc.cc.u32 e7, a7, b7;\n\taddc.u32 m, 0x00000000, 0x00000000;\n\t"
+        "sub.cc.u32 o0, e0, 0x00000002;\n\tsubc.cc.u32 o1, e1, 0xfffffffe;\n\tsubc.cc.u32 o2, e2, 0xfffcb7fd;\n\tsubc.cc.u32 o3, e3, 0xa77b4805;\n\t"
+        "subc.cc.u32 o4, e4, 0x1343b00a;\n\tsubc.cc.u32 o5, e5, 0x6673b010;\n\tsubc.cc.u32 o6, e6, 0x533afa90;\n\tsubc.cc.u32 o7, e7, 0xe7db4ea6;\n\t"
+        "subc.u32 m, m, 0x00000000;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r0, e0, o0, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r1, e1, o1, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r2, e2, o2, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r3, e3, o3, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r4, e4, o4, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r5, e5, o5, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r6, e6, o6, q;\n\tsetp.ne.u32 q, m, 0;\n\t"
+        "selp.b32 r7, e7, o7, q;\n\tmov.b64 %0, {r0, r1};\n\tmov.b64 %1, {r2, r3};\n\tmov.b64 %2, {r4, r5};\n\t"
+        "mov.b64 %3, {r6, r7};\n\t}\n\t"
+        : "=l"(Rr[0]), "=l"(Rr[1]), "=l"(Rr[2]), "=l"(Rr[3])
+        : "l"(A[0]), "l"(A[1]), "l"(A[2]), "l"(A[3]), "l"(B[0]), "l"(B[1]), "l"(B[2]), "l"(B[3]));
+#else
+    u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, cf = 0;
+    u64 t;
+    (void)t; (void)cf;
+    a0 = (u32)A[0]; a1 = (u32)(A[0] >> 32); b0 = (u32)B[0]; b1 = (u32)(B[0] >> 32);
+    a2 = (u32)A[1]; a3 = (u32)(A[1] >> 32); b2 = (u32)B[1]; b3 = (u32)(B[1] >> 32);
+    a4 = (u32)A[2]; a5 = (u32)(A[2] >> 32); b4 = (u32)B[2]; b5 = (u32)(B[2] >> 32);
+    a6 = (u32)A[3]; a7 = (u32)(A[3] >> 32); b6 = (u32)B[3]; b7 = (u32)(B[3] >> 32);
+    t = (u64)a0 + b0; e0 = (u32)t; cf = (u32)(t >> 32); t = (u64)a1 + b1 + cf; e1 = (u32)t; cf = (u32)(t >> 32); t = (u64)a2 + b2 + cf; e2 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)a3 + b3 + cf; e3 = (u32)t; cf = (u32)(t >> 32); t = (u64)a4 + b4 + cf; e4 = (u32)t; cf = (u32)(t >> 32); t = (u64)a5 + b5 + cf; e5 = (u32)t; cf = (u32)(t >> 32);
+    t = (u64)a6 + b6 + cf; e6 = (u32)t; cf = (u32)(t >> 32); t = (u64)a7 + b7 + cf; e7 = (u32)t; cf = (u32)(t >> 32); t = (u64)0x00000000u + 0x00000000u + cf; m = (u32)t;
+    t = (u64)e0 - 0x00000002u; o0 = (u32)t; cf = (u32)(t >> 63); t = (u64)e1 - 0xfffffffeu - cf; o1 = (u32)t; cf = (u32)(t >> 63); t = (u64)e2 - 0xfffcb7fdu - cf; o2 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e3 - 0xa77b4805u - cf; o3 = (u32)t; cf = (u32)(t >> 63); t = (u64)e4 - 0x1343b00au - cf; o4 = (u32)t; cf = (u32)(t >> 63); t = (u64)e5 - 0x6673b010u - cf; o5 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)e6 - 0x533afa90u - cf; o6 = (u32)t; cf = (u32)(t >> 63); t = (u64)e7 - 0xe7db4ea6u - cf; o7 = (u32)t; cf = (u32)(t >> 63); t = (u64)m - 0x00000000u - cf; m = (u32)t;
+    r0 = m != 0 ? e0 : o0; r1 = m != 0 ? e1 : o1; r2 = m != 0 ? e2 : o2;
+    r3 = m != 0 ? e3 : o3; r4 = m != 0 ? e4 : o4; r5 = m != 0 ? e5 : o5;
+    r6 = m != 0 ? e6 : o6; r7 = m != 0 ? e7 : o7;
+    Rr[0] = (u64)r0 | (u64)r1 << 32;
+    Rr[1] = (u64)r2 | (u64)r3 << 32;
+    Rr[2] = (u64)r4 | (u64)r5 << 32;
+    Rr[3] = (u64)r6 | (u64)r7 << 32;
+#endif
+}
+
+// sub_fr_lz: 25 PTX instructions (generated).
+HD void sub_fr_lz(const u64 *A, const u64 *B, u64 *Rr) {
+#if defined(__CUDA_ARCH__)
+    asm(
+        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, r0, r1, r2, r3, r4, r5, r6, r7, m;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %4;\n\t"
+        "mov.b64 {b0, b1}, %8;\n\tmov.b64 {a2, a3}, %5;\n\tmov.b64 {b2, b3}, %9;\n\tmov.b64 {a4, a5}, %6;\n\t"
+        "mov.b64 {b4, b5}, %10;\n\tmov.b64 {a6, a7}, %7;\n\tmov.b64 {b6, b7}, %11;\n\tsub.cc.u32 e0, a0, b0;\n\t"
+        "subc.cc.u32 e1, a1, b1;\n\tsubc.cc.u32 e2, a2, b2;\n\tsubc.cc.u32 e3, a3, b3;\n\tsubc.cc.u32 e4, a4, b4;\n\t"
+        "subc.cc.u32 e5, a5, b5;\n\tsubc.cc.u32 e6, a6, b6;\n\tsubc.cc.u32 e7, a7, b7;\n\tsubc.u32 m, 0x00000000, 0x00000000;\n\t"
+        "and.b32 o0, m, 0x00000002;\n\tadd.cc.u32 r0, e0, o0;\n\tand.b32 o0, m, 0xfffffffe;\n\taddc.cc.u32 r1, e1, o0;\n\t"
+        "and.b32 o0, m, 0xfffcb7fd;\n\taddc.cc.u32 r2, e2, o0;\n\tand.b32 o0, m, 0xa77b4805;\n\taddc.cc.u32 r3, e3, o0;\n\t"
+        "and.b32 o0, m, 0x1343b00a;\n\taddc.cc.u32 r4, e4, o0;\n\tand.b32 o0, m, 0x6673b010;\n\taddc.cc.u32 r5, e5, o0;\n\t"
+        "and.b32 o0, m, 0x533afa90;\n\taddc.cc.u32 r6, e6, o0;\n\tand.b32 o0, m, 0xe7db4ea6;\n\taddc.u32 r7, e7, o0;\n\t"
+        "mov.b64 %0, {r0, r1};\n\tmov.b64 %1, {r2, r3};\n\tmov.b64 %2, {r4, r5};\n\tmov.b64 %3, {r6, r7};\n\t"
+        "}\n\t"
+        : "=l"(Rr[0]), "=l"(Rr[1]), "=l"(Rr[2]), "=l"(Rr[3])
+        : "l"(A[0]), "l"(A[1]), "l"(A[2]), "l"(A[3]), "l"(B[0]), "l"(B[1]), "l"(B[2]), "l"(B[3]));
+#else
+    u32 a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, e0, e1, e2, e3, e4, e5, e6, e7, o0, r0, r1, r2, r3, r4, r5, r6, r7, m, cf = 0;
+    u64 t;
+    (void)t; (void)cf;
+    a0 = (u32)A[0]; a1 = (u32)(A[0] >> 32); b0 = (u32)B[0]; b1 = (u32)(B[0] >> 32);
+    a2 = (u32)A[1]; a3 = (u32)(A[1] >> 32); b2 = (u32)B[1]; b3 = (u32)(B[1] >> 32);
+    a4 = (u32)A[2]; a5 = (u32)(A[2] >> 32); b4 = (u32)B[2]; b5 = (u32)(B[2] >> 32);
+    a6 = (u32)A[3]; a7 = (u32)(A[3] >> 32); b6 = (u32)B[3]; b7 = (u32)(B[3] >> 32);
+    t = (u64)a0 - b0; e0 = (u32)t; cf = (u32)(t >> 63); t = (u64)a1 - b1 - cf; e1 = (u32)t; cf = (u32)(t >> 63); t = (u64)a2 - b2 - cf; e2 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)a3 - b3 - cf; e3 = (u32)t; cf = (u32)(t >> 63); t = (u64)a4 - b4 - cf; e4 = (u32)t; cf = (u32)(t >> 63); t = (u64)a5 - b5 - cf; e5 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)a6 - b6 - cf; e6 = (u32)t; cf = (u32)(t >> 63); t = (u64)a7 - b7 - cf; e7 = (u32)t; cf = (u32)(t >> 63); t = (u64)0x00000000u - 0x00000000u - cf; m = (u32)t;
+    o0 = m & 0x00000002u; t = (u64)e0 + o0; r0 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0xfffffffeu;
+    t = (u64)e1 + o0 + cf; r1 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0xfffcb7fdu; t = (u64)e2 + o0 + cf; r2 = (u32)t; cf = (u32)(t >> 32);
+    o0 = m & 0xa77b4805u; t = (u64)e3 + o0 + cf; r3 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0x1343b00au;
+    t = (u64)e4 + o0 + cf; r4 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0x6673b010u; t = (u64)e5 + o0 + cf; r5 = (u32)t; cf = (u32)(t >> 32);
+    o0 = m & 0x533afa90u; t = (u64)e6 + o0 + cf; r6 = (u32)t; cf = (u32)(t >> 32); o0 = m & 0xe7db4ea6u;
+    t = (u64)e7 + o0 + cf; r7 = (u32)t;
+    Rr[0] = (u64)r0 | (u64)r1 << 32;
+    Rr[1] = (u64)r2 | (u64)r3 << 32;
+    Rr[2] = (u64)r4 | (u64)r5 << 32;
+    Rr[3] = (u64)r6 | (u64)r7 << 32;
+#endif
+}
+
+// reduce_fr_lz: 17 PTX instructions (generated).
+HD void reduce_fr_lz(const u64 *A, u64 *Rr) {
+#if defined(__CUDA_ARCH__)
+    asm(
+        "{\n\t.reg .u32 a0, a1, a2, a3, a4, a5, a6, a7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m;\n\t.reg .pred q;\n\tmov.b64 {a0, a1}, %4;\n\t"
+        "mov.b64 {a2, a3}, %5;\n\tmov.b64 {a4, a5}, %6;\n\tmov.b64 {a6, a7}, %7;\n\tsub.cc.u32 o0, a0, 0x00000001;\n\t"
+        "subc.cc.u32 o1, a1, 0xffffffff;\n\tsubc.cc.u32 o2, a2, 0xfffe5bfe;\n\tsubc.cc.u32 o3, a3, 0x53bda402;\n\tsubc.cc.u32 o4, a4, 0x09a1d805;\n\t"
+        "subc.cc.u32 o5, a5, 0x3339d808;\n\tsubc.cc.u32 o6, a6, 0x299d7d48;\n\tsubc.cc.u32 o7, a7, 0x73eda753;\n\tsubc.u32 m, 0x00000000, 0x00000000;\n\t"
+        "setp.ne.u32 q, m, 0;\n\tselp.b32 r0, a0, o0, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r1, a1, o1, q;\n\t"
+        "setp.ne.u32 q, m, 0;\n\tselp.b32 r2, a2, o2, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r3, a3, o3, q;\n\t"
+        "setp.ne.u32 q, m, 0;\n\tselp.b32 r4, a4, o4, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r5, a5, o5, q;\n\t"
+        "setp.ne.u32 q, m, 0;\n\tselp.b32 r6, a6, o6, q;\n\tsetp.ne.u32 q, m, 0;\n\tselp.b32 r7, a7, o7, q;\n\t"
+        "mov.b64 %0, {r0, r1};\n\tmov.b64 %1, {r2, r3};\n\tmov.b64 %2, {r4, r5};\n\tmov.b64 %3, {r6, r7};\n\t"
+        "}\n\t"
+        : "=l"(Rr[0]), "=l"(Rr[1]), "=l"(Rr[2]), "=l"(Rr[3])
+        : "l"(A[0]), "l"(A[1]), "l"(A[2]), "l"(A[3]));
+#else
+    u32 a0, a1, a2, a3, a4, a5, a6, a7, o0, o1, o2, o3, o4, o5, o6, o7, r0, r1, r2, r3, r4, r5, r6, r7, m, cf = 0;
+    u64 t;
+    (void)t; (void)cf;
+    a0 = (u32)A[0]; a1 = (u32)(A[0] >> 32);
+    a2 = (u32)A[1]; a3 = (u32)(A[1] >> 32);
+    a4 = (u32)A[2]; a5 = (u32)(A[2] >> 32);
+    a6 = (u32)A[3]; a7 = (u32)(A[3] >> 32);
+    t = (u64)a0 - 0x00000001u; o0 = (u32)t; cf = (u32)(t >> 63); t = (u64)a1 - 0xffffffffu - cf; o1 = (u32)t; cf = (u32)(t >> 63); t = (u64)a2 - 0xfffe5bfeu - cf; o2 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)a3 - 0x53bda402u - cf; o3 = (u32)t; cf = (u32)(t >> 63); t = (u64)a4 - 0x09a1d805u - cf; o4 = (u32)t; cf = (u32)(t >> 63); t = (u64)a5 - 0x3339d808u - cf; o5 = (u32)t; cf = (u32)(t >> 63);
+    t = (u64)a6 - 0x299d7d48u - cf; o6 = (u32)t; cf = (u32)(t >> 63); t = (u64)a7 - 0x73eda753u - cf; o7 = (u32)t; cf = (u32)(t >> 63); t = (u64)0x00000000u - 0x00000000u - cf; m = (u32)t;
+    r0 = m != 0 ? a0 : o0; r1 = m != 0 ? a1 : o1; r2 = m != 0 ? a2 : o2;
+    r3 = m != 0 ? a3 : o3; r4 = m != 0 ? a4 : o4; r5 = m != 0 ? a5 : o5;
+    r6 = m != 0 ? a6 : o6; r7 = m != 0 ? a7 : o7;
     Rr[0] = (u64)r0 | (u64)r1 << 32;
     Rr[1] = (u64)r2 | (u64)r3 << 32;
     Rr[2] = (u64)r4 | (u64)r5 << 32;

@@ -31,20 +31,21 @@
 // __syncthreads(), which the host runs for all threads in turn).
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8
-// and _inv 128 registers (16 B spilled), ntt_dif_r4 and _inv 64 (none), ntt_dif_smem4 64 (16 B) and _inv 64
-// (8 B stored, 12 loaded; + 32768 B static shared each). The radix-4/8 and two-stage shared kernels exist once
-// per direction: with the direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went
-// 1.200 → 1.16 ms and compute_h 2^22 6.38 → 6.17 (docs/PERF.md).
-// Registers of the others: ntt_dif_r2 48, ntt_dif_smem 54, ntt_bitrev_scale 66,
-// ntt_scale 40, ntt_bitrev2 78, ntt_powers 36, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 56
-// (+ 17408 B static shared), ntt_bitrev_tile2 54 (+ 34816 B), ntt_mul 40, ntt_dit_r2 40; capped as their DIF
-// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (12 B), ntt_smem_turn 64 (16 B stored, 76 B loaded),
-// ntt_dif_r8_inv_mul 128 (56 B).
-// SASS: ~182 instructions per fr_t multiplication, 136 of them on the IMAD pipe (120 IMAD.WIDE.U32[.X]);
-// ~238 and 177 while the reduction's multipliers were immediates (field32.cuh's FR_REDC says why). That cut
-// changed the transforms by 1% (2^24 forward 5.36 → 5.32 ms; ntt_dif_smem4 1.80 → 1.74, the radix-4 passes
-// 0.41–0.51 unchanged; docs/PERF.md): the kernels are not bound by the multiplier's instruction count. The
-// old path 2^24 forward is about 9 passes over 512 MiB plus twiddle reads. Also compiles under NVRTC
+// 128 registers (none) and _inv 128 (8 B), ntt_dif_r4 and _inv 64 (none), ntt_dif_smem4 and _inv 64 (4 B;
+// + 32768 B static shared each). The radix-4/8 and two-stage shared kernels exist once per direction: with the
+// direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went 1.200 → 1.16 ms and
+// compute_h 2^22 6.38 → 6.17 (docs/PERF.md).
+// Registers of the others: ntt_dif_r2 46, ntt_dif_smem 54, ntt_bitrev_scale 64,
+// ntt_scale 40, ntt_bitrev2 76, ntt_powers 38, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 60
+// (+ 17408 B static shared), ntt_bitrev_tile2 48 (+ 34816 B), ntt_mul 38, ntt_dit_r2 46; capped as their DIF
+// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (20 B), ntt_smem_turn 64 (52 B stored, 132 B loaded),
+// ntt_dif_r8_inv_mul 128 (96 B stored, 72 loaded).
+// SASS per fr_t multiplication: 112 IMAD.WIDE.U32[.X] + 5 IMAD on the IMAD pipe, 93 IADD3 (field32.cuh: Fr's
+// p₀ = 1, p₁ = 2³² − 1 and −p⁻¹ = 2³² − 1 take three of each reduction row's products off the IMAD pipe;
+// 122 + 17 and 38 before). With the lazy form (lz_* below) that took 2^22 forward 1.16 → 1.14 ms, 2^24 4.77 →
+// 4.65 and compute_h 2^22 6.17 → 6.07; either change alone measured no gain or a loss (docs/PERF.md): the
+// transforms are bound by the IMAD and ALU pipes together. The old path 2^24 forward is about 9 passes over
+// 512 MiB plus twiddle reads. Also compiles under NVRTC
 // (--gpu-architecture=sm_90) once field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
 
@@ -61,8 +62,37 @@ HD u32 brev_bits(u32 i, u32 bits) {
 #endif
 }
 
+// The transforms' lazy form: between stages (in registers, shared memory and global memory between passes of one
+// transform) values are < 2r, not < r; the butterflies skip the multiplication's final subtraction (182 → ~165
+// SASS instructions per product) and each transform's last store reduces (lz_canon). Twiddles and scale tables
+// stay canonical: lz_mul's w must be < r (field32.cuh's mont_mul_fr_lz bound).
+HD fr_t lz_add(const fr_t &x, const fr_t &y) {
+    fr_t r;
+    add_fr_lz(x.v, y.v, r.v);
+    return r;
+}
+HD fr_t lz_sub(const fr_t &x, const fr_t &y) {
+    fr_t r;
+    sub_fr_lz(x.v, y.v, r.v);
+    return r;
+}
+// x·w·R⁻¹ for x < 2r and a canonical w (< r): < 2r.
+HD fr_t lz_mul(const fr_t &x, const fr_t &w) {
+    fr_t r;
+    mont_mul_fr_lz(w.v, x.v, r.v);
+    return r;
+}
+HD fr_t lz_canon(const fr_t &x) {
+    fr_t r;
+    reduce_fr_lz(x.v, r.v);
+    return r;
+}
+// lz_canon where the transform ends (`canon`), else the lazy value as it is.
+HD fr_t lz_store(const fr_t &x, bool canon) { return canon ? lz_canon(x) : x; }
+
 // DIF butterfly output for the lower half: (x − y)·ω^k (forward) or (x − y)·ω^(−k) = (y − x)·tw[N/2 − k].
 // Operands are selected first so that only one multiplication is compiled (no code duplication per branch).
+// Lazy in and out (x, y < 2r).
 HD fr_t dif_diff(const fr_t &x, const fr_t &y, const fr_t *tw, u32 k, u32 half, bool inv) {
     fr_t p, q;
 #pragma unroll
@@ -70,7 +100,7 @@ HD fr_t dif_diff(const fr_t &x, const fr_t &y, const fr_t *tw, u32 k, u32 half, 
         p.v[l] = inv ? y.v[l] : x.v[l];
         q.v[l] = inv ? x.v[l] : y.v[l];
     }
-    return (p - q) * tw[inv ? half - k : k];
+    return lz_mul(lz_sub(p, q), tw[inv ? half - k : k]);
 }
 
 // One radix-2 DIF stage of span h = 2^log_h over the whole vector; thread t < N/2 does one butterfly.
@@ -80,7 +110,7 @@ HD void dif_r2_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     u64 i0 = ((u64)(t >> log_h) << (log_h + 1)) + j;
     fr_t x = a[i0], y = a[i0 + h];
     u32 k = j << (log_n - 1 - log_h);  // ω_2h^j = ω^(j·N/2h)
-    a[i0] = x + y;
+    a[i0] = lz_add(x, y);
     a[i0 + h] = dif_diff(x, y, tw, k, 1u << (log_n - 1), inv);
 }
 
@@ -94,12 +124,12 @@ HD void dif_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     u32 sh = log_n - 1 - log_h;  // s = N/2h
     u32 half = 1u << (log_n - 1);
     fr_t a0 = a[base], a1 = a[base + q], a2 = a[base + h], a3 = a[base + h + q];
-    fr_t b0 = a0 + a2, b2 = dif_diff(a0, a2, tw, j << sh, half, inv);
-    fr_t b1 = a1 + a3, b3 = dif_diff(a1, a3, tw, (j + q) << sh, half, inv);
+    fr_t b0 = lz_add(a0, a2), b2 = dif_diff(a0, a2, tw, j << sh, half, inv);
+    fr_t b1 = lz_add(a1, a3), b3 = dif_diff(a1, a3, tw, (j + q) << sh, half, inv);
     u32 k2 = j << (sh + 1);  // ω_h^j
-    a[base] = b0 + b1;
+    a[base] = lz_add(b0, b1);
     a[base + q] = dif_diff(b0, b1, tw, k2, half, inv);
-    a[base + h] = b2 + b3;
+    a[base + h] = lz_add(b2, b3);
     a[base + h + q] = dif_diff(b2, b3, tw, k2, half, inv);
 }
 
@@ -116,10 +146,10 @@ HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     u32 half = 1u << (log_n - 1);
     fr_t x[8];
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) x[m] = mul ? a[base + (u64)m * e] * mul[base + (u64)m * e] : a[base + (u64)m * e];
+    for (u32 m = 0; m < 8; m++) x[m] = mul ? lz_mul(a[base + (u64)m * e], mul[base + (u64)m * e]) : a[base + (u64)m * e];
 #pragma unroll
     for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
-        fr_t s = x[m] + x[m + 4];
+        fr_t s = lz_add(x[m], x[m + 4]);
         x[m + 4] = dif_diff(x[m], x[m + 4], tw, (j + m * e) << sh, half, inv);
         x[m] = s;
     }
@@ -127,14 +157,14 @@ HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     for (u32 g = 0; g < 8; g += 4) {  // span h/2: pairs (g + m, g + m + 2) at offset j + m·e
 #pragma unroll
         for (u32 m = 0; m < 2; m++) {
-            fr_t s = x[g + m] + x[g + m + 2];
+            fr_t s = lz_add(x[g + m], x[g + m + 2]);
             x[g + m + 2] = dif_diff(x[g + m], x[g + m + 2], tw, (j + m * e) << (sh + 1), half, inv);
             x[g + m] = s;
         }
     }
 #pragma unroll
     for (u32 g = 0; g < 8; g += 2) {  // span h/4: pairs (g, g + 1) at offset j
-        fr_t s = x[g] + x[g + 1];
+        fr_t s = lz_add(x[g], x[g + 1]);
         x[g + 1] = dif_diff(x[g], x[g + 1], tw, j << (sh + 2), half, inv);
         x[g] = s;
     }
@@ -149,9 +179,10 @@ HD void dit_r2_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     u32 h = 1u << log_h;
     u32 j = t & (h - 1);
     u64 i0 = ((u64)(t >> log_h) << (log_h + 1)) + j;
-    fr_t x = a[i0], y = a[i0 + h] * tw[j << (log_n - 1 - log_h)];
-    a[i0] = x + y;
-    a[i0 + h] = x - y;
+    fr_t x = a[i0], y = lz_mul(a[i0 + h], tw[j << (log_n - 1 - log_h)]);
+    bool last = log_h == log_n - 1;  // the transform's last pass stores canonical values
+    a[i0] = lz_store(lz_add(x, y), last);
+    a[i0 + h] = lz_store(lz_sub(x, y), last);
 }
 // Spans h/2 then h: elements base + {0, q, h, h + q} (dif_r4_body's quartet, stages in the other order).
 HD void dit_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
@@ -162,13 +193,14 @@ HD void dit_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     u32 sh = log_n - 1 - log_h;
     fr_t a0 = a[base], a1 = a[base + q], a2 = a[base + h], a3 = a[base + h + q];
     fr_t w = tw[j << (sh + 1)];  // ω_h^j (span q)
-    fr_t t1 = a1 * w, t3 = a3 * w;
-    fr_t b0 = a0 + t1, b1 = a0 - t1, b2 = a2 + t3, b3 = a2 - t3;
-    fr_t u2 = b2 * tw[j << sh], u3 = b3 * tw[(j + q) << sh];  // ω_2h^j, ω_2h^(j+q) (span h)
-    a[base] = b0 + u2;
-    a[base + h] = b0 - u2;
-    a[base + q] = b1 + u3;
-    a[base + h + q] = b1 - u3;
+    fr_t t1 = lz_mul(a1, w), t3 = lz_mul(a3, w);
+    fr_t b0 = lz_add(a0, t1), b1 = lz_sub(a0, t1), b2 = lz_add(a2, t3), b3 = lz_sub(a2, t3);
+    fr_t u2 = lz_mul(b2, tw[j << sh]), u3 = lz_mul(b3, tw[(j + q) << sh]);  // ω_2h^j, ω_2h^(j+q) (span h)
+    bool last = log_h == log_n - 1;
+    a[base] = lz_store(lz_add(b0, u2), last);
+    a[base + h] = lz_store(lz_sub(b0, u2), last);
+    a[base + q] = lz_store(lz_add(b1, u3), last);
+    a[base + h + q] = lz_store(lz_sub(b1, u3), last);
 }
 // Spans h/4, h/2, h: elements base + m·e, e = h/4 (dif_r8_body's octet, stages in the other order).
 HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
@@ -183,27 +215,28 @@ HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     fr_t w = tw[j << (sh + 2)];
 #pragma unroll
     for (u32 g = 0; g < 8; g += 2) {  // span h/4: pairs (g, g + 1) at offset j
-        fr_t y = x[g + 1] * w;
-        x[g + 1] = x[g] - y;
-        x[g] = x[g] + y;
+        fr_t y = lz_mul(x[g + 1], w);
+        x[g + 1] = lz_sub(x[g], y);
+        x[g] = lz_add(x[g], y);
     }
 #pragma unroll
     for (u32 g = 0; g < 8; g += 4) {  // span h/2: pairs (g + m, g + m + 2) at offset j + m·e
 #pragma unroll
         for (u32 m = 0; m < 2; m++) {
-            fr_t y = x[g + m + 2] * tw[(j + m * e) << (sh + 1)];
-            x[g + m + 2] = x[g + m] - y;
-            x[g + m] = x[g + m] + y;
+            fr_t y = lz_mul(x[g + m + 2], tw[(j + m * e) << (sh + 1)]);
+            x[g + m + 2] = lz_sub(x[g + m], y);
+            x[g + m] = lz_add(x[g + m], y);
         }
     }
 #pragma unroll
     for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
-        fr_t y = x[m + 4] * tw[(j + m * e) << sh];
-        x[m + 4] = x[m] - y;
-        x[m] = x[m] + y;
+        fr_t y = lz_mul(x[m + 4], tw[(j + m * e) << sh]);
+        x[m + 4] = lz_sub(x[m], y);
+        x[m] = lz_add(x[m], y);
     }
+    bool last = log_h == log_n - 1;
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = x[m];
+    for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = lz_store(x[m], last);
 }
 
 // Shared-memory DIF: a block of 2^log_b elements (log_b ≤ SMEM_LOG), 2^(log_b−1) threads, all stages with span
@@ -224,11 +257,11 @@ HD void smem_stage(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
     u32 j = tid & (h - 1);
     u32 i0 = ((tid >> log_h) << (log_h + 1)) + j;
     fr_t x = sm[i0], y = sm[i0 + h];
-    sm[i0] = x + y;
+    sm[i0] = lz_add(x, y);
     // Span 1: the twiddle is ω^0 = 1 forward and −1 on the inverse's (y − x) form, so x − y either way: no
     // multiplication (one stage of ten here, a tenth of the kernel's; the branch is uniform per block).
     if (log_h == 0)
-        sm[i0 + h] = x - y;
+        sm[i0 + h] = lz_sub(x, y);
     else
         sm[i0 + h] = dif_diff(x, y, lt + LT_BASE(log_h), j, h, inv);
 }
@@ -242,13 +275,13 @@ HD void smem_stage4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h, bool inv) {
     const fr_t *t1 = lt + LT_BASE(log_h), *t2 = lt + LT_BASE(log_q);
     fr_t a0 = sm[base], a1 = sm[base + q], a2 = sm[base + h], a3 = sm[base + h + q];
     // Spans 2 and 1 (log_h = 1): j = 0, so b2's twiddle is ω^0 (x − y either way, as in smem_stage).
-    fr_t b0 = a0 + a2, b2 = log_q == 0 ? a0 - a2 : dif_diff(a0, a2, t1, j, h, inv);
-    fr_t b1 = a1 + a3, b3 = dif_diff(a1, a3, t1, j + q, h, inv);
-    sm[base] = b0 + b1;
-    sm[base + h] = b2 + b3;
+    fr_t b0 = lz_add(a0, a2), b2 = log_q == 0 ? lz_sub(a0, a2) : dif_diff(a0, a2, t1, j, h, inv);
+    fr_t b1 = lz_add(a1, a3), b3 = dif_diff(a1, a3, t1, j + q, h, inv);
+    sm[base] = lz_add(b0, b1);
+    sm[base + h] = lz_add(b2, b3);
     if (log_q == 0) {  // span 1: x − y either way (smem_stage)
-        sm[base + q] = b0 - b1;
-        sm[base + h + q] = b2 - b3;
+        sm[base + q] = lz_sub(b0, b1);
+        sm[base + h + q] = lz_sub(b2, b3);
     } else {
         sm[base + q] = dif_diff(b0, b1, t2, j, q, inv);
         sm[base + h + q] = dif_diff(b2, b3, t2, j, q, inv);
@@ -263,16 +296,16 @@ HD void smem_dit4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h) {
     fr_t a0 = sm[base], a1 = sm[base + q], a2 = sm[base + h], a3 = sm[base + h + q];
     if (log_q > 0) {
         fr_t w = lt[LT_BASE(log_q) + j];
-        a1 = a1 * w;
-        a3 = a3 * w;
+        a1 = lz_mul(a1, w);
+        a3 = lz_mul(a3, w);
     }
-    fr_t b0 = a0 + a1, b1 = a0 - a1, b2 = a2 + a3, b3 = a2 - a3;
-    if (log_q > 0) b2 = b2 * lt[LT_BASE(log_h) + j];  // span 2 (log_q = 0): j = 0, ω^0
-    b3 = b3 * lt[LT_BASE(log_h) + j + q];
-    sm[base] = b0 + b2;
-    sm[base + h] = b0 - b2;
-    sm[base + q] = b1 + b3;
-    sm[base + h + q] = b1 - b3;
+    fr_t b0 = lz_add(a0, a1), b1 = lz_sub(a0, a1), b2 = lz_add(a2, a3), b3 = lz_sub(a2, a3);
+    if (log_q > 0) b2 = lz_mul(b2, lt[LT_BASE(log_h) + j]);  // span 2 (log_q = 0): j = 0, ω^0
+    b3 = lz_mul(b3, lt[LT_BASE(log_h) + j + q]);
+    sm[base] = lz_add(b0, b2);
+    sm[base + h] = lz_sub(b0, b2);
+    sm[base + q] = lz_add(b1, b3);
+    sm[base + h + q] = lz_sub(b1, b3);
 }
 // Loads/stores of the radix-4 shared kernel: 4 elements per thread, 2^(log_b − 2) threads.
 HD void smem4_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
@@ -280,16 +313,17 @@ HD void smem4_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
     u32 qb = 1u << (log_b - 2);
     for (u32 k = 0; k < 4; k++) sm[tid + k * qb] = a[off + tid + k * qb];
 }
-HD void smem4_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
+// `canon`: the transform ends here (the DIF kernels), so the lazy values are reduced; the turn stores them lazy.
+HD void smem4_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b, bool canon) {
     u64 off = (u64)blk << log_b;
     u32 qb = 1u << (log_b - 2);
-    for (u32 k = 0; k < 4; k++) a[off + tid + k * qb] = sm[tid + k * qb];
+    for (u32 k = 0; k < 4; k++) a[off + tid + k * qb] = lz_store(sm[tid + k * qb], canon);
 }
 HD void smem_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
     u64 off = (u64)blk << log_b;
     u32 half_b = 1u << (log_b - 1);
-    a[off + tid] = sm[tid];
-    a[off + tid + half_b] = sm[tid + half_b];
+    a[off + tid] = lz_canon(sm[tid]);
+    a[off + tid + half_b] = lz_canon(sm[tid + half_b]);
 }
 
 // c·g^i from the two-level table: lo[i mod 2^lo_bits] · hi[i >> lo_bits] (c folded into hi).
@@ -415,16 +449,16 @@ HD void pass_stage(fr_t *sm, const PassArgs &p, u32 tid, u32 ls) {
     const fr_t *lt = p.lt + LT_BASE(ls);
     fr_t x = sm[i0], y = sm[i1];
     if (ls == 0) {  // span 1: the twiddle is ±1 and both directions and orders give (x + y, x − y)
-        sm[i0] = x + y;
-        sm[i1] = x - y;
+        sm[i0] = lz_add(x, y);
+        sm[i1] = lz_sub(x, y);
     } else if (p.flags & PF_DIT) {
         // y·ω_2h^(±j); ω_2h^(−j) = −ω_2h^(h−j), so the inverse swaps the sum and the difference.
-        fr_t t = y * lt[inv ? h - j : j];
-        fr_t s = x + t, d = x - t;
+        fr_t t = lz_mul(y, lt[inv ? h - j : j]);
+        fr_t s = lz_add(x, t), d = lz_sub(x, t);
         sm[i0] = inv ? d : s;
         sm[i1] = inv ? s : d;
     } else {
-        sm[i0] = x + y;
+        sm[i0] = lz_add(x, y);
         sm[i1] = dif_diff(x, y, lt, j, h, inv);
     }
 }
@@ -433,7 +467,7 @@ HD void pass_store(const fr_t *sm, fr_t *a, const PassArgs &p, u32 blk, u32 tid)
     for (u32 e = tid; e < 2 * T; e += T) {
         u32 col, low, m;
         u32 P = pass_pos(p, blk, e, col, low, m);
-        fr_t x = sm[pass_sidx(p, col, m)];
+        fr_t x = lz_canon(sm[pass_sidx(p, col, m)]);  // each pass stores canonical values (a path kept simple)
         if (!(p.flags & PF_DIT) && p.p_lo > 0) x = x * pass_twist(p, low, m);
         if (p.flags & PF_STORE_SCALE) {
             u32 idx = (p.flags & PF_STORE_REV) ? brev_bits(P, p.log_n) : P;
@@ -476,7 +510,7 @@ HD void smem4_turn_scale(fr_t *sm, const fr_t *lo, const fr_t *hi, u32 blk, u32 
     u32 qb = 1u << (log_b - 2);
     for (u32 k = 0; k < 4; k++) {
         u32 l = tid + k * qb;
-        sm[l] = sm[l] * pow_at(lo, hi, brev_bits((blk << log_b) + l, log_n), lo_bits);
+        sm[l] = lz_mul(sm[l], pow_at(lo, hi, brev_bits((blk << log_b) + l, log_n), lo_bits));
     }
 }
 // br_load for both of bitrev2's inputs: a's two tiles, then b's.
@@ -566,7 +600,7 @@ template <bool INV> __device__ __forceinline__ void dif_smem4_run(fr_t *sm, u64 
         smem_stage4(sm, CFR(lt), tid, (u32)log_h, INV);
         __syncthreads();
     }
-    smem4_store(sm, FR(a), blk, tid, log_b);
+    smem4_store(sm, FR(a), blk, tid, log_b, true);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 4) ntt_dif_smem4(u64 *a, const u64 *__restrict__ lt, u32 log_b) {
@@ -598,7 +632,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_smem_turn(u64 *a, const
         smem_dit4(sm, CFR(lt), tid, log_h);
         __syncthreads();
     }
-    smem4_store(sm, FR(a), blk, tid, SMEM_LOG);
+    smem4_store(sm, FR(a), blk, tid, SMEM_LOG, false);  // the DIT's global passes follow
 }
 
 extern "C" __global__ void __launch_bounds__(256) ntt_dit_r2(u64 *a, const u64 *__restrict__ tw, u32 log_h, u32 log_n) {

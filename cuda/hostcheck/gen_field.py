@@ -42,8 +42,13 @@ def inv32(p):  # −p^(−1) mod 2^32
 #      shf.l (dst = high word of (hi:lo) << k, i.e. shf.l.wrap.b32 dst, lo, hi, k)
 
 
-def mont_mul(n, p):
+def mont_mul(n, p, lazy=False):
+    """a·b·R⁻¹ mod p for a, b < p. `lazy`: no final subtraction, the result only < 2p (the NTT's lazy form,
+    mont_mul_fr_lz): for a < p and b < 2p, T < a·b/R + p < 2p·p/R + p < 2p as 2p < R (Fr), and each partial
+    sum stays below a + p < 2p exactly as for b < p (a is the operand that multiplies b's limbs), so the chains
+    carry nothing out."""
     pl, inv = limbs32(p, n), inv32(p)
+    special = pl[0] == 1 and pl[1] == M32 and inv == M32  # Fr's low limbs (below)
     E = ["e%d" % i for i in range(n)]
     O = ["o%d" % i for i in range(n)]
     a = ["a%d" % i for i in range(n)]
@@ -71,23 +76,37 @@ def mont_mul(n, p):
                 s += [("madc.lo.cc", X[j], a[j], bi, X[j]), ("madc.hi.cc", X[j + 1], a[j], bi, X[j + 1])]
             s.append(("addc", Y[n - 1], Y[n - 1], 0))
         # Reduction: m = X[0]·(−p^(−1)); X + Y·2^32 += m·p, which clears X[0].
-        s.append(("mul.lo", "m", X[0], inv))
-        s.append(("mad.lo.cc", Y[0], "m", pl[1], Y[0]))
-        s.append(("madc.hi.cc", Y[1], "m", pl[1], Y[1]))
+        if special:
+            # Fr: −p⁻¹ = 2³² − 1, p₀ = 1, p₁ = 2³² − 1, so m = −X[0], m·p₀ = m and m·p₁ = (m − [X[0] ≠ 0])·2³² +
+            # X[0]: three products per row on the ALU instead of the IMAD pipe (the same values and carries).
+            s.append(("sub.cc", "m", 0, X[0]))  # m = −X[0]; borrow = [X[0] ≠ 0]
+            s.append(("subc", "h", "m", 0))  # high word of m·p₁
+            s.append(("add.cc", Y[0], Y[0], X[0]))  # + low word of m·p₁
+            s.append(("addc.cc", Y[1], Y[1], "h"))
+        else:
+            s.append(("mul.lo", "m", X[0], inv))
+            s.append(("mad.lo.cc", Y[0], "m", pl[1], Y[0]))
+            s.append(("madc.hi.cc", Y[1], "m", pl[1], Y[1]))
         for j in range(3, n, 2):
             s += [("madc.lo.cc", Y[j - 1], "m", pl[j], Y[j - 1]), ("madc.hi.cc", Y[j], "m", pl[j], Y[j])]
-        s.append(("mad.lo.cc", X[0], "m", pl[0], X[0]))
-        s.append(("madc.hi.cc", X[1], "m", pl[0], X[1]))
+        if special:
+            s.append(("add.cc", X[0], X[0], "m"))  # + m·p₀
+            s.append(("addc.cc", X[1], X[1], 0))
+        else:
+            s.append(("mad.lo.cc", X[0], "m", pl[0], X[0]))
+            s.append(("madc.hi.cc", X[1], "m", pl[0], X[1]))
         for j in range(2, n, 2):
             s += [("madc.lo.cc", X[j], "m", pl[j], X[j]), ("madc.hi.cc", X[j + 1], "m", pl[j], X[j + 1])]
         s.append(("addc", Y[n - 1], Y[n - 1], 0))
     # n even: the last step had X = O (O[0] = 0). Result Y + (X >> 32) < 2p.
     X, Y = O, E
-    s.append(("add.cc", Y[0], Y[0], X[1]))
+    D = ["r%d" % i for i in range(n)] if lazy else Y
+    s.append(("add.cc", D[0], Y[0], X[1]))
     for j in range(1, n - 1):
-        s.append(("addc.cc", Y[j], Y[j], X[j + 1]))
-    s.append(("addc", Y[n - 1], Y[n - 1], 0))
-    s += final_sub(n, pl, Y, X, ["r%d" % i for i in range(n)])
+        s.append(("addc.cc", D[j], Y[j], X[j + 1]))
+    s.append(("addc", D[n - 1], Y[n - 1], 0))
+    if not lazy:
+        s += final_sub(n, pl, Y, X, ["r%d" % i for i in range(n)])
     return s
 
 
@@ -250,6 +269,39 @@ def mod_sub(n, p):
     return s
 
 
+# ---- the NTT's lazy form: values < 2p between its stages (p < 2^(32n)/4 not needed: 2p < 2^(32n) is) ----
+def add_lz(n, p):
+    """a + b − 2p if that is ≥ 0 else a + b, for a, b < 2p: < 2p. a + b may carry out of n limbs (Fr: 4p > R);
+    the carry joins the borrow of the subtraction (carry − borrow = 0: take the difference)."""
+    p2 = limbs32(2 * p, n)
+    a = ["a%d" % i for i in range(n)]
+    b = ["b%d" % i for i in range(n)]
+    e = ["e%d" % i for i in range(n)]
+    o = ["o%d" % i for i in range(n)]
+    s = [("add.cc", e[0], a[0], b[0])]
+    for j in range(1, n):
+        s.append(("addc.cc", e[j], a[j], b[j]))
+    s.append(("addc", "m", 0, 0))  # the carry out
+    s.append(("sub.cc", o[0], e[0], p2[0]))
+    for j in range(1, n):
+        s.append(("subc.cc", o[j], e[j], p2[j]))
+    s.append(("subc", "m", "m", 0))  # 0: a + b ≥ 2p; all ones: keep a + b
+    for j in range(n):
+        s.append(("selne", "r%d" % j, e[j], o[j], "m"))
+    return s
+
+
+def sub_lz(n, p):
+    """a − b, + 2p on a borrow, for a, b < 2p: < 2p (mod_sub with 2p)."""
+    return mod_sub(n, 2 * p)
+
+
+def reduce_lz(n, p):
+    """a mod p for a < 2p: the lazy form's canonical value (one operand)."""
+    return final_sub(n, limbs32(p, n), ["a%d" % i for i in range(n)], ["o%d" % i for i in range(n)],
+                     ["r%d" % i for i in range(n)])
+
+
 # ---- interpreter (the check) ----
 def run(seq, regs):
     cf = 0
@@ -331,6 +383,49 @@ def check():
             print("%s %-3s %5d cases, %d PTX instructions: %s" % (name, op, len(pairs), len(seq),
                                                                  "OK" if bad == 0 else "%d BAD" % bad))
             fails += bad
+    return fails + check_lz(rng)
+
+
+def check_lz(rng):
+    """Fr's lazy forms on their domains: results congruent to the exact ones and < 2p (reduce: exact)."""
+    p, n = P_FR, 8
+    R = 1 << (32 * n)
+    rinv = pow(R, -1, p)
+    dev, _ = opaque_reduction(mont_mul(n, p, lazy=True), p, n, "T")
+    table = {"%%%d" % (3 * (n // 2) + i): v for i, v in enumerate(limbs32(p, n) + [inv32(p)])}
+    canon = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, R % p, M32, p - M32, (1 << 224) - 1, (1 << 192) - 1]
+    lazy = canon + [p, p + 1, 2 * p - 1, 2 * p - 2, 2 * p - M32, p + (1 << 224) - 1, 2 * p - (1 << 200)]
+    rl = lambda: rng.randrange(2 * p)
+    cases = {  # op: (sequence, a's values, b's values, the exact result mod p)
+        "mul_lz": (mont_mul(n, p, lazy=True), canon + [rng.randrange(p) for _ in range(60)], lazy + [rl() for _ in range(60)],
+                   lambda x, y: x * y * rinv % p),
+        "mul_lz (device operands)": (dev, canon + [rng.randrange(p) for _ in range(60)], lazy + [rl() for _ in range(60)],
+                                     lambda x, y: x * y * rinv % p),
+        "add_lz": (add_lz(n, p), lazy + [rl() for _ in range(60)], lazy + [rl() for _ in range(60)],
+                   lambda x, y: (x + y) % p),
+        "sub_lz": (sub_lz(n, p), lazy + [rl() for _ in range(60)], lazy + [rl() for _ in range(60)],
+                   lambda x, y: (x - y) % p),
+        "reduce_lz": (reduce_lz(n, p), lazy + [rl() for _ in range(300)], [0], lambda x, y: x % p),
+    }
+    fails = 0
+    for op, (seq, xs, ys, want) in cases.items():
+        bad = 0
+        pairs = [(x, y) for x in xs for y in ys]
+        for x, y in pairs:
+            regs = dict(table)
+            for i in range(n):
+                regs["a%d" % i] = (x >> (32 * i)) & M32
+                regs["b%d" % i] = (y >> (32 * i)) & M32
+            out = run(seq, regs)
+            got = sum(out["r%d" % i] << (32 * i) for i in range(n))
+            ok = got % p == want(x, y) and got < (p if op == "reduce_lz" else 2 * p)
+            if not ok:
+                bad += 1
+                if bad < 3:
+                    print("fr %s: %x op %x -> %x want %x (mod p)" % (op, x, y, got, want(x, y)))
+        print("fr %-24s %5d cases, %d PTX instructions: %s" % (op, len(pairs), len(seq),
+                                                                "OK" if bad == 0 else "%d BAD" % bad))
+        fails += bad
     return fails
 
 
@@ -483,6 +578,13 @@ def generate():
             emit_fn("mont_sqr_fp", n, mont_sqr(n, p), out, unary=True)
         emit_fn("mod_add_%s" % name, n, mod_add(n, p), out)
         emit_fn("mod_sub_%s" % name, n, mod_sub(n, p), out)
+    out += ["// Fr's lazy forms for the NTT (values < 2r between its stages; the transform's last store reduces):",
+            "// mont_mul_fr_lz(A < r, B < 2r) < 2r with no final subtraction; add/sub of two values < 2r, < 2r;",
+            "// reduce_fr_lz(A < 2r) = A mod r.", ""]
+    emit_fn("mont_mul_fr_lz", 8, mont_mul(8, P_FR, lazy=True), out, (P_FR, "FR_REDC"))
+    emit_fn("add_fr_lz", 8, add_lz(8, P_FR), out)
+    emit_fn("sub_fr_lz", 8, sub_lz(8, P_FR), out)
+    emit_fn("reduce_fr_lz", 8, reduce_lz(8, P_FR), out, unary=True)
     return "\n".join(out)
 
 

@@ -126,7 +126,7 @@ static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true, const Vec
             }
             for (; lh >= 1; lh -= 2)
                 for (u32 tid = 0; tid < threads; tid++) smem_stage4(sm.data(), d.lt.data(), tid, lh, inv);
-            for (u32 tid = 0; tid < threads; tid++) smem4_store(sm.data(), a.data(), (u32)blk, tid, log_b);
+            for (u32 tid = 0; tid < threads; tid++) smem4_store(sm.data(), a.data(), (u32)blk, tid, log_b, true);
         }
         return;
     }
@@ -183,7 +183,7 @@ static void to_coset(const Dom &d, Vec &a) {
             smem4_turn_scale(sm.data(), d.h1_lo.data(), d.h1_hi.data(), (u32)blk, t, log_b, log_n, d.lo_bits);
         for (u32 lh = 1; lh < log_b; lh += 2)
             for (u32 t = 0; t < threads; t++) smem_dit4(sm.data(), d.lt.data(), t, lh);
-        for (u32 t = 0; t < threads; t++) smem4_store(sm.data(), a.data(), (u32)blk, t, log_b);
+        for (u32 t = 0; t < threads; t++) smem4_store(sm.data(), a.data(), (u32)blk, t, log_b, false);
     }
     std::vector<u32> radices;
     for (u32 g = log_n - log_b; g > 0;) {
