@@ -3,7 +3,8 @@
 // Montgomery multiplication, addition and subtraction for Fp (12 × u32) and Fr (8 × u32) on blst's
 // u64-limb layout (the same bytes). Device: one inline-PTX block per operation (32-bit limbs, whole-row
 // carry chains, see gen_field.py); host (g++): the same instruction sequence in portable C++, which
-// cuda/hostcheck checks against its Python model. Outputs are fully reduced (< modulus).
+// cuda/hostcheck checks against its Python model. Outputs are fully reduced (< modulus) but for the NTT's lazy
+// forms at the end (*_lz: < 2r).
 #pragma once
 
 // Included by field.cuh after its HD macro and u32/u64 types.

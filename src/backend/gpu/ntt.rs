@@ -51,7 +51,8 @@
 //! the side streams the old path was at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22); with the cheaper Fr
 //! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
 //! 2^24 forward was 4.93 ms and compute_h 2^22 ≈ 8.1 ms; with compute_h in six transforms, the permutation-free
-//! turn and per-direction DIF kernels they are 4.78 ms and 6.15 ms (docs/PERF.md).
+//! turn and per-direction DIF kernels 4.78 ms and 6.15 ms; with Fr's reduction rows partly on the ALU and the
+//! lazy form (cuda/ntt.cu's `lz_*`) 4.65 ms and 6.07 ms (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
