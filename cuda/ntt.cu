@@ -36,9 +36,9 @@
 // direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went 1.200 → 1.16 ms and
 // compute_h 2^22 6.38 → 6.17 (docs/PERF.md).
 // Registers of the others: ntt_dif_r2 46, ntt_dif_smem 54, ntt_bitrev_scale 64,
-// ntt_scale 40, ntt_bitrev2 76, ntt_powers 38, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 60
+// ntt_scale 40, ntt_bitrev2 78, ntt_powers 38, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 60
 // (+ 17408 B static shared), ntt_bitrev_tile2 48 (+ 34816 B), ntt_mul 38, ntt_dit_r2 46; capped as their DIF
-// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (20 B), ntt_smem_turn 64 (52 B stored, 132 B loaded),
+// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (20 B), ntt_smem_turn 64 (40 B stored, 136 B loaded),
 // ntt_dif_r8_inv_mul 128 (96 B stored, 72 loaded).
 // SASS per fr_t multiplication: 112 IMAD.WIDE.U32[.X] + 5 IMAD on the IMAD pipe, 93 IADD3 (field32.cuh: Fr's
 // p₀ = 1, p₁ = 2³² − 1 and −p⁻¹ = 2³² − 1 take three of each reduction row's products off the IMAD pipe;
@@ -63,9 +63,9 @@ HD u32 brev_bits(u32 i, u32 bits) {
 }
 
 // The transforms' lazy form: between stages (in registers, shared memory and global memory between passes of one
-// transform) values are < 2r, not < r; the butterflies skip the multiplication's final subtraction (182 → ~165
-// SASS instructions per product) and each transform's last store reduces (lz_canon). Twiddles and scale tables
-// stay canonical: lz_mul's w must be < r (field32.cuh's mont_mul_fr_lz bound).
+// transform) values are < 2r, not < r; the butterflies skip the multiplication's final subtraction and each
+// transform's last store reduces (lz_canon). Twiddles, scale tables and lz_mul's second operand stay canonical:
+// w < r is field32.cuh's mont_mul_fr_lz bound.
 HD fr_t lz_add(const fr_t &x, const fr_t &y) {
     fr_t r;
     add_fr_lz(x.v, y.v, r.v);
@@ -89,6 +89,8 @@ HD fr_t lz_canon(const fr_t &x) {
 }
 // lz_canon where the transform ends (`canon`), else the lazy value as it is.
 HD fr_t lz_store(const fr_t &x, bool canon) { return canon ? lz_canon(x) : x; }
+// A DIT global pass whose largest span is 2^log_h ends the transform when that span is N/2: it stores canonical.
+HD bool dit_ends(u32 log_h, u32 log_n) { return log_h == log_n - 1; }
 
 // DIF butterfly output for the lower half: (x − y)·ω^k (forward) or (x − y)·ω^(−k) = (y − x)·tw[N/2 − k].
 // Operands are selected first so that only one multiplication is compiled (no code duplication per branch).
@@ -136,7 +138,8 @@ HD void dif_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
 // Three DIF stages, spans h = 2^log_h, h/2 and h/4, in one pass; thread t < N/8 does one octet: elements
 // base + m·e, e = h/4, m = 0 … 7 (the CPU's radix-4 quartets nested once more). An element's twiddle at span H
 // is ω_2H^p for its offset p in its half-block of 2H: ω^(p·N/2H) = tw[p << (log_n − 1 − log_H)].
-// `mul` (compute_h's last DIF⁻¹, first pass): each element times mul[i] on the load (the coset product, fused).
+// `mul` (compute_h's last DIF⁻¹, first pass): each element times mul[i] on the load (the coset product, fused;
+// mul is b's finished, canonical coset evaluations, as lz_mul needs).
 HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool inv, const fr_t *mul = nullptr) {
     u32 log_e = log_h - 2;
     u32 e = 1u << log_e;
@@ -180,7 +183,7 @@ HD void dit_r2_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     u32 j = t & (h - 1);
     u64 i0 = ((u64)(t >> log_h) << (log_h + 1)) + j;
     fr_t x = a[i0], y = lz_mul(a[i0 + h], tw[j << (log_n - 1 - log_h)]);
-    bool last = log_h == log_n - 1;  // the transform's last pass stores canonical values
+    bool last = dit_ends(log_h, log_n);
     a[i0] = lz_store(lz_add(x, y), last);
     a[i0 + h] = lz_store(lz_sub(x, y), last);
 }
@@ -196,7 +199,7 @@ HD void dit_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     fr_t t1 = lz_mul(a1, w), t3 = lz_mul(a3, w);
     fr_t b0 = lz_add(a0, t1), b1 = lz_sub(a0, t1), b2 = lz_add(a2, t3), b3 = lz_sub(a2, t3);
     fr_t u2 = lz_mul(b2, tw[j << sh]), u3 = lz_mul(b3, tw[(j + q) << sh]);  // ω_2h^j, ω_2h^(j+q) (span h)
-    bool last = log_h == log_n - 1;
+    bool last = dit_ends(log_h, log_n);
     a[base] = lz_store(lz_add(b0, u2), last);
     a[base + h] = lz_store(lz_sub(b0, u2), last);
     a[base + q] = lz_store(lz_add(b1, u3), last);
@@ -234,7 +237,7 @@ HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
         x[m + 4] = lz_sub(x[m], y);
         x[m] = lz_add(x[m], y);
     }
-    bool last = log_h == log_n - 1;
+    bool last = dit_ends(log_h, log_n);
 #pragma unroll
     for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = lz_store(x[m], last);
 }
