@@ -154,6 +154,20 @@ fn toggles_flip_and_gpu_only_ones_are_na_on_the_cpu() {
     );
     a.handle_key(Key::Char('%'));
     assert!(!a.toggles.on(Toggle::Shift) && last_log(&a).contains("GPU only"), "{}", last_log(&a));
+    g.handle_key(Key::Char('^'));
+    assert!(
+        !g.toggles.on(Toggle::Hpipe),
+        "key ^ (shift-6) flips the sixteenth toggle, hpipe (on by default)"
+    );
+    a.handle_key(Key::Char('^'));
+    assert!(a.toggles.on(Toggle::Hpipe) && last_log(&a).contains("GPU only"), "{}", last_log(&a));
+    g.handle_key(Key::Char('&'));
+    assert!(
+        !g.toggles.on(Toggle::Tailseq),
+        "key & (shift-7) flips the seventeenth toggle, tailseq (on by default)"
+    );
+    a.handle_key(Key::Char('&'));
+    assert!(a.toggles.on(Toggle::Tailseq) && last_log(&a).contains("GPU only"), "{}", last_log(&a));
     assert_eq!(a.handle_key(Key::Char('r')), Some(Command::Run { toggles: a.toggles, repeats: 1 }));
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
-use crate::vocab::{Probe, Site, Span};
+use crate::vocab::{Phase, Probe, Site, Span};
 
 /// A backend operation that failed (device error, size beyond what the backend supports).
 #[derive(Debug, thiserror::Error)]
@@ -153,6 +153,23 @@ impl<'a> SrsRef<'a> {
     }
 }
 
+/// One G1 operation of the prover's per-circuit tail phases (`batch_add`, `tail_msm`).
+#[derive(Clone, Copy)]
+pub enum G1Op<'a> {
+    /// [`Backend::batch_add_g1`]: the sum of the bases whose bit is set.
+    Ones(Bases<'a>, &'a [u64]),
+    /// [`Backend::msm_g1`]: Σ sᵢ·Pᵢ, with the window forced or not.
+    Msm(Bases<'a>, &'a [Scalar], Option<usize>),
+}
+
+/// One span's worth of G1 operations: what [`Backend::g1_groups`] runs per circuit and phase.
+pub struct G1Group<'a> {
+    /// The span the group's operations run in.
+    pub site: Site,
+    /// The operations, results in this order.
+    pub ops: Vec<G1Op<'a>>,
+}
+
 /// Per-call options from the toggles that only a device backend acts on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallOpts {
@@ -172,6 +189,10 @@ pub struct CallOpts {
     pub msm_overlap: bool,
     /// `shift`: msm_h over shifted copies of the resident H bases (built once, kept with the SRS).
     pub msm_shift: bool,
+    /// `hpipe`: a call's next circuit's upload and transforms on streams of their own under this one's msm_h.
+    pub h_pipeline: bool,
+    /// `tailseq`: a lane's batch additions and tail MSMs of all its circuits queued back to back, one wait.
+    pub tail_seq: bool,
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.
@@ -254,6 +275,26 @@ pub trait Backend: Send + Sync {
         h_bases: Bases<'_>,
     ) -> BResult<G1Projective>;
 
+    /// `ntt_msm_h` of a lane's circuits `first`, `first + 1`, … in order, each in its `ntt_msm_h` span; stops
+    /// early (fewer results) when the probe is cancelled. A device lane with `hpipe` overrides it to stage the
+    /// next circuit's a/b/c beside this one's msm_h.
+    fn ntt_msm_h_many(
+        &self,
+        probe: &Probe,
+        first: usize,
+        abcs: Vec<[Evals; 3]>,
+        h_bases: Bases<'_>,
+    ) -> BResult<Vec<G1Projective>> {
+        ntt_msm_h_each(self, probe, first, abcs, h_bases)
+    }
+
+    /// Runs `groups` of G1 operations in order, each group in its span (its `site`), and returns each op's
+    /// result by group; stops early (fewer groups) when the probe is cancelled. A device lane with `tailseq`
+    /// overrides it to queue every group's launches back to back and wait once.
+    fn g1_groups(&self, probe: &Probe, groups: Vec<G1Group<'_>>) -> BResult<Vec<Vec<G1Projective>>> {
+        g1_groups_each(self, probe, groups)
+    }
+
     /// Sum of the G1 bases whose bit is set (bit i of word i/64).
     fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective>;
 
@@ -280,4 +321,49 @@ pub trait Backend: Send + Sync {
     fn memory(&self) -> MemoryUse {
         MemoryUse::default()
     }
+}
+
+/// [`Backend::ntt_msm_h_many`] one circuit after another: the default, and a device lane's fallback.
+pub fn ntt_msm_h_each<B: Backend + ?Sized>(
+    b: &B,
+    probe: &Probe,
+    first: usize,
+    abcs: Vec<[Evals; 3]>,
+    h_bases: Bases<'_>,
+) -> BResult<Vec<G1Projective>> {
+    let mut out = Vec::with_capacity(abcs.len());
+    for (j, abc) in abcs.into_iter().enumerate() {
+        if probe.checkpoint().is_err() {
+            break;
+        }
+        let c = first + j;
+        let _span = b.open(probe, Site::new(Phase::NttMsmH).circuit(c).arg("n", abc[0].len()));
+        out.push(b.ntt_msm_h(probe, c, abc, h_bases)?);
+    }
+    Ok(out)
+}
+
+/// [`Backend::g1_groups`] one operation after another: the default, and a device lane's fallback.
+pub fn g1_groups_each<B: Backend + ?Sized>(
+    b: &B,
+    probe: &Probe,
+    groups: Vec<G1Group<'_>>,
+) -> BResult<Vec<Vec<G1Projective>>> {
+    let mut out = Vec::with_capacity(groups.len());
+    for g in groups {
+        if probe.checkpoint().is_err() {
+            break;
+        }
+        let _span = b.open(probe, g.site);
+        let r = g
+            .ops
+            .iter()
+            .map(|op| match *op {
+                G1Op::Ones(bases, bitmap) => b.batch_add_g1(bases, bitmap),
+                G1Op::Msm(bases, scalars, window) => b.msm_g1(bases, scalars, window),
+            })
+            .collect::<BResult<Vec<_>>>()?;
+        out.push(r);
+    }
+    Ok(out)
 }

@@ -106,8 +106,8 @@ pub const HELP: [(&str, &str); 33] = [
     ("R", "run N repeats (asks N)"),
     ("a", "ablate: baseline and each toggle flipped alone, interleaved rounds (R repeats, else 3)"),
     (
-        "0-9 !@#$%",
-        "flip a toggle for the next run (0 = the tenth, ! @ # $ % = the eleventh to fifteenth; Live view; n/a ones are dimmed and not flipped)",
+        "0-9 !@#$%^&",
+        "flip a toggle for the next run (0 = the tenth, ! @ # $ % ^ & = the eleventh to seventeenth; Live view; n/a ones are dimmed and not flipped)",
     ),
     ("b", "mark the selected / shown run as baseline"),
     ("c", "compare baseline (or the previous run of the same sample) with the selected / last run"),

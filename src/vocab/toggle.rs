@@ -111,6 +111,13 @@ toggles! {
     // 2026-12-01, docs/PERF.md). From 2^21 points only; with no room it falls back, saying so.
     Shift = "shift", short "shift bases", default false, applies Applies::DeviceOnly, ablate true,
         help "shift: msm_h over resident H bases stored once per window as 2^(c·j)·P (one shared bucket set, wider windows; 96 B per copy).";
+    // Default on: measured in docs/PERF.md (h200-16c, 2026-12-01, session l); a second set of a/b/c device
+    // buffers (96 B per domain element), off when it does not fit.
+    Hpipe = "hpipe", short "hpipe next H", default true, applies Applies::DeviceOnly, ablate true,
+        help "hpipe: with several circuits per call, the next circuit's a/b/c upload and NTTs run under this one's msm_h.";
+    // Default on: measured in docs/PERF.md (h200-16c, 2026-12-01, session l).
+    Tailseq = "tailseq", short "tails queued", default true, applies Applies::DeviceOnly, ablate true,
+        help "tailseq: a lane's batch additions and tail MSMs of all its circuits queued back to back, one wait at the end.";
 }
 
 impl Toggle {
@@ -170,10 +177,10 @@ fn expected_ids() -> String {
     Toggle::KEYS.join(", ")
 }
 
-/// The console's toggle keys in display order: the number row, then `!`, `@`, `#`, `$` and `%` (shift-1 to
-/// shift-5) for the eleventh to fifteenth.
-pub const TOGGLE_KEYS: [char; 15] =
-    ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#', '$', '%'];
+/// The console's toggle keys in display order: the number row, then `!`, `@`, `#`, `$`, `%`, `^` and `&`
+/// (shift-1 to shift-7) for the eleventh to seventeenth.
+pub const TOGGLE_KEYS: [char; 17] =
+    ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!', '@', '#', '$', '%', '^', '&'];
 
 /// The id of the numeric knob beside the boolean toggles.
 pub const BATCH: &str = "batch";
@@ -388,7 +395,7 @@ mod tests {
         assert!(Toggle::ALL.len() <= 32, "Toggles keeps one bit per toggle in a u32");
         assert!(
             Toggle::ALL.len() <= TOGGLE_KEYS.len(),
-            "the console flips toggles with keys 1..9, 0, !, @, #, $ and %"
+            "the console flips toggles with keys 1..9, 0 and ! to &"
         );
         for (i, t) in Toggle::ALL.iter().enumerate() {
             assert_eq!(*t as usize, i);
@@ -442,7 +449,11 @@ mod tests {
         assert_eq!(t.changed(), "a1=on verify=off pce=off batch=2");
         assert!(!t.compact().contains("pce"), "{}", t.compact());
         t.apply_set("pce").unwrap_or_default();
-        assert!(t.compact().contains(" pce b2 g2d dpool streams msm2s batch=2"), "{}", t.compact());
+        assert!(
+            t.compact().contains(" pce b2 g2d dpool streams msm2s hpipe tailseq batch=2"),
+            "{}",
+            t.compact()
+        );
         assert!(Toggle::ablated_on(false).any(|t| t == Toggle::Pce), "pce applies on the CPU and is ablated");
         let cpu: Vec<Toggle> = Toggle::ablated_on(false).collect();
         assert!(!cpu.contains(&Toggle::B1) && !cpu.contains(&Toggle::B2) && cpu.contains(&Toggle::A1));

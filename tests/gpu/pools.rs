@@ -148,3 +148,52 @@ fn dpool_on_and_off_prove_like_the_cpu() {
         assert!(warm.is_none_or(|w| w == on), "dpool={on} but the pool's warm state is {warm:?}");
     });
 }
+
+/// `hpipe` changes speed only: three circuits in one call (the third reuses the first's buffer set), staged
+/// beside the previous one's msm_h with it on and one after another with it off, with `streams` and B1 each
+/// on and off, prove like the CPU; on, the lane staged every circuit, off none (gpu-check runs the tests on one
+/// thread, so the process-wide count is this test's).
+#[test]
+fn hpipe_on_and_off_prove_like_the_cpu() {
+    use cuzk::backend::gpu::hpipe::staged_count;
+    let Some(b) = gpu("hpipe_on_and_off_prove_like_the_cpu") else { return };
+    let (params, one) = setup_for("samples/sha256-chain.toml");
+    let circuits: Vec<SampleCircuit> = one.iter().cycle().take(3 * one.len()).cloned().collect();
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    for mask in [0u32, 1, 0, 1, 3, 5, 7, 6] {
+        let mut t = Toggles::default();
+        t.set(Toggle::Hpipe, mask & 1 != 0);
+        t.set(Toggle::Streams, mask & 2 != 0);
+        t.set(Toggle::B1, mask & 4 != 0);
+        let before = staged_count();
+        assert_eq!(prove(&b, &params, &circuits, &t), want, "toggles {}", t.compact());
+        let staged = staged_count() - before;
+        let expect = if t.on(Toggle::Hpipe) { circuits.len() } else { 0 };
+        assert_eq!(staged, expect, "toggles {}: circuits staged", t.compact());
+    }
+}
+
+/// `tailseq` changes speed only: three circuits' batch additions and tail MSMs queued as one sequence with it
+/// on and one by one with it off, with `srs_resident` and D4 each on and off (gathered, host-uploaded and
+/// resident bases; one window and per-MSM windows), prove like the CPU; on, the lane ran one sequence per call.
+#[test]
+fn tailseq_on_and_off_prove_like_the_cpu() {
+    use cuzk::backend::gpu::tailseq::sequences;
+    let Some(b) = gpu("tailseq_on_and_off_prove_like_the_cpu") else { return };
+    for path in ["samples/sha256-chain.toml", "samples/porep-tiny.toml"] {
+        let (params, one) = setup_for(path);
+        let circuits: Vec<SampleCircuit> = one.iter().cycle().take(3 * one.len()).cloned().collect();
+        let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+        for mask in [0u32, 1, 0, 1, 3, 5, 7] {
+            let mut t = Toggles::default();
+            t.set(Toggle::Tailseq, mask & 1 != 0);
+            t.set(Toggle::SrsResident, mask & 2 == 0);
+            t.set(Toggle::D4, mask & 4 == 0);
+            let before = sequences();
+            assert_eq!(prove(&b, &params, &circuits, &t), want, "{path}: toggles {}", t.compact());
+            let ran = sequences() - before;
+            let expect = usize::from(t.on(Toggle::Tailseq));
+            assert_eq!(ran, expect, "{path}: toggles {}: sequences run", t.compact());
+        }
+    }
+}

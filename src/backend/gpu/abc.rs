@@ -1,8 +1,8 @@
-//! a, b, c on their way into `compute_h`: three device buffers per lane kept across calls (no per-call
-//! device allocation in steady state; reallocated only when a larger domain arrives), filled from the host
-//! vectors by the upload the toggles chose (B2's pinned pool, B1's page-locked vectors, or pageable copies),
-//! the padding up to the domain zeroed on the device; the host vectors are freed on another thread, off the
-//! lane's critical path (freeing 3 × 128 MiB at 2^22 returns ~100k pages to the kernel).
+//! a, b, c on their way into `compute_h`: three device buffers per lane kept across calls (two such sets with
+//! `hpipe`; no per-call device allocation in steady state; reallocated only when a larger domain arrives),
+//! filled from the host vectors by the upload the toggles chose (B2's pinned pool, B1's page-locked vectors, or
+//! pageable copies), the padding up to the domain zeroed on the device; the host vectors are freed on another
+//! thread, off the lane's critical path (freeing 3 × 128 MiB at 2^22 returns ~100k pages to the kernel).
 
 use std::sync::Arc;
 
@@ -14,44 +14,46 @@ use super::error::GResult;
 use super::limbs;
 use crate::cs::Evals;
 
-/// One lane's a/b/c device buffers (none before the first call).
+/// One lane's a/b/c device buffer sets (none before the first call; two while `hpipe` stages a circuit).
 #[derive(Default)]
 pub struct AbcBufs {
-    held: Option<[CudaSlice<u64>; 3]>,
+    held: Vec<[CudaSlice<u64>; 3]>,
 }
 
 impl AbcBufs {
-    /// Device bytes the buffers take beyond what the lane holds already, for a domain of `n` elements: the
-    /// figure the memory check before `ntt_msm_h` counts.
-    pub fn extra_bytes(&self, n: usize) -> usize {
-        match &self.held {
-            Some(b) if b[0].len() >= 4 * n => 0,
-            _ => 3 * 32 * n,
-        }
+    /// Device bytes `sets` buffer sets of a domain of `n` elements take beyond what the lane holds already:
+    /// the figure the memory check before `ntt_msm_h` counts.
+    pub fn extra_bytes(&self, n: usize, sets: usize) -> usize {
+        let fit = self.held.iter().filter(|b| b[0].len() >= 4 * n).count();
+        sets.saturating_sub(fit) * 3 * 32 * n
     }
 
-    /// Buffers of at least `n` elements: the lane's own when large enough, else new ones (the old freed first).
+    /// A set of at least `n` elements: one the lane holds when large enough, else a new one (a smaller held
+    /// one freed first).
     pub fn take(&mut self, gpu: &Gpu, n: usize) -> GResult<[CudaSlice<u64>; 3]> {
-        match self.held.take() {
-            Some(b) if b[0].len() >= 4 * n => Ok(b),
-            old => {
-                drop(old);
-                // SAFETY: every limb compute_h reads is first written: [0, len) by the upload, [len, n) zeroed
-                // by `fill`; limbs past n are never read.
-                let a = || unsafe { gpu.stream.alloc::<u64>(4 * n) };
-                Ok([a()?, a()?, a()?])
-            }
+        if let Some(i) = self.held.iter().position(|b| b[0].len() >= 4 * n) {
+            return Ok(self.held.swap_remove(i));
         }
+        drop(self.held.pop());
+        // SAFETY: every limb compute_h reads is first written: [0, len) by the upload, [len, n) zeroed
+        // by `fill`; limbs past n are never read.
+        let a = || unsafe { gpu.stream.alloc::<u64>(4 * n) };
+        Ok([a()?, a()?, a()?])
     }
 
     /// Keeps `bufs` for the next call.
     pub fn keep(&mut self, bufs: [CudaSlice<u64>; 3]) {
-        self.held = Some(bufs);
+        self.held.push(bufs);
+    }
+
+    /// Frees all but `sets` of the held sets (a call without `hpipe` keeps one).
+    pub fn trim(&mut self, sets: usize) {
+        self.held.truncate(sets);
     }
 
     /// Device bytes held between calls.
     pub fn bytes(&self) -> u64 {
-        self.held.as_ref().map_or(0, |b| 3 * 8 * b[0].len() as u64)
+        self.held.iter().map(|b| 3 * 8 * b[0].len() as u64).sum()
     }
 }
 
@@ -135,10 +137,10 @@ impl HProfile {
         }
     }
 
-    /// Ends step `what` once the stream has drained (when profiling).
-    pub fn sync_mark(&self, gpu: &Gpu, what: &'static str) -> GResult<()> {
+    /// Ends step `what` once `stream` has drained (when profiling).
+    pub fn sync_mark(&self, stream: &CudaStream, what: &'static str) -> GResult<()> {
         if self.0.is_some() {
-            gpu.stream.synchronize()?;
+            stream.synchronize()?;
         }
         self.mark(what);
         Ok(())

@@ -4,30 +4,37 @@
 //! stream (`gpu::g2d`). Lane phases are timed with CUDA events on the lane's stream.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use cudarc::driver::{CudaSlice, CudaView};
+use cudarc::driver::{CudaSlice, CudaStream};
 
-use super::abc::{self, AbcBufs};
+use super::abc::AbcBufs;
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
 use super::g2d::G2Dev;
 use super::hostpool::{PinnedPool, POOL_BYTES};
-use super::msm_shift::{self, ShiftedBases};
+use super::msm_shift::ShiftedBases;
 use super::resident::{matches, upload};
 use super::staging::Staging;
 use super::timing::{ClockSlot, GpuTimer};
 use super::{batch_add, limbs, msm, ntt};
 use crate::backend::api::{
-    BResult, Backend, BackendError, Bases, BasesId, CallId, CallOpts, DeviceMemory, MemoryUse, ParamsId,
-    Query, SrsRef,
+    g1_groups_each, ntt_msm_h_each, BResult, Backend, BackendError, Bases, CallId, CallOpts, DeviceMemory,
+    G1Group, MemoryUse, ParamsId, Query, SrsRef,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::resident::{ResidentKey, ResidentSet};
 use crate::cs::{Evals, HostPool};
 use crate::vocab::{Phase, Probe, Site, Span};
+
+mod bases;
+mod h;
+mod tails;
+
+use bases::{bases_on, bases_prepare, bases_view};
+use h::PINNED_BYTES;
 
 fn berr(op: &'static str) -> impl Fn(GpuError) -> BackendError {
     move |e| BackendError { backend: "gpu", op, msg: e.to_string() }
@@ -66,80 +73,6 @@ pub struct GpuLane {
     g2: Mutex<G2Dev>,
 }
 
-/// The device copy of `bases`: a view of the resident SRS or of a call's gathered set (uploaded on first
-/// use within a call), else a fresh upload kept in `tmp` for this operation only.
-fn bases_view<'a>(
-    gpu: &Gpu,
-    st: &'a mut State,
-    tmp: &'a mut Option<CudaSlice<u64>>,
-    bases: Bases<'_>,
-) -> GResult<CudaView<'a, u64>> {
-    const L: usize = 12; // u64 limbs per G1 affine point
-    let n = bases.host.len();
-    match bases.id {
-        BasesId::Srs { params, query, start } => {
-            if let Some((k, dev)) = st.srs.get(params, query) {
-                if start + n <= k.len {
-                    return Ok(dev.slice(start * L..(start + n) * L));
-                }
-            }
-        }
-        BasesId::Call { call, query } if st.in_call => {
-            let dev = match st.call.entry((call, query)) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    gpu.check_mem("gathered tail bases", std::mem::size_of_val(bases.host))?;
-                    e.insert(upload(gpu, bases.host)?)
-                }
-            };
-            return Ok(dev.slice(..n * L));
-        }
-        _ => {}
-    }
-    gpu.check_mem("bases", std::mem::size_of_val(bases.host))?;
-    Ok(tmp.insert(upload(gpu, bases.host)?).slice(..))
-}
-
-/// Page-locks host memory for the duration of an upload (B1); unregisters on drop. A buffer the driver
-/// will not register (e.g. it shares a page with one registered already) is uploaded pageable instead: B1
-/// changes speed, never whether a proof succeeds.
-struct Pinned(Vec<(*mut std::ffi::c_void, u64)>);
-
-/// Host bytes this process has page-locked through [`Pinned`] right now (the memory lanes' `host_pinned`).
-static PINNED_BYTES: AtomicU64 = AtomicU64::new(0);
-
-impl Pinned {
-    fn new(gpu: &Gpu, bufs: &[&[Scalar]]) -> GResult<Pinned> {
-        use cudarc::driver::sys;
-        gpu.ctx.bind_to_thread()?;
-        let mut done = Pinned(Vec::new());
-        for b in bufs.iter().filter(|b| !b.is_empty()) {
-            let p = b.as_ptr() as *mut std::ffi::c_void;
-            // SAFETY: `b` is a live host allocation of `size_of_val(b)` bytes that outlives the registration
-            // (the guard is dropped, after a stream synchronize, before the vectors); flags 0 = page-lock only.
-            let bytes = std::mem::size_of_val(*b);
-            let r = unsafe { sys::cuMemHostRegister_v2(p, bytes, 0) };
-            if r == sys::CUresult::CUDA_SUCCESS {
-                PINNED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
-                done.0.push((p, bytes as u64));
-            } else {
-                tracing::warn!("pin_abc: cuMemHostRegister: {r:?}; uploading this buffer pageable");
-            }
-        }
-        Ok(done)
-    }
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        for &(p, bytes) in &self.0 {
-            // SAFETY: `p` was registered by `Pinned::new` and is unregistered exactly once.
-            let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(p) };
-            PINNED_BYTES.fetch_sub(bytes, Ordering::Relaxed);
-        }
-    }
-}
-
 impl GpuLane {
     fn new(gpu: Arc<Gpu>, cpu: Arc<CpuBackend>) -> GpuLane {
         GpuLane {
@@ -166,135 +99,16 @@ impl GpuLane {
         self.gpu.ordinal as u64
     }
 
-    fn ntt_msm_h_impl(
-        &self,
-        probe: &Probe,
-        circuit: usize,
-        [a, b, c]: [Evals; 3],
-        h: Bases<'_>,
-    ) -> GResult<G1Projective> {
-        let gpu = &*self.gpu;
-        let n = a.len().max(b.len()).max(c.len()).max(1).next_power_of_two();
-        let log_n = n.trailing_zeros();
-        let m = n.min(h.host.len());
-        let window = msm::window_for(m.max(1));
-        let mut held = self.abc.lock().unwrap_or_else(|p| p.into_inner());
-        let need = held.extra_bytes(n) + ntt::scratch_bytes(log_n) + msm::scratch_bytes(m.max(1), window);
-        gpu.check_mem("ntt_msm_h (a, b, c and scratch)", need)?;
-        let CallOpts { pin_abc, pinned_pool, abc_streams, msm_overlap, .. } = self.state().opts;
-        let prof = abc::HProfile::from_env();
-        let ntt_span = self.open(probe, Site::new(Phase::NttH).circuit(circuit).arg("n", n));
-        let mut bufs = held.take(gpu, n)?;
-        // `streams`: uploads on their own stream, a then b then c, so a's transforms overlap b's and c's copies.
-        // It joins the main stream first: buffers `take` just allocated are stream-ordered there.
-        let up = if abc_streams {
-            let s = &gpu.side()?[0];
-            s.join(&gpu.stream)?;
-            s
-        } else {
-            &gpu.stream
-        };
-        prof.mark("buffers");
-        let lent = [&a, &b, &c].iter().all(|e| matches!(e, Evals::Lent(l) if l.block().page_locked()));
-        if lent {
-            // Synthesis wrote a/b/c into the page-locked pool: one DMA each, no host copy.
-            abc::fill(up, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(up, src, dst))?;
-        } else if pinned_pool && !pin_abc {
-            let mut slot = self.staging.lock().unwrap_or_else(|p| p.into_inner());
-            let pool = match &mut *slot {
-                Some(p) => p,
-                none => {
-                    let p = Staging::new(gpu)?;
-                    PINNED_BYTES.fetch_add(p.bytes(), Ordering::Relaxed);
-                    none.insert(p)
-                }
-            };
-            abc::fill(up, &mut bufs, [&a, &b, &c], n, |src, dst| pool.upload(up, src, dst))?;
-        } else {
-            let _pin = if pin_abc {
-                let site = Site::new(Phase::PinAbc).circuit(circuit).device(self.ordinal()).arg("n", n);
-                let _span = probe.open(site);
-                Some(Pinned::new(gpu, &[&a, &b, &c])?)
-            } else {
-                None
-            };
-            abc::fill(up, &mut bufs, [&a, &b, &c], n, |src, dst| abc::copy(up, src, dst))?;
-            // B1's registration ends with `_pin`: the copies must be done by then.
-            up.synchronize()?;
+    /// A span timed from an event on `first` to one on `last`.
+    fn open_on(&self, probe: &Probe, site: Site, first: &CudaStream, last: &Arc<CudaStream>) -> Span {
+        let site = site.device(self.ordinal());
+        if !probe.recording() {
+            return probe.open(site);
         }
-        prof.mark("upload (host side)");
-        abc::release_after(up, [a, b, c])?;
-        prof.mark("host release handed off");
-        let [da, db, dc] = &mut bufs;
-        ntt::compute_h(gpu, da, db, dc, log_n, abc_streams)?;
-        prof.sync_mark(gpu, "compute_h (+ queued copies)")?;
-        drop(ntt_span);
-        let shifted = self.prepare_shifted(probe, &h, m)?;
-        let _msm_span =
-            self.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m).arg("shifted", shifted));
-        let r = if m == 0 {
-            Ok(<G1Projective as group::Group>::identity())
-        } else {
-            let mut st = self.state();
-            match &st.shifted {
-                Some((_, sb)) if shifted => {
-                    msm_shift::count_prover(false);
-                    msm_shift::msm_g1_shifted(gpu, sb, &bufs[0].slice(0..4 * m), m, msm_overlap)
-                }
-                _ => {
-                    let mut tmp = None;
-                    let view = bases_view(gpu, &mut st, &mut tmp, h.prefix(m))?;
-                    msm::msm_g1(gpu, &view, &bufs[0].slice(0..4 * m), m, None, msm_overlap)
-                }
-            }
-        };
-        prof.mark("msm_h");
-        prof.report(n);
-        held.keep(bufs);
-        r
-    }
-
-    /// `shift`: whether msm_h over `m` points of `h` runs on shifted copies, building them (span `srs_upload`,
-    /// query `h_shifted`) on first use for these params. Only with `srs_resident` (copies built per call would
-    /// cost more than they save: 3.3 s at 2^24) and from [`msm_shift::MIN_POINTS`]; when
-    /// the copies and the MSM's scratch do not fit, one warning and the per-window MSM for these params.
-    fn prepare_shifted(&self, probe: &Probe, h: &Bases<'_>, m: usize) -> GResult<bool> {
-        let gpu = &*self.gpu;
-        let mut st = self.state();
-        let BasesId::Srs { params, query: Query::H, start: 0 } = h.id else { return Ok(false) };
-        let opts = st.opts;
-        if !(opts.msm_shift && opts.srs_resident)
-            || m < msm_shift::min_points()
-            || st.shift_refused == Some(params)
-        {
-            return Ok(false);
+        match GpuTimer::start_on(&self.gpu, &self.clock, first, last) {
+            Ok(t) => probe.open_timed(site, Box::new(t)),
+            Err(_) => probe.open(site), // no events: host time rather than no span
         }
-        let key = match st.srs.get(params, Query::H) {
-            Some((k, _)) if k.len >= m => *k,
-            _ => return Ok(false),
-        };
-        if st.shifted.as_ref().is_some_and(|(k, sb)| *k == key && sb.len() >= m) {
-            return Ok(true);
-        }
-        let len = key.len;
-        let c = msm_shift::window_for(len);
-        st.shifted = None;
-        let need = msm_shift::shifted_bytes(len, c) + msm_shift::scratch_bytes(len, c);
-        if let Err(e) = gpu.check_mem("shifted H bases (toggle shift)", need) {
-            tracing::warn!("GPU{}: {e}; msm_h runs per window for these params", gpu.ordinal);
-            st.shift_refused = Some(params);
-            return Ok(false);
-        }
-        let site = Site::new(Phase::SrsUpload)
-            .device(self.ordinal())
-            .arg("query", "h_shifted")
-            .arg("bytes", msm_shift::shifted_bytes(len, c));
-        let _span = probe.open(site);
-        let Some((_, dev)) = st.srs.get(params, Query::H) else { return Ok(false) };
-        let sb = msm_shift::shift_bases(gpu, &dev.slice(..12 * len), len, Some(c))?;
-        msm_shift::count_prover(true);
-        st.shifted = Some((key, sb));
-        Ok(true)
     }
 
     fn msm_g1_impl(
@@ -425,14 +239,7 @@ impl Backend for GpuLane {
 
     /// Device-timed: CUDA events on this lane's stream.
     fn open(&self, probe: &Probe, site: Site) -> Span {
-        let site = site.device(self.ordinal());
-        if !probe.recording() {
-            return probe.open(site);
-        }
-        match GpuTimer::start(&self.gpu, &self.clock) {
-            Ok(t) => probe.open_timed(site, Box::new(t)),
-            Err(_) => probe.open(site), // no events: host time rather than no span
-        }
+        self.open_on(probe, site, &self.gpu.stream, &self.gpu.stream)
     }
 
     fn begin_call(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
@@ -458,6 +265,36 @@ impl Backend for GpuLane {
         h: Bases<'_>,
     ) -> BResult<G1Projective> {
         self.ntt_msm_h_impl(probe, circuit, abc, h).map_err(berr("ntt_msm_h"))
+    }
+
+    fn ntt_msm_h_many(
+        &self,
+        probe: &Probe,
+        first: usize,
+        abcs: Vec<[Evals; 3]>,
+        h: Bases<'_>,
+    ) -> BResult<Vec<G1Projective>> {
+        let abcs = if abcs.len() > 1 && self.state().opts.h_pipeline && ntt::old_path() {
+            match self.ntt_msm_h_staged(probe, first, abcs, h).map_err(berr("ntt_msm_h"))? {
+                Ok(out) => return Ok(out),
+                Err(abcs) => abcs,
+            }
+        } else {
+            abcs
+        };
+        ntt_msm_h_each(self, probe, first, abcs, h)
+    }
+
+    fn g1_groups(&self, probe: &Probe, groups: Vec<G1Group<'_>>) -> BResult<Vec<Vec<G1Projective>>> {
+        let groups = if groups.len() > 1 && self.state().opts.tail_seq {
+            match self.g1_groups_seq(probe, groups).map_err(berr("tail_msm"))? {
+                Ok(out) => return Ok(out),
+                Err(groups) => groups,
+            }
+        } else {
+            groups
+        };
+        g1_groups_each(self, probe, groups)
     }
 
     fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
@@ -599,6 +436,20 @@ impl Backend for GpuBackend {
         h: Bases<'_>,
     ) -> BResult<G1Projective> {
         self.first().ntt_msm_h(probe, circuit, abc, h)
+    }
+
+    fn ntt_msm_h_many(
+        &self,
+        probe: &Probe,
+        first: usize,
+        abcs: Vec<[Evals; 3]>,
+        h: Bases<'_>,
+    ) -> BResult<Vec<G1Projective>> {
+        self.first().ntt_msm_h_many(probe, first, abcs, h)
+    }
+
+    fn g1_groups(&self, probe: &Probe, groups: Vec<G1Group<'_>>) -> BResult<Vec<Vec<G1Projective>>> {
+        self.first().g1_groups(probe, groups)
     }
 
     fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {

@@ -56,6 +56,55 @@ fn run(
     n: usize,
     bitmap: &[u64],
 ) -> GResult<Vec<u64>> {
+    let dbits = upload_bits(s, n, bitmap)?;
+    let out = launch(gpu, s, g, bases, n, &dbits)?;
+    let host = s.clone_dtoh(&out)?;
+    s.synchronize()?;
+    Ok(host)
+}
+
+/// The bitmap of `n` bases on the device: ⌈n/64⌉ words, bits past `bitmap`'s end zero.
+pub fn upload_bits(s: &Arc<CudaStream>, n: usize, bitmap: &[u64]) -> GResult<CudaSlice<u64>> {
+    let words = n.div_ceil(64);
+    // Bits past the bitmap's end read as zero; the kernel ignores bits at or past n.
+    let mut host_bits = vec![0u64; words.max(1)];
+    let k = bitmap.len().min(words);
+    host_bits[..k].copy_from_slice(&bitmap[..k]);
+    Ok(s.clone_htod(&host_bits)?)
+}
+
+/// [`batch_add_g1`]'s launches on the lane's stream without waiting (toggle `tailseq`), the bitmap already on
+/// the device ([`upload_bits`]): the sum's Jacobian limbs stay there for [`g1_sum`].
+pub fn batch_add_g1_launch(
+    gpu: &Gpu,
+    bases: &CudaView<u64>,
+    n: usize,
+    dbits: &CudaSlice<u64>,
+) -> GResult<CudaSlice<u64>> {
+    launch(gpu, &gpu.stream, &G1, bases, n, dbits)
+}
+
+/// The G1 sum [`batch_add_g1_launch`] left on the device, once the lane's stream reaches it.
+pub fn g1_sum(gpu: &Gpu, out: &CudaSlice<u64>) -> GResult<G1Projective> {
+    let l = gpu.stream.clone_dtoh(out)?;
+    gpu.stream.synchronize()?;
+    let l: &[u64; 18] = l
+        .get(..18)
+        .and_then(|l| l.try_into().ok())
+        .ok_or_else(|| GpuError::Invalid(format!("batch_add_g1: {} result limbs, want 18", l.len())))?;
+    Ok(g1_from_jacobian(l))
+}
+
+/// The three-kernel sequence for group `g` on stream `s` over the device bitmap `dbits`; the sum's Jacobian
+/// limbs on the device.
+fn launch(
+    gpu: &Gpu,
+    s: &Arc<CudaStream>,
+    g: &Shape,
+    bases: &CudaView<u64>,
+    n: usize,
+    dbits: &CudaSlice<u64>,
+) -> GResult<CudaSlice<u64>> {
     let Shape { prefix, affine_limbs, xyzz_limbs, jac_limbs } = *g;
     if bases.len() < affine_limbs * n {
         return Err(GpuError::Invalid(format!(
@@ -69,11 +118,12 @@ fn run(
     }
     let n32 = n as u32;
     let words = n.div_ceil(64);
-    // Bits past the bitmap's end read as zero; the kernel ignores bits at or past n.
-    let mut host_bits = vec![0u64; words];
-    let k = bitmap.len().min(words);
-    host_bits[..k].copy_from_slice(&bitmap[..k]);
-    let dbits = s.clone_htod(&host_bits)?;
+    if dbits.len() < words {
+        return Err(GpuError::Invalid(format!(
+            "{prefix}: {n} bases need {words} bitmap words, got {}",
+            dbits.len()
+        )));
+    }
     let words32 = words as u32;
     let t = words32.div_ceil(WORDS_PER_THREAD);
 
@@ -89,7 +139,7 @@ fn run(
 
     let wpt = WORDS_PER_THREAD;
     let mut lb = s.launch_builder(&f_part);
-    lb.arg(bases).arg(&dbits).arg(&n32).arg(&words32).arg(&wpt).arg(&mut a);
+    lb.arg(bases).arg(dbits).arg(&n32).arg(&words32).arg(&wpt).arg(&mut a);
     // SAFETY (all three launches): argument types and order match cuda/batch_add.cu; buffers sized above.
     unsafe { lb.launch(cfg(t as usize)) }?;
     let mut m = t;
@@ -105,9 +155,7 @@ fn run(
     let mut lb = s.launch_builder(&f_fin);
     lb.arg(&a).arg(&m).arg(&mut out);
     unsafe { lb.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 }) }?;
-    let host = s.clone_dtoh(&out)?;
-    s.synchronize()?;
-    Ok(host)
+    Ok(out)
 }
 
 /// Sum of the G1 bases whose bit is set (bit i of word i/64), bases (12n u64, blst affine) on the device.

@@ -34,6 +34,8 @@ pub struct Gpu {
     /// transforms) and the MSM's sort and reduction stages, made on first use; ordering across streams comes
     /// from cudarc's per-buffer events.
     side: OnceLock<[Arc<CudaStream>; 4]>,
+    /// Streams of `hpipe`'s staging: the next circuit's uploads and transforms beside the lane's MSMs.
+    stage: OnceLock<[Arc<CudaStream>; 4]>,
     modules: Mutex<HashMap<Module, Arc<CudaModule>>>,
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
@@ -59,6 +61,7 @@ impl Gpu {
             ctx,
             stream,
             side: OnceLock::new(),
+            stage: OnceLock::new(),
             modules: Mutex::new(HashMap::new()),
             memo: Mutex::new(HashMap::new()),
         })
@@ -132,14 +135,29 @@ impl Gpu {
     /// and c are still on the bus), `[1]` and `[2]` b's and c's transforms (a's run on `stream`), `[3]` the
     /// MSM's counting sort and bucket reduction while its accumulation runs on `stream` (msm.rs).
     pub fn side(&self) -> GResult<&[Arc<CudaStream>; 4]> {
-        if let Some(s) = self.side.get() {
+        self.four(&self.side, "side")
+    }
+
+    /// `hpipe`'s staging streams, in [`Gpu::side`]'s roles: `[0]` a/b/c's uploads, `[1]` a's transforms and
+    /// the combining passes, `[2]` and `[3]` b's and c's transforms; the lane's MSMs keep `stream` and
+    /// `side()[3]`, so a staged circuit's work never queues behind them.
+    pub fn stage(&self) -> GResult<&[Arc<CudaStream>; 4]> {
+        self.four(&self.stage, "stage")
+    }
+
+    fn four<'a>(
+        &self,
+        cell: &'a OnceLock<[Arc<CudaStream>; 4]>,
+        what: &str,
+    ) -> GResult<&'a [Arc<CudaStream>; 4]> {
+        if let Some(s) = cell.get() {
             return Ok(s);
         }
         let made =
             [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?];
         // A racing thread may have set them first; either set is as good.
-        let _ = self.side.set(made);
-        self.side.get().ok_or_else(|| GpuError::Invalid("side streams not set".into()))
+        let _ = cell.set(made);
+        cell.get().ok_or_else(|| GpuError::Invalid(format!("{what} streams not set")))
     }
 
     /// Device memory free now, bytes.

@@ -8,6 +8,8 @@
 //! - [`ntt`], [`msm`], [`batch_add`]: the kernels' Rust wrappers (one enqueue per op on `Gpu::stream`).
 //! - [`g2d`]: B_G2 resident on a lane's device and its batch addition on a second stream (`g2d`).
 //! - [`backend`]: [`backend::GpuBackend`], the `Backend` implementation with one lane per device.
+//! - [`hpipe`]: a lane's next circuit staged (upload, compute_h) beside its current msm_h (`hpipe`).
+//! - [`tailseq`]: a lane's batch additions and tail MSMs of all its circuits as one launch sequence (`tailseq`).
 //! - [`mempool`]: the device's stream-ordered pool kept warm between calls.
 //! - [`timing`]: CUDA events mapped to host instants for the timeline.
 //! - [`floor`]: the device's peak multiply rate and bandwidths for `cuzk bench floor`.
@@ -22,6 +24,7 @@ pub mod error;
 pub mod floor;
 pub mod g2d;
 pub mod hostpool;
+pub mod hpipe;
 pub mod mempool;
 pub mod msm;
 mod msm_profile;
@@ -30,6 +33,7 @@ pub mod msm_variant;
 pub mod ntt;
 mod resident;
 pub mod staging;
+pub mod tailseq;
 pub mod timing;
 
 pub use compile::Module;

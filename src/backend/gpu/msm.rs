@@ -280,11 +280,7 @@ pub fn msm_g1(
     window: Option<usize>,
     overlap: bool,
 ) -> GResult<G1Projective> {
-    let mut v = MsmVariant::from_env()?;
-    if !overlap && v.split.is_none() && !v.seq {
-        (v.split, v.seq) = (Some(1), true);
-    }
-    msm_g1_variant(gpu, bases, scalars, n, window, &v)
+    msm_g1_launch(gpu, bases, scalars, n, window, overlap)?.collect(gpu)
 }
 
 /// [`msm_g1`] with the kernel variant given (tests compare every variant in one process without env vars).
@@ -296,12 +292,24 @@ pub fn msm_g1_variant(
     window: Option<usize>,
     variant: &MsmVariant,
 ) -> GResult<G1Projective> {
-    let c = window.or(variant.window).unwrap_or_else(|| window_for(n));
-    msm_run(gpu, bases, scalars, n, c, variant, None)
+    variant_launch(gpu, bases, scalars, n, window, variant)?.collect(gpu)
 }
 
-/// The launch sequence for window width `c`; `fold = Some(S)`: `bases` are msm_shift.rs's ⌈255/c⌉ shifted
-/// copies of S ≥ n bases (2^(c·j)·P_i at j·S + i).
+/// [`msm_g1_variant`]'s launches, not waited for.
+fn variant_launch(
+    gpu: &Gpu,
+    bases: &CudaView<u64>,
+    scalars: &CudaView<u64>,
+    n: usize,
+    window: Option<usize>,
+    variant: &MsmVariant,
+) -> GResult<Pending> {
+    let c = window.or(variant.window).unwrap_or_else(|| window_for(n));
+    msm_launch(gpu, bases, scalars, n, c, variant, None)
+}
+
+/// The launch sequence for window width `c`, waiting for its sum; `fold = Some(S)`: `bases` are
+/// msm_shift.rs's ⌈255/c⌉ shifted copies of S ≥ n bases (2^(c·j)·P_i at j·S + i).
 pub(super) fn msm_run(
     gpu: &Gpu,
     bases: &CudaView<u64>,
@@ -311,8 +319,77 @@ pub(super) fn msm_run(
     variant: &MsmVariant,
     fold: Option<usize>,
 ) -> GResult<G1Projective> {
+    msm_launch(gpu, bases, scalars, n, c, variant, fold)?.collect(gpu)
+}
+
+/// [`msm_g1`]'s launches without waiting: the windows' sums stay on the device until [`Pending::collect`], so
+/// a lane can queue every tail MSM of a call back to back (toggle `tailseq`). The scratch goes back to the
+/// stream-ordered pool as the launches are queued; the next MSM's reuses it.
+pub fn msm_g1_launch(
+    gpu: &Gpu,
+    bases: &CudaView<u64>,
+    scalars: &CudaView<u64>,
+    n: usize,
+    window: Option<usize>,
+    overlap: bool,
+) -> GResult<Pending> {
+    let mut v = MsmVariant::from_env()?;
+    if !overlap && v.split.is_none() && !v.seq {
+        (v.split, v.seq) = (Some(1), true);
+    }
+    variant_launch(gpu, bases, scalars, n, window, &v)
+}
+
+/// An MSM whose launches are queued on the lane's stream: its window sums on the device.
+pub struct Pending {
+    /// The window (or folded slot) sums, Jacobian; `None` for an empty MSM.
+    wins: Option<CudaSlice<u64>>,
+    windows: usize,
+    c: usize,
+    slots: usize,
+    fold: bool,
+}
+
+impl Pending {
+    /// Waits for the sums and combines them on the host.
+    pub fn collect(self, gpu: &Gpu) -> GResult<G1Projective> {
+        let Some(wins) = self.wins else { return Ok(G1Projective::identity()) };
+        let host = gpu.stream.clone_dtoh(&wins)?;
+        gpu.stream.synchronize()?;
+        let window = |w: usize| -> G1Projective {
+            let mut l = [0u64; 18];
+            l.copy_from_slice(&host[18 * w..18 * w + 18]);
+            g1_from_jacobian(&l)
+        };
+        let mut acc = G1Projective::identity();
+        if self.fold {
+            // Each slot already carries its windows' weights 2^(c·j) in the bases.
+            for k in 0..self.slots {
+                acc += window(k);
+            }
+        } else {
+            for w in (0..self.windows).rev() {
+                for _ in 0..self.c {
+                    acc = acc.double();
+                }
+                acc += window(w);
+            }
+        }
+        Ok(acc)
+    }
+}
+
+fn msm_launch(
+    gpu: &Gpu,
+    bases: &CudaView<u64>,
+    scalars: &CudaView<u64>,
+    n: usize,
+    c: usize,
+    variant: &MsmVariant,
+    fold: Option<usize>,
+) -> GResult<Pending> {
     if n == 0 {
-        return Ok(G1Projective::identity());
+        return Ok(Pending { wins: None, windows: 0, c, slots: 0, fold: false });
     }
     let p = plan(n.max(1), c, variant.split.unwrap_or_else(|| split_for(n)), fold.is_some());
     let (stride, copies) = match fold {
@@ -505,26 +582,10 @@ pub(super) fn msm_run(
         }
     }
 
-    let host = a.clone_dtoh(&wins)?;
-    a.synchronize()?;
-    let window = |w: usize| -> G1Projective {
-        let mut l = [0u64; 18];
-        l.copy_from_slice(&host[18 * w..18 * w + 18]);
-        g1_from_jacobian(&l)
-    };
-    let mut acc = G1Projective::identity();
-    if fold {
-        // Each slot already carries its windows' weights 2^(c·j) in the bases.
-        for k in 0..slots {
-            acc += window(k);
-        }
-    } else {
-        for w in (0..p.windows as usize).rev() {
-            for _ in 0..p.c {
-                acc = acc.double();
-            }
-            acc += window(w);
-        }
+    let pending = Pending { wins: Some(wins), windows: p.windows as usize, c: p.c as usize, slots, fold };
+    if prof.on() {
+        // The stages' events are read once the stream has drained.
+        gpu.stream.synchronize()?;
     }
     prof.report(|| {
         format!(
@@ -536,7 +597,7 @@ pub(super) fn msm_run(
             p.levels.len()
         )
     })?;
-    Ok(acc)
+    Ok(pending)
 }
 
 /// One pass's counting-sort output and buckets (two of them when passes overlap).

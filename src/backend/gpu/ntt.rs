@@ -73,7 +73,7 @@ mod trace;
 mod turn;
 
 pub(crate) use quotient::{bitrev_combine, Combine};
-pub use quotient::{compute_h, compute_h_on};
+pub use quotient::{compute_h, compute_h_on, compute_h_with, HStreams};
 
 use trace::Trace;
 

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{sys::CUevent_flags, CudaEvent};
+use cudarc::driver::{sys::CUevent_flags, CudaEvent, CudaStream};
 
 use super::device::Gpu;
 use super::error::GResult;
@@ -37,9 +37,14 @@ impl Clock {
     }
 }
 
-/// A timing event recorded on the stream now (after everything enqueued so far).
+/// A timing event recorded on the lane's stream now (after everything enqueued so far).
 fn mark(gpu: &Gpu) -> GResult<CudaEvent> {
-    Ok(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?)
+    mark_on(&gpu.stream)
+}
+
+/// A timing event recorded on `s` now.
+fn mark_on(s: &CudaStream) -> GResult<CudaEvent> {
+    Ok(s.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?)
 }
 
 /// The reference of a lane's open spans and how many are open.
@@ -49,34 +54,63 @@ pub struct ClockSlot {
     open: usize,
 }
 
-/// Times one span of a lane on its stream.
+/// Times one span of a lane: from an event on the stream its work starts on to one on the stream it ends on
+/// (the lane's stream for both, except `hpipe`'s staged circuits).
 pub struct GpuTimer {
-    gpu: Arc<Gpu>,
     slot: Arc<Mutex<ClockSlot>>,
     clock: Arc<Clock>,
     start: CudaEvent,
+    end_on: Arc<CudaStream>,
+    /// The end, when recorded before the span closes ([`GpuTimer::end_now`]).
+    end: Option<CudaEvent>,
 }
 
 impl GpuTimer {
     /// Starts timing on `gpu`'s stream (draining it first when no other span of the lane is open).
     pub fn start(gpu: &Arc<Gpu>, slot: &Arc<Mutex<ClockSlot>>) -> GResult<GpuTimer> {
+        GpuTimer::start_on(gpu, slot, &gpu.stream, &gpu.stream)
+    }
+
+    /// Starts timing with an event on `first`; the span ends with an event on `last` when stopped.
+    pub fn start_on(
+        gpu: &Arc<Gpu>,
+        slot: &Arc<Mutex<ClockSlot>>,
+        first: &CudaStream,
+        last: &Arc<CudaStream>,
+    ) -> GResult<GpuTimer> {
         let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
         let clock = match (&s.clock, s.open) {
             (Some(c), n) if n > 0 => c.clone(),
             _ => Arc::new(Clock::start(gpu)?),
         };
-        let start = mark(gpu)?;
+        let start = mark_on(first)?;
         s.clock = Some(clock.clone());
         s.open += 1;
-        Ok(GpuTimer { gpu: gpu.clone(), slot: slot.clone(), clock, start })
+        Ok(GpuTimer { slot: slot.clone(), clock, start, end_on: last.clone(), end: None })
+    }
+
+    /// Ends the span's device work here (an event on its last stream now); the span may close later, once
+    /// work queued after this point no longer matters to it (`tailseq` closes its spans after one wait).
+    pub fn end_now(&mut self) -> GResult<()> {
+        self.end = Some(mark_on(&self.end_on)?);
+        Ok(())
     }
 }
 
 impl DeviceTimer for GpuTimer {
-    fn stop(self: Box<Self>) -> Result<(Instant, Duration), String> {
-        let r = mark(&self.gpu).and_then(|end| self.clock.span(&self.start, &end)).map_err(|e| e.to_string());
+    fn stop(mut self: Box<Self>) -> Result<(Instant, Duration), String> {
+        let end = match self.end.take() {
+            Some(e) => Ok(e),
+            None => mark_on(&self.end_on),
+        };
+        end.and_then(|end| self.clock.span(&self.start, &end)).map_err(|e| e.to_string())
+    }
+}
+
+impl Drop for GpuTimer {
+    /// Stopped or dropped unstopped (an error between its start and its span's close), it is no longer open.
+    fn drop(&mut self) {
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         s.open = s.open.saturating_sub(1);
-        r
     }
 }

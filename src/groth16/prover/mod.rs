@@ -27,7 +27,9 @@ use rayon::prelude::*;
 
 use super::keys::Parameters;
 use super::proof::Proof;
-use crate::backend::api::{Backend, BackendError, Bases, BasesId, CallId, CallOpts, Query, SrsRef};
+use crate::backend::api::{
+    Backend, BackendError, Bases, BasesId, CallId, CallOpts, G1Group, G1Op, Query, SrsRef,
+};
 use crate::cs::{Evals, ProvingAssignment, SynthesisError};
 use crate::vocab::{Cancelled, Phase, Probe, Site, Toggle, Toggles};
 
@@ -205,39 +207,45 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// `batch_add` of circuit `i`: the L, A and B_G1 sums of the bases whose scalar is one.
-    fn ones(&self, lane: &dyn Backend, i: usize) -> Result<G1x3, BackendError> {
-        let prep = self.prep;
-        let add = |plan: &QueryPlan, bases: Bases<'_>| {
-            if plan.split {
-                lane.batch_add_g1(bases, &plan.ones[i])
-            } else {
-                Ok(G1Projective::identity())
-            }
+    /// `batch_add` of circuit `i`: the L, A and B_G1 sums of the bases whose scalar is one (an empty bitmap,
+    /// the identity, for a query whose plan is not split).
+    fn ones_group<'a>(&'a self, i: usize) -> G1Group<'a> {
+        let (prep, srs) = (self.prep, &self.srs);
+        let ones = |plan: &'a QueryPlan, bases: Bases<'a>| {
+            G1Op::Ones(bases, if plan.split { &plan.ones[i][..] } else { &[] })
         };
-        Ok([
-            add(&prep.l, self.srs.bases(Query::L, 0))?,
-            add(&prep.a, self.srs.bases(Query::A, self.n_inputs))?,
-            add(&prep.b, self.srs.bases(Query::BG1, self.b_inputs))?,
-        ])
+        let site = Site::new(Phase::BatchAdd).circuit(self.call.first + i).arg("ones", self.ones_count(i));
+        G1Group {
+            site,
+            ops: vec![
+                ones(&prep.l, srs.bases(Query::L, 0)),
+                ones(&prep.a, srs.bases(Query::A, self.n_inputs)),
+                ones(&prep.b, srs.bases(Query::BG1, self.b_inputs)),
+            ],
+        }
     }
 
-    /// `tail_msm` of circuit `i`: the L, A and B_G1 MSMs over the tail (and the input parts of A and B).
-    fn tail(&self, lane: &dyn Backend, i: usize, window: Option<usize>) -> Result<G1x3, BackendError> {
+    /// `tail_msm` of circuit `i`: the input parts of A and B (B's input scalars in `b_in`), then the L, A and
+    /// B_G1 MSMs over the tails.
+    fn tail_group<'a>(&'a self, i: usize, b_in: &'a [Scalar], window: Option<usize>) -> G1Group<'a> {
         let (prep, g, srs) = (self.prep, &self.asgs[i], &self.srs);
-        let a_in = srs.bases(Query::A, 0).prefix(self.n_inputs);
-        let a_inputs = lane.msm_g1(a_in, &g.input_assignment, window)?;
-        let b_in_scalars: Vec<Scalar> = g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
-        let b_in = srs.bases(Query::BG1, 0).prefix(self.b_inputs);
-        let b_inputs_sum = lane.msm_g1(b_in, &b_in_scalars, window)?;
-        let l = self.tail_bases(Query::L, 0, &prep.l_bases);
-        let a = self.tail_bases(Query::A, self.n_inputs, &prep.a_bases);
-        let b = self.tail_bases(Query::BG1, self.b_inputs, &prep.b_g1_bases);
-        Ok([
-            lane.msm_g1(l, &prep.l.tail_scalars[i], window)?,
-            a_inputs + lane.msm_g1(a, &prep.a.tail_scalars[i], window)?,
-            b_inputs_sum + lane.msm_g1(b, &prep.b.tail_scalars[i], window)?,
-        ])
+        let site = Site::new(Phase::TailMsm)
+            .circuit(self.call.first + i)
+            .arg("tail_l", prep.l.tail_len)
+            .arg("tail_a", prep.a.tail_len)
+            .arg("tail_b", prep.b.tail_len)
+            .arg("window", window.unwrap_or(0));
+        let msm = |bases: Bases<'a>, scalars: &'a [Scalar]| G1Op::Msm(bases, scalars, window);
+        G1Group {
+            site,
+            ops: vec![
+                msm(srs.bases(Query::A, 0).prefix(self.n_inputs), &g.input_assignment),
+                msm(srs.bases(Query::BG1, 0).prefix(self.b_inputs), b_in),
+                msm(self.tail_bases(Query::L, 0, &prep.l_bases), &prep.l.tail_scalars[i]),
+                msm(self.tail_bases(Query::A, self.n_inputs, &prep.a_bases), &prep.a.tail_scalars[i]),
+                msm(self.tail_bases(Query::BG1, self.b_inputs, &prep.b_g1_bases), &prep.b.tail_scalars[i]),
+            ],
+        }
     }
 
     /// Ones per circuit `i` over the three queries (the `batch_add` span's argument).
@@ -245,29 +253,49 @@ impl Ctx<'_, '_> {
         self.prep.l.ones_count[i] + self.prep.a.ones_count[i] + self.prep.b.ones_count[i]
     }
 
-    /// `batch_add` then `tail_msm` of circuit `i` on `lane`, each its own span.
-    fn lane_tail(
+    /// `batch_add` then `tail_msm` of circuits `range` on `lane`, each circuit's two phases a group (span) of
+    /// its own; with `tailseq` a device lane queues all of them before it waits.
+    fn lane_tails(
         &self,
         probe: &Probe,
         lane: &dyn Backend,
-        i: usize,
+        range: Range<usize>,
         window: Option<usize>,
-    ) -> Result<(G1x3, G1x3), ProveError> {
-        let c = self.call.first + i;
-        let ones = {
-            let _span =
-                lane.open(probe, Site::new(Phase::BatchAdd).circuit(c).arg("ones", self.ones_count(i)));
-            self.ones(lane, i)?
+    ) -> Result<Vec<(G1x3, G1x3)>, ProveError> {
+        let b_in: Vec<Vec<Scalar>> = range
+            .clone()
+            .map(|i| {
+                let g = &self.asgs[i];
+                g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect()
+            })
+            .collect();
+        let groups: Vec<G1Group> = range
+            .clone()
+            .zip(&b_in)
+            .flat_map(|(i, b)| [self.ones_group(i), self.tail_group(i, b, window)])
+            .collect();
+        let want = groups.len();
+        let r = lane.g1_groups(probe, groups)?;
+        // Fewer results only after a cancel.
+        probe.checkpoint()?;
+        let bad = || {
+            ProveError::Backend(BackendError {
+                backend: lane.name(),
+                op: "tail_msm",
+                msg: format!("{} of {want} result groups, or a group short of its operations", r.len()),
+            })
         };
-        let p = self.prep;
-        let site = Site::new(Phase::TailMsm)
-            .circuit(c)
-            .arg("tail_l", p.l.tail_len)
-            .arg("tail_a", p.a.tail_len)
-            .arg("tail_b", p.b.tail_len)
-            .arg("window", window.unwrap_or(0));
-        let _span = lane.open(probe, site);
-        Ok((ones, self.tail(lane, i, window)?))
+        if r.len() != want {
+            return Err(bad());
+        }
+        r.chunks(2)
+            .map(|g| match g {
+                [o, t] if o.len() == 3 && t.len() == 5 => {
+                    Ok(([o[0], o[1], o[2]], [t[2], t[0] + t[3], t[1] + t[4]]))
+                }
+                _ => Err(bad()),
+            })
+            .collect()
     }
 
     /// `b_g2_msm` of every circuit (the G2 MSMs on the host, the batch addition on a device lane with g2d),
@@ -433,6 +461,8 @@ pub fn prove_assignments(
         abc_streams: t.on(Toggle::Streams),
         msm_overlap: t.on(Toggle::Msm2s),
         msm_shift: t.on(Toggle::Shift),
+        h_pipeline: t.on(Toggle::Hpipe),
+        tail_seq: t.on(Toggle::Tailseq),
     };
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;
@@ -449,25 +479,24 @@ pub fn prove_assignments(
     // Lane d's stage 1: H of its circuits (consumes their a/b/c).
     let lane_h = |d: usize, lane: &dyn Backend| -> Result<Vec<G1Projective>, ProveError> {
         let chunk = std::mem::take(&mut *chunks[d].lock().unwrap_or_else(|p| p.into_inner()));
-        let mut out = Vec::with_capacity(chunk.len());
-        for (j, abc) in chunk.into_iter().enumerate() {
-            probe.checkpoint()?;
-            let c = call.first + ranges[d].start + j;
-            let _span = lane.open(probe, Site::new(Phase::NttMsmH).circuit(c).arg("n", abc[0].len()));
-            out.push(lane.ntt_msm_h(probe, c, abc, srs.bases(Query::H, 0))?);
+        let want = chunk.len();
+        probe.checkpoint()?;
+        let out = lane.ntt_msm_h_many(probe, call.first + ranges[d].start, chunk, srs.bases(Query::H, 0))?;
+        // Fewer results only after a cancel.
+        probe.checkpoint()?;
+        if out.len() != want {
+            return Err(ProveError::Backend(BackendError {
+                backend: lane.name(),
+                op: "ntt_msm_h",
+                msg: format!("{} of {want} H sums returned", out.len()),
+            }));
         }
         Ok(out)
     };
     // Lane d's stage 2: batch_add and tail_msm of its circuits.
     let lane_tails = |d: usize, lane: &dyn Backend, prep: &Prep| -> Result<Vec<(G1x3, G1x3)>, ProveError> {
-        let (ctx, window) = (base.with(prep), window(prep));
-        ranges[d]
-            .clone()
-            .map(|i| {
-                probe.checkpoint()?;
-                ctx.lane_tail(probe, lane, i, window)
-            })
-            .collect()
+        probe.checkpoint()?;
+        base.with(prep).lane_tails(probe, lane, ranges[d].clone(), window(prep))
     };
 
     let (h, tails, b_g2) = if backend.overlaps_host() {

@@ -211,7 +211,7 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
             ("r", "run"),
             ("R", "repeat"),
             ("a", "ablate"),
-            ("0-9!@#$%", "toggles"),
+            ("0-9!@#$%^&", "toggles"),
             ("b", "baseline"),
             ("c", "compare"),
             ("f", "focus"),
@@ -222,7 +222,7 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
         (View::Live, false) => &[
             ("r", "run"),
             ("a", "abl"),
-            ("0-9!@#$%", "tog"),
+            ("0-9!@#$%^&", "tog"),
             ("c", "cmp"),
             ("f", "focus"),
             ("e", "max"),

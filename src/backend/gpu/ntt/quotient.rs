@@ -2,6 +2,8 @@
 //! ntt/pass.rs) and the permutations that combine two bit-reversed vectors (`ntt_bitrev_tile2`). The sequences
 //! and their measurements are in the header of src/backend/gpu/ntt.rs.
 
+use std::sync::Arc;
+
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
 use super::super::{GResult, Gpu, Module};
@@ -40,26 +42,57 @@ pub fn compute_h_on(
     old: bool,
     side: bool,
 ) -> GResult<()> {
-    check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
-    let t = tables(gpu, log_n, old)?;
     if !old {
+        check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
+        let t = tables(gpu, log_n, old)?;
         return pass::compute_h(gpu, &t, a, b, c);
     }
-    let k = Kernels::new(gpu)?;
     // a on the main stream, b and c on side streams: each vector's transforms start as soon as its upload
     // (side[0], in order a, b, c) lands, and run beside the others' (cudarc's per-buffer events order them).
-    // The side streams join the main one first: the callers' buffers may be stream-ordered allocations there.
-    let (sb, sc) = if side {
+    let streams = if side {
         let s = gpu.side()?;
-        s[1].join(&gpu.stream)?;
-        s[2].join(&gpu.stream)?;
-        (&s[1], &s[2])
+        HStreams { a: &gpu.stream, b: &s[1], c: &s[2] }
     } else {
-        (&gpu.stream, &gpu.stream)
+        HStreams { a: &gpu.stream, b: &gpu.stream, c: &gpu.stream }
     };
+    compute_h_with(gpu, streams, a, b, c, log_n)
+}
+
+/// The streams of one [`compute_h_with`]: a's transforms and the combining passes on `a`, b's and c's on
+/// `b` and `c` (the same stream three times: everything in order).
+#[derive(Clone, Copy)]
+pub struct HStreams<'s> {
+    /// a's transforms, then A·B's and the combination with C.
+    pub a: &'s Arc<CudaStream>,
+    /// b's transforms.
+    pub b: &'s Arc<CudaStream>,
+    /// c's transform.
+    pub c: &'s Arc<CudaStream>,
+}
+
+/// [`compute_h`] on the default (old) path with its streams given: `hpipe` stages the next circuit on streams
+/// of its own while the lane's MSM holds the main one.
+pub fn compute_h_with(
+    gpu: &Gpu,
+    streams: HStreams<'_>,
+    a: &mut CudaSlice<u64>,
+    b: &mut CudaSlice<u64>,
+    c: &mut CudaSlice<u64>,
+    log_n: u32,
+) -> GResult<()> {
+    check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
+    let t = tables(gpu, log_n, true)?;
+    let k = Kernels::new(gpu)?;
+    // The side streams join a's first: the callers' buffers may be stream-ordered allocations there.
+    let (sa, sb, sc) = (streams.a, streams.b, streams.c);
+    for s in [sb, sc] {
+        if !Arc::ptr_eq(s, sa) {
+            s.join(sa)?;
+        }
+    }
     // Above 2^SMEM_LOG points the coset evaluations come out natural with no permutation (ntt/turn.rs).
     let turn = log_n > SMEM_LOG;
-    for (v, s) in [(&mut *a, &gpu.stream), (&mut *b, sb)] {
+    for (v, s) in [(&mut *a, sa), (&mut *b, sb)] {
         if turn {
             turn::to_coset(gpu, s, &k, &t, v)?;
         } else {
@@ -71,7 +104,7 @@ pub fn compute_h_on(
     }
     // C's coefficients (·N, bit-reversed) are all H needs of C: H = z·(icoset(A·B) − iNTT(C)).
     dif(sc, &k, &t, c, true)?;
-    let s = &*gpu.stream;
+    let s = &**sa;
     // A·B on the coset (natural) → DIF⁻¹ → H = the two combined.
     // The product on the last DIF⁻¹'s first loads: compute_h 2^22 6.15–6.20 against 6.20–6.25 ms with ntt_mul's
     // own pass (docs/PERF.md).
