@@ -30,21 +30,24 @@
 // runs the same bodies on the CPU (the shared-memory kernel's body is split into phases between
 // __syncthreads(), which the host runs for all threads in turn).
 //
-// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8
-// 128 registers (none) and _inv 128 (8 B), ntt_dif_r4 and _inv 64 (none), ntt_dif_smem4 and _inv 64 (4 B;
-// + 32768 B static shared each). The radix-4/8 and two-stage shared kernels exist once per direction: with the
-// direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went 1.200 → 1.16 ms and
+// nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8,
+// _inv and _inv_mul 128 registers (none), ntt_dif_r4 and _inv 64 (none), ntt_dif_smem4 and _inv 64 (4 / 8 B
+// stored; + 32768 B static shared each). The radix-4/8 and two-stage shared kernels exist once per direction: with
+// the direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went 1.200 → 1.16 ms and
 // compute_h 2^22 6.38 → 6.17 (docs/PERF.md).
 // Registers of the others: ntt_dif_r2 46, ntt_dif_smem 54, ntt_bitrev_scale 64,
-// ntt_scale 40, ntt_bitrev2 78, ntt_powers 38, ntt_pass 56 (+ 33792 B static shared), ntt_bitrev_tile 60
+// ntt_scale 40, ntt_bitrev2 74, ntt_powers 38, ntt_pass 58 (+ 33792 B static shared), ntt_bitrev_tile 60
 // (+ 17408 B static shared), ntt_bitrev_tile2 48 (+ 34816 B), ntt_mul 38, ntt_dit_r2 46; capped as their DIF
-// twins: ntt_dit_r8 128 (8 B spilled), ntt_dit_r4 64 (20 B), ntt_smem_turn 64 (40 B stored, 136 B loaded),
-// ntt_dif_r8_inv_mul 128 (96 B stored, 72 loaded).
+// twins: ntt_dit_r8 128 (36 B spilled), ntt_dit_r4 64 (20 B), ntt_smem_turn 64 (60 B stored, 136 B loaded).
+// Global fr_t move as two 16-byte accesses (ldv/stv): ntt_dif_r8_inv 32 LDG.64 + 28 twiddle LDG.64 + 32 STG.64 →
+// 16 + 14 + 16 at 128 bits; that took 2^22 forward 1.14 → 1.01 ms, 2^24 4.65 → 4.10 and compute_h 2^22 6.06–6.13
+// → 5.69–5.74 (docs/PERF.md).
 // SASS per fr_t multiplication: 112 IMAD.WIDE.U32[.X] + 5 IMAD on the IMAD pipe, 93 IADD3 (field32.cuh: Fr's
 // p₀ = 1, p₁ = 2³² − 1 and −p⁻¹ = 2³² − 1 take three of each reduction row's products off the IMAD pipe;
 // 122 + 17 and 38 before). With the lazy form (lz_* below) that took 2^22 forward 1.16 → 1.14 ms, 2^24 4.77 →
 // 4.65 and compute_h 2^22 6.17 → 6.07; either change alone measured no gain or a loss (docs/PERF.md): the
-// transforms are bound by the IMAD and ALU pipes together. The old path 2^24 forward is about 9 passes over
+// transforms are bound by the IMAD and ALU pipes together, and were by the load/store instructions until ldv/stv.
+// The old path 2^24 forward is about 9 passes over
 // 512 MiB plus twiddle reads. Also compiles under NVRTC
 // (--gpu-architecture=sm_90) once field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
 #include "field.cuh"
@@ -59,6 +62,38 @@ HD u32 brev_bits(u32 i, u32 bits) {
     u32 r = 0;
     for (u32 b = 0; b < 32; b++) r |= ((i >> b) & 1u) << (31 - b);
     return r >> (32 - bits);
+#endif
+}
+
+// fr_t through global memory as two 16-byte accesses: with fr_t's 8-byte alignment the compiler issues four
+// 8-byte ones, so this halves the transforms' load/store instructions. Every fr_t in global memory starts at a
+// multiple of 32 bytes of a whole allocation, which CUDA aligns for any type (ntt.rs's check_args says more).
+HD fr_t ldv(const fr_t *p) {
+#if defined(__CUDA_ARCH__)
+    const ulonglong2 *q = reinterpret_cast<const ulonglong2 *>(p);
+    ulonglong2 u = q[0], w = q[1];
+    fr_t r;
+    r.v[0] = u.x;
+    r.v[1] = u.y;
+    r.v[2] = w.x;
+    r.v[3] = w.y;
+    return r;
+#else
+    return *p;
+#endif
+}
+HD void stv(fr_t *p, const fr_t &x) {
+#if defined(__CUDA_ARCH__)
+    ulonglong2 u, w;
+    u.x = x.v[0];
+    u.y = x.v[1];
+    w.x = x.v[2];
+    w.y = x.v[3];
+    ulonglong2 *q = reinterpret_cast<ulonglong2 *>(p);
+    q[0] = u;
+    q[1] = w;
+#else
+    *p = x;
 #endif
 }
 
@@ -102,7 +137,7 @@ HD fr_t dif_diff(const fr_t &x, const fr_t &y, const fr_t *tw, u32 k, u32 half, 
         p.v[l] = inv ? y.v[l] : x.v[l];
         q.v[l] = inv ? x.v[l] : y.v[l];
     }
-    return lz_mul(lz_sub(p, q), tw[inv ? half - k : k]);
+    return lz_mul(lz_sub(p, q), ldv(tw + (inv ? half - k : k)));
 }
 
 // One radix-2 DIF stage of span h = 2^log_h over the whole vector; thread t < N/2 does one butterfly.
@@ -125,14 +160,14 @@ HD void dif_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     u64 base = ((u64)(t >> log_q) << (log_h + 1)) + j;
     u32 sh = log_n - 1 - log_h;  // s = N/2h
     u32 half = 1u << (log_n - 1);
-    fr_t a0 = a[base], a1 = a[base + q], a2 = a[base + h], a3 = a[base + h + q];
+    fr_t a0 = ldv(a + base), a1 = ldv(a + base + q), a2 = ldv(a + base + h), a3 = ldv(a + base + h + q);
     fr_t b0 = lz_add(a0, a2), b2 = dif_diff(a0, a2, tw, j << sh, half, inv);
     fr_t b1 = lz_add(a1, a3), b3 = dif_diff(a1, a3, tw, (j + q) << sh, half, inv);
     u32 k2 = j << (sh + 1);  // ω_h^j
-    a[base] = lz_add(b0, b1);
-    a[base + q] = dif_diff(b0, b1, tw, k2, half, inv);
-    a[base + h] = lz_add(b2, b3);
-    a[base + h + q] = dif_diff(b2, b3, tw, k2, half, inv);
+    stv(a + base, lz_add(b0, b1));
+    stv(a + base + q, dif_diff(b0, b1, tw, k2, half, inv));
+    stv(a + base + h, lz_add(b2, b3));
+    stv(a + base + h + q, dif_diff(b2, b3, tw, k2, half, inv));
 }
 
 // Three DIF stages, spans h = 2^log_h, h/2 and h/4, in one pass; thread t < N/8 does one octet: elements
@@ -149,7 +184,7 @@ HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
     u32 half = 1u << (log_n - 1);
     fr_t x[8];
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) x[m] = mul ? lz_mul(a[base + (u64)m * e], mul[base + (u64)m * e]) : a[base + (u64)m * e];
+    for (u32 m = 0; m < 8; m++) x[m] = mul ? lz_mul(ldv(a + base + (u64)m * e), ldv(mul + base + (u64)m * e)) : ldv(a + base + (u64)m * e);
 #pragma unroll
     for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
         fr_t s = lz_add(x[m], x[m + 4]);
@@ -172,7 +207,7 @@ HD void dif_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n, bool i
         x[g] = s;
     }
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = x[m];
+    for (u32 m = 0; m < 8; m++) stv(a + base + (u64)m * e, x[m]);
 }
 
 // ---- DIT (Cooley–Tukey, bit-reversed in, natural out), forward only: compute_h's coset transforms of a and b
@@ -194,16 +229,16 @@ HD void dit_r4_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     u32 j = t & (q - 1);
     u64 base = ((u64)(t >> log_q) << (log_h + 1)) + j;
     u32 sh = log_n - 1 - log_h;
-    fr_t a0 = a[base], a1 = a[base + q], a2 = a[base + h], a3 = a[base + h + q];
-    fr_t w = tw[j << (sh + 1)];  // ω_h^j (span q)
+    fr_t a0 = ldv(a + base), a1 = ldv(a + base + q), a2 = ldv(a + base + h), a3 = ldv(a + base + h + q);
+    fr_t w = ldv(tw + (j << (sh + 1)));  // ω_h^j (span q)
     fr_t t1 = lz_mul(a1, w), t3 = lz_mul(a3, w);
     fr_t b0 = lz_add(a0, t1), b1 = lz_sub(a0, t1), b2 = lz_add(a2, t3), b3 = lz_sub(a2, t3);
-    fr_t u2 = lz_mul(b2, tw[j << sh]), u3 = lz_mul(b3, tw[(j + q) << sh]);  // ω_2h^j, ω_2h^(j+q) (span h)
+    fr_t u2 = lz_mul(b2, ldv(tw + (j << sh))), u3 = lz_mul(b3, ldv(tw + ((j + q) << sh)));  // ω_2h^j, ω_2h^(j+q) (span h)
     bool last = dit_ends(log_h, log_n);
-    a[base] = lz_store(lz_add(b0, u2), last);
-    a[base + h] = lz_store(lz_sub(b0, u2), last);
-    a[base + q] = lz_store(lz_add(b1, u3), last);
-    a[base + h + q] = lz_store(lz_sub(b1, u3), last);
+    stv(a + base, lz_store(lz_add(b0, u2), last));
+    stv(a + base + h, lz_store(lz_sub(b0, u2), last));
+    stv(a + base + q, lz_store(lz_add(b1, u3), last));
+    stv(a + base + h + q, lz_store(lz_sub(b1, u3), last));
 }
 // Spans h/4, h/2, h: elements base + m·e, e = h/4 (dif_r8_body's octet, stages in the other order).
 HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
@@ -214,8 +249,8 @@ HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     u32 sh = log_n - 1 - log_h;
     fr_t x[8];
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) x[m] = a[base + (u64)m * e];
-    fr_t w = tw[j << (sh + 2)];
+    for (u32 m = 0; m < 8; m++) x[m] = ldv(a + base + (u64)m * e);
+    fr_t w = ldv(tw + (j << (sh + 2)));
 #pragma unroll
     for (u32 g = 0; g < 8; g += 2) {  // span h/4: pairs (g, g + 1) at offset j
         fr_t y = lz_mul(x[g + 1], w);
@@ -226,20 +261,20 @@ HD void dit_r8_body(fr_t *a, const fr_t *tw, u32 t, u32 log_h, u32 log_n) {
     for (u32 g = 0; g < 8; g += 4) {  // span h/2: pairs (g + m, g + m + 2) at offset j + m·e
 #pragma unroll
         for (u32 m = 0; m < 2; m++) {
-            fr_t y = lz_mul(x[g + m + 2], tw[(j + m * e) << (sh + 1)]);
+            fr_t y = lz_mul(x[g + m + 2], ldv(tw + ((j + m * e) << (sh + 1))));
             x[g + m + 2] = lz_sub(x[g + m], y);
             x[g + m] = lz_add(x[g + m], y);
         }
     }
 #pragma unroll
     for (u32 m = 0; m < 4; m++) {  // span h: pairs (m, m + 4) at offset j + m·e
-        fr_t y = lz_mul(x[m + 4], tw[(j + m * e) << sh]);
+        fr_t y = lz_mul(x[m + 4], ldv(tw + ((j + m * e) << sh)));
         x[m + 4] = lz_sub(x[m], y);
         x[m] = lz_add(x[m], y);
     }
     bool last = dit_ends(log_h, log_n);
 #pragma unroll
-    for (u32 m = 0; m < 8; m++) a[base + (u64)m * e] = lz_store(x[m], last);
+    for (u32 m = 0; m < 8; m++) stv(a + base + (u64)m * e, lz_store(x[m], last));
 }
 
 // Shared-memory DIF: a block of 2^log_b elements (log_b ≤ SMEM_LOG), 2^(log_b−1) threads, all stages with span
@@ -298,13 +333,13 @@ HD void smem_dit4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h) {
     u32 base = ((tid >> log_q) << (log_h + 1)) + j;
     fr_t a0 = sm[base], a1 = sm[base + q], a2 = sm[base + h], a3 = sm[base + h + q];
     if (log_q > 0) {
-        fr_t w = lt[LT_BASE(log_q) + j];
+        fr_t w = ldv(lt + LT_BASE(log_q) + j);
         a1 = lz_mul(a1, w);
         a3 = lz_mul(a3, w);
     }
     fr_t b0 = lz_add(a0, a1), b1 = lz_sub(a0, a1), b2 = lz_add(a2, a3), b3 = lz_sub(a2, a3);
-    if (log_q > 0) b2 = lz_mul(b2, lt[LT_BASE(log_h) + j]);  // span 2 (log_q = 0): j = 0, ω^0
-    b3 = lz_mul(b3, lt[LT_BASE(log_h) + j + q]);
+    if (log_q > 0) b2 = lz_mul(b2, ldv(lt + LT_BASE(log_h) + j));  // span 2 (log_q = 0): j = 0, ω^0
+    b3 = lz_mul(b3, ldv(lt + LT_BASE(log_h) + j + q));
     sm[base] = lz_add(b0, b2);
     sm[base + h] = lz_sub(b0, b2);
     sm[base + q] = lz_add(b1, b3);
@@ -314,13 +349,13 @@ HD void smem_dit4(fr_t *sm, const fr_t *lt, u32 tid, u32 log_h) {
 HD void smem4_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_b) {
     u64 off = (u64)blk << log_b;
     u32 qb = 1u << (log_b - 2);
-    for (u32 k = 0; k < 4; k++) sm[tid + k * qb] = a[off + tid + k * qb];
+    for (u32 k = 0; k < 4; k++) sm[tid + k * qb] = ldv(a + off + tid + k * qb);
 }
 // `canon`: the transform ends here (the DIF kernels), so the lazy values are reduced; the turn stores them lazy.
 HD void smem4_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b, bool canon) {
     u64 off = (u64)blk << log_b;
     u32 qb = 1u << (log_b - 2);
-    for (u32 k = 0; k < 4; k++) a[off + tid + k * qb] = lz_store(sm[tid + k * qb], canon);
+    for (u32 k = 0; k < 4; k++) stv(a + off + tid + k * qb, lz_store(sm[tid + k * qb], canon));
 }
 HD void smem_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
     u64 off = (u64)blk << log_b;
@@ -331,7 +366,7 @@ HD void smem_store(const fr_t *sm, fr_t *a, u32 blk, u32 tid, u32 log_b) {
 
 // c·g^i from the two-level table: lo[i mod 2^lo_bits] · hi[i >> lo_bits] (c folded into hi).
 HD fr_t pow_at(const fr_t *lo, const fr_t *hi, u32 i, u32 lo_bits) {
-    return lo[i & ((1u << lo_bits) - 1)] * hi[i >> lo_bits];
+    return ldv(lo + (i & ((1u << lo_bits) - 1))) * ldv(hi + (i >> lo_bits));
 }
 
 // out[i] = lo·hi powers, i < count (twiddle table expansion).
@@ -490,8 +525,8 @@ HD bool br_load(fr_t *sm, const fr_t *a, u32 blk, u32 tid, u32 log_n) {
     u32 mb = log_n - 2 * BR_T, rmid = brev_bits(blk, mb);
     if (blk > rmid) return false;
     u32 h = tid >> BR_T, l = tid & ((1u << BR_T) - 1);
-    sm[h * BR_ROW + l] = a[(h << (log_n - BR_T)) | (blk << BR_T) | l];
-    sm[(BR_ROW << BR_T) + h * BR_ROW + l] = a[(h << (log_n - BR_T)) | (rmid << BR_T) | l];
+    sm[h * BR_ROW + l] = ldv(a + ((h << (log_n - BR_T)) | (blk << BR_T) | l));
+    sm[(BR_ROW << BR_T) + h * BR_ROW + l] = ldv(a + ((h << (log_n - BR_T)) | (rmid << BR_T) | l));
     return true;
 }
 HD void br_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, u32 blk, u32 tid, u32 log_n, u32 lo_bits, bool scale) {
@@ -504,7 +539,7 @@ HD void br_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, u32 bl
         u32 idx = (h << (log_n - BR_T)) | (dmid << BR_T) | l;
         fr_t x = sm[(k << BR_T) * BR_ROW + src];
         if (scale) x = x * pow_at(lo, hi, idx, lo_bits);
-        a[idx] = x;
+        stv(a + idx, x);
     }
 }
 
@@ -532,7 +567,7 @@ HD void br2_store(const fr_t *sm, fr_t *a, const fr_t *lo, const fr_t *hi, const
         u32 dmid = k == 0 ? rmid : blk;
         u32 idx = (h << (log_n - BR_T)) | (dmid << BR_T) | l;
         u32 at = (k << BR_T) * BR_ROW + src;
-        a[idx] = br2_op(sm[at], sm[(2 * BR_ROW << BR_T) + at], lo, hi, zn, idx, lo_bits, mode);
+        stv(a + idx, br2_op(sm[at], sm[(2 * BR_ROW << BR_T) + at], lo, hi, zn, idx, lo_bits, mode));
     }
 }
 

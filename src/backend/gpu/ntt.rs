@@ -52,7 +52,8 @@
 //! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
 //! 2^24 forward was 4.93 ms and compute_h 2^22 ≈ 8.1 ms; with compute_h in six transforms, the permutation-free
 //! turn and per-direction DIF kernels 4.78 ms and 6.15 ms; with Fr's reduction rows partly on the ALU and the
-//! lazy form (cuda/ntt.cu's `lz_*`) 4.65 ms and 6.07 ms (docs/PERF.md).
+//! lazy form (cuda/ntt.cu's `lz_*`) 4.65 ms and 6.07 ms; with fr_t moved as two 16-byte accesses (`ldv`/`stv`) 4.10 ms
+//! and 5.69–5.74 ms (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
@@ -486,6 +487,12 @@ pub(crate) fn bitrev_scale(
     trace.lap(s, "bitrev_scale", log_n)
 }
 
+/// The domain fits and every buffer holds N fr_t. Alignment is not checked here: the kernels move fr_t as
+/// 16-byte accesses (cuda/ntt.cu's ldv/stv), and every buffer is a whole `CudaSlice` (CUDA aligns allocations,
+/// stream-ordered ones included, for any type, 16-byte vectors among them; the tables are 32-byte-multiple
+/// views of one). Asking cudarc for the pointer here would make the transform's stream wait for the buffer's
+/// upload: a check on a's stream held a's transforms until b's and c's uploads landed (ntt_h at 2^20 2.6 →
+/// 3.4 ms, docs/PERF.md).
 fn check_args(log_n: u32, bufs: &[(&str, usize)]) -> GResult<()> {
     if log_n > MAX_LOG_N {
         return Err(GpuError::Invalid(format!("NTT domain 2^{log_n} exceeds the supported 2^{MAX_LOG_N}")));
