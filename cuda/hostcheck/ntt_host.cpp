@@ -38,7 +38,7 @@ struct Dom {
     u32 log_n; u64 n;
     fr_t omega, g, g_inv, n_inv, z_inv;
     Vec tw;                       // ω^k, k ≤ N/2
-    Vec lt;                       // compact shared-stage twiddles (LT_BASE in ntt.cu)
+    Vec lt;                       // compact shared-stage twiddles (LT_BASE in ntt_stage.cuh)
     u32 lo_bits;                  // two-level power tables: lo[i mod 2^L], hi[i >> L] (c folded into hi)
     Vec cf_lo, cf_hi, h1_lo, h1_hi, ci_lo, ci_hi, in_lo, in_hi, ho_lo, ho_hi;
     Vec zn;  // z/N, one fr_t

@@ -52,7 +52,7 @@
 //! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
 //! 2^24 forward was 4.93 ms and compute_h 2^22 ≈ 8.1 ms; with compute_h in six transforms, the permutation-free
 //! turn and per-direction DIF kernels 4.78 ms and 6.15 ms; with Fr's reduction rows partly on the ALU and the
-//! lazy form (cuda/ntt.cu's `lz_*`) 4.65 ms and 6.07 ms; with fr_t moved as two 16-byte accesses (`ldv`/`stv`) 4.10 ms
+//! lazy form (cuda/ntt_stage.cuh's `lz_*`) 4.65 ms and 6.07 ms; with fr_t moved as two 16-byte accesses (`ldv`/`stv`) 4.10 ms
 //! and 5.69–5.74 ms (docs/PERF.md).
 //!
 //! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
@@ -78,7 +78,7 @@ pub use quotient::{compute_h, compute_h_on, compute_h_with, HStreams};
 
 use trace::Trace;
 
-/// log2 of the shared-memory block (SMEM_LOG in cuda/ntt.cu).
+/// log2 of the shared-memory block (SMEM_LOG in cuda/ntt_stage.cuh).
 pub(crate) const SMEM_LOG: u32 = 10;
 /// log2 of the low half of the two-level power tables.
 const LO_BITS_MAX: u32 = 12;
@@ -129,7 +129,7 @@ pub struct NttTables {
     pub(crate) h_out: PowTable,
     /// z / N, one fr_t (the same step's factor on iNTT(C)).
     zn: usize,
-    /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt.cu).
+    /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt_stage.cuh).
     lt: usize,
 }
 
@@ -164,7 +164,7 @@ fn lo_bits_for(log_n: u32) -> u32 {
     log_n.min(LO_BITS_MAX)
 }
 
-/// Offset of span 2^log_h in the compact shared-stage table (LT_BASE in cuda/ntt.cu), and its length.
+/// Offset of span 2^log_h in the compact shared-stage table (LT_BASE in cuda/ntt_stage.cuh), and its length.
 fn lt_base(log_h: u32) -> usize {
     (1usize << log_h) - 1 + log_h as usize
 }
@@ -447,7 +447,7 @@ fn dif_smem(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, 
     trace.lap(s, if four { "dif_smem4" } else { "dif_smem" }, log_b)
 }
 
-/// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt.cu): 16×16-element tiles, 256 threads.
+/// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt_pass.cuh): 16×16-element tiles, 256 threads.
 const BR_T: u32 = 4;
 
 /// In place a[i] ← a[bitrev(i)]·(table value at i, if any): `ntt_bitrev_tile` (coalesced 512 B rows, tiles
@@ -488,7 +488,7 @@ pub(crate) fn bitrev_scale(
 }
 
 /// The domain fits and every buffer holds N fr_t. Alignment is not checked here: the kernels move fr_t as
-/// 16-byte accesses (cuda/ntt.cu's ldv/stv), and every buffer is a whole `CudaSlice` (CUDA aligns allocations,
+/// 16-byte accesses (cuda/ntt_stage.cuh's ldv/stv), and every buffer is a whole `CudaSlice` (CUDA aligns allocations,
 /// stream-ordered ones included, for any type, 16-byte vectors among them; the tables are 32-byte-multiple
 /// views of one). Asking cudarc for the pointer here would make the transform's stream wait for the buffer's
 /// upload: a check on a's stream held a's transforms until b's and c's uploads landed (ntt_h at 2^20 2.6 →
@@ -554,7 +554,7 @@ mod tests {
     use super::*;
 
     /// The host halves of the two-level tables: lo[i mod 2^L]·hi[i >> L] = c·x^i for every i < count, as the
-    /// kernels read them (pow_at in cuda/ntt.cu).
+    /// kernels read them (pow_at in cuda/ntt_stage.cuh).
     #[test]
     fn two_level_tables_cover_their_range() {
         let (c, x) = (Scalar::from(5u64), Scalar::from(7u64));

@@ -1,7 +1,7 @@
-//! The default NTT launch sequences: strided multi-stage passes (`ntt_pass` in cuda/ntt.cu), ⌈log_n/10⌉
+//! The opt-in NTT launch sequences (`CUZK_NTT_PASS=1`): strided multi-stage passes (`ntt_pass`), ⌈log_n/10⌉
 //! passes per transform instead of ⌈(log_n − 10)/2⌉ + 1 global/shared passes, twiddles from small two-level
 //! tables (no N/2-entry table). See the header of src/backend/gpu/ntt.rs for the sequences and traffic, and
-//! cuda/ntt.cu for the pass's six-step split. Host check: `bash cuda/hostcheck/ntt_check.sh` (run_passes,
+//! cuda/ntt_pass.cuh for the pass's six-step split. Host check: `bash cuda/hostcheck/ntt_check.sh` (run_passes,
 //! gpu_ntt2, gpu_compute_h2 there mirror this file).
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
@@ -9,7 +9,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernel
 use super::super::{GResult, Gpu, Module};
 use super::{n_of, Combine, NttDir, NttTables, PowTable, SMEM_LOG};
 
-/// Flags of `ntt_pass` (PF_* in cuda/ntt.cu).
+/// Flags of `ntt_pass` (PF_* in cuda/ntt_pass.cuh).
 const PF_INV: u32 = 1;
 const PF_DIT: u32 = 2;
 const PF_LOAD_SCALE: u32 = 4;

@@ -122,7 +122,7 @@ pub fn compute_h_with(
     bitrev_combine(gpu, s, &t, a, c, Combine::Sub)
 }
 
-/// What [`bitrev_combine`] computes into `a` (BR2_* in cuda/ntt.cu), r = bitrev(i).
+/// What [`bitrev_combine`] computes into `a` (BR2_* in cuda/ntt_stage.cuh), r = bitrev(i).
 #[derive(Clone, Copy)]
 pub(crate) enum Combine {
     /// a[i] ← a[r]·b[r]: the product of the coset evaluations, put in natural order for the last DIF⁻¹.
