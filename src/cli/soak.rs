@@ -82,7 +82,8 @@ fn warm_up_runs(runs: usize) -> usize {
     (runs / 5).max(1)
 }
 
-/// One quantity the soak holds flat: its value at the warm-up and at the end, and what its growth is a share of.
+/// One quantity the soak watches: its value at the warm-up and at the end, what its growth is a share of, and
+/// whether that growth can fail the soak.
 #[derive(Debug)]
 struct Check {
     name: String,
@@ -90,6 +91,8 @@ struct Check {
     to: u64,
     /// The growth's denominator: the value itself, or host RSS at the warm-up for the heap.
     base: u64,
+    /// False for RSS where the heap is known: printed, not held flat.
+    checked: bool,
 }
 
 impl Check {
@@ -108,18 +111,17 @@ impl Check {
     }
 }
 
-/// The soak's checks from the warm-up sample to the last: the host's heap in use as a share of RSS (RSS itself
-/// where the heap is not known), then each GPU's used memory.
+/// The soak's checks from the warm-up sample to the last: host RSS (held flat only where the heap is not
+/// known), the host's heap in use as a share of RSS, then each GPU's used memory.
 fn checks(warm: &MemSample, last: &MemSample) -> Vec<Check> {
-    let host = match (warm.heap_bytes, last.heap_bytes) {
-        (Some(from), Some(to)) => Check { name: "host heap".into(), from, to, base: warm.rss_bytes },
-        _ => {
-            Check { name: "host RSS".into(), from: warm.rss_bytes, to: last.rss_bytes, base: warm.rss_bytes }
-        }
-    };
+    let (rss, heap) = ((warm.rss_bytes, last.rss_bytes), warm.heap_bytes.zip(last.heap_bytes));
+    let own = |name: String, (from, to): (u64, u64), checked| Check { name, from, to, base: from, checked };
+    let mut v = vec![own("host RSS".into(), rss, heap.is_none())];
+    if let Some((from, to)) = heap {
+        v.push(Check { name: "host heap".into(), from, to, base: rss.0, checked: true });
+    }
     let gpus = warm.device_used_bytes.iter().zip(&last.device_used_bytes).enumerate();
-    let mut v = vec![host];
-    v.extend(gpus.map(|(d, (&from, &to))| Check { name: format!("gpu{d} used"), from, to, base: from }));
+    v.extend(gpus.map(|(d, (&from, &to))| own(format!("gpu{d} used"), (from, to), true)));
     v
 }
 
@@ -158,7 +160,7 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
     let checks = checks(&samples[warm_at], &samples[samples.len() - 1]);
     let grown: Vec<String> = checks
         .iter()
-        .filter(|c| c.growth_pct() > args.tolerance_pct)
+        .filter(|c| c.checked && c.growth_pct() > args.tolerance_pct)
         .map(|c| format!("{} grew {:+.2}% ({})", c.name, c.growth_pct(), c.span()))
         .collect();
     if args.json {
@@ -168,6 +170,7 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
             "tolerance_pct": args.tolerance_pct, "warm_up_runs": warm_at, "samples": samples, "flat": grown.is_empty(),
             "checks": checks.iter().map(|c| serde_json::json!({
                 "name": c.name, "from_bytes": c.from, "to_bytes": c.to, "base_bytes": c.base, "growth_pct": c.growth_pct(),
+                "checked": c.checked,
             })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
@@ -226,19 +229,13 @@ fn table(
         s.push_str(note);
         s.push('\n');
     }
-    let (warm, last) = (&samples[warm_at], &samples[samples.len() - 1]);
-    if checks.first().is_some_and(|c| c.name != "host RSS") {
-        let g = 100.0 * (last.rss_bytes as f64 - warm.rss_bytes as f64) / (warm.rss_bytes.max(1) as f64);
-        s.push_str(&format!(
-            "host RSS: {:.1} → {:.1} MiB ({g:+.2}%; not checked: it holds free memory glibc keeps)\n",
-            mib(warm.rss_bytes),
-            mib(last.rss_bytes)
-        ));
-    }
     for c in checks {
         let g = c.growth_pct();
-        let verdict = if g > tol { "NOT FLAT" } else { "flat" };
-        s.push_str(&format!("{}: {} ({g:+.2}%, limit {tol}%) {verdict}\n", c.name, c.span()));
+        let verdict = match (c.checked, g > tol) {
+            (false, _) => "; not checked: it holds free memory glibc keeps)".to_string(),
+            (true, over) => format!(", limit {tol}%) {}", if over { "NOT FLAT" } else { "flat" }),
+        };
+        s.push_str(&format!("{}: {} ({g:+.2}%{verdict}\n", c.name, c.span()));
     }
     s
 }
@@ -260,19 +257,24 @@ mod tests {
     fn the_heap_is_checked_against_rss_where_known() {
         // RSS +2% (an allocator step), heap +1 MiB of 200 MiB RSS: 0.5%, flat at 1%.
         let c = checks(&at(200, Some(50), &[600]), &at(204, Some(51), &[600]));
-        assert_eq!(c[0].name, "host heap");
-        assert!((c[0].growth_pct() - 0.5).abs() < 1e-9);
-        assert_eq!(c[1].name, "gpu0 used");
-        assert_eq!(c[1].growth_pct(), 0.0);
+        assert_eq!((c[0].name.as_str(), c[0].checked), ("host RSS", false));
+        assert!((c[0].growth_pct() - 2.0).abs() < 1e-9);
+        assert_eq!((c[1].name.as_str(), c[1].checked), ("host heap", true));
+        assert!((c[1].growth_pct() - 0.5).abs() < 1e-9);
+        assert_eq!((c[2].name.as_str(), c[2].checked), ("gpu0 used", true));
+        assert_eq!(c[2].growth_pct(), 0.0);
+        let t = table("s", "gpu", (5, 1), 5, &[at(1, None, &[]), at(200, None, &[])], &c, 1.0);
+        assert!(t.contains("host RSS: 200.0 → 204.0 MiB (+2.00%; not checked"), "{t}");
+        assert!(t.contains("host heap: 50.0 → 51.0 MiB of 200.0 MiB RSS (+0.50%, limit 1%) flat"), "{t}");
         // A heap that grows 4 MiB (2% of RSS) is a leak whatever RSS does.
         let c = checks(&at(200, Some(50), &[]), &at(200, Some(54), &[]));
-        assert!((c[0].growth_pct() - 2.0).abs() < 1e-9);
+        assert!((c[1].growth_pct() - 2.0).abs() < 1e-9);
     }
 
     #[test]
     fn rss_is_checked_where_the_heap_is_not_known() {
         let c = checks(&at(200, None, &[600, 700]), &at(203, None, &[606, 700]));
-        assert_eq!(c[0].name, "host RSS");
+        assert_eq!((c[0].name.as_str(), c[0].checked, c.len()), ("host RSS", true, 3));
         assert!((c[0].growth_pct() - 1.5).abs() < 1e-9);
         assert!((c[1].growth_pct() - 1.0).abs() < 1e-9);
         assert_eq!(c[2].name, "gpu1 used");
