@@ -1,4 +1,5 @@
-//! Seeded data and timing shared by the CPU and GPU benchmarks.
+//! Seeded data and timing shared by the CPU and GPU benchmarks (`cuzk bench`) and the criterion benches
+//! (benches/kernels.rs), so both time the same inputs.
 
 use std::time::Instant;
 
@@ -49,7 +50,7 @@ pub(super) fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
 }
 
 /// `n` seeded random scalars (parallel, stable for a seed).
-pub(super) fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
+pub fn random_scalars(n: usize, seed: u64) -> Vec<Scalar> {
     (0..n)
         .into_par_iter()
         .chunks(1 << 12)
@@ -90,13 +91,13 @@ pub(super) fn shaped_scalars(shape: ScalarShape, n: usize, seed: u64) -> Vec<Sca
 }
 
 /// Random points as multiples of the generator (one fixed-base table, batch-normalized).
-pub(super) fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
+pub fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
     let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));
     table.mul_many(&random_scalars(n, seed))
 }
 
 /// Random bitmap with about half the bits set (the batch_add benchmark's selection).
-pub(super) fn half_bitmap(n: usize) -> Vec<u64> {
+pub fn half_bitmap(n: usize) -> Vec<u64> {
     random_scalars(n.div_ceil(64), 5)
         .iter()
         .map(|s| s.to_bytes_le()[0] as u64 * 0x0101_0101_0101_0101)

@@ -3,7 +3,7 @@
 
 pub mod ablate;
 pub mod bench;
-mod bench_data;
+pub mod bench_data;
 mod bench_gpu;
 mod bench_synth;
 pub mod info;
