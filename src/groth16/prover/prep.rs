@@ -50,12 +50,15 @@ pub struct Prep<'p> {
     pub b_g2_bases: Cow<'p, [G2Affine]>,
 }
 
-/// The aux positions a density-filtered query (A, B) sees, shared by all circuits of a batch: the set bits
-/// word by word, in parallel (`Density::iter_set` tests bit by bit on one thread: 14.5 M bits at porep-16m,
-/// before any plan can start).
+/// The aux positions a density-filtered query (A, B) sees, shared by all circuits of a batch
+/// (`Density::iter_set` tests bit by bit on one thread: 14.5 M bits at porep-16m, before any plan can start).
 fn positions(density: &Density) -> Vec<u32> {
-    density
-        .words()
+    set_bits(density.words())
+}
+
+/// Indices of the set bits of a bitmap (bit i of word i/64), ascending: word by word, in parallel.
+fn set_bits(words: &[u64]) -> Vec<u32> {
+    words
         .par_iter()
         .enumerate()
         .flat_map_iter(|(w, &word)| {
@@ -155,13 +158,7 @@ fn plan<'p>(name: &'static str, views: &[View<'p, '_>]) -> QueryPlan<'p> {
             tail_scalars: views.iter().map(View::all).collect(),
         };
     }
-    let tail_index: Vec<u32> = (0..words)
-        .into_par_iter()
-        .flat_map_iter(|w| {
-            let m = other[w];
-            (0..64).filter(move |b| (m >> b) & 1 == 1).map(move |b| (w * 64 + b) as u32)
-        })
-        .collect();
+    let tail_index = set_bits(&other);
     // A circuit's ones outside the tail: a base in the tail takes its scalar there, one or not.
     let ones: Vec<Vec<u64>> = raw_ones
         .into_iter()
