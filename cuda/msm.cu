@@ -17,9 +17,7 @@
 //      msm_scan_c<<<⌈T/B⌉, B>>>(offsets, M + 1, len, csum)          counters → exclusive offsets (offsets[M] = total)
 //   4. msm_scatter<<<(⌈n/B⌉, G), B>>>(keys, ranks, n, nb, w0, fold, offsets, sorted)
 //        sorted[off + rank] = i << 1 | negate
-//   5. msm_g1_accum_points<<<⌈T1/B1⌉, B1>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)  level 1
-//        (CUZK_MSM_VARIANT, src/backend/gpu/msm_variant.rs, picks instead msm_g1_accum_flat, _flat_np, or the
-//        _lb3 builds of points and flat, same arguments and outputs; B1 = B unless the variant says 32 or 64)
+//   5. msm_g1_accum_flat<<<⌈T1/B⌉, B>>>(bases, sorted, offsets, M, k1, buckets, partsA, bkey)    level 1
 //      msm_g1_accum_fix<<<⌈T1/B⌉, B>>>(offsets, M, k1, bkey, partsA, buckets)   buckets cut over ≤ 9 slices
 //      msm_g1_accum_parts<<<⌈Tl/B⌉, B>>>(offsets, M, l, k1, kr, parts, buckets, parts')  levels l = 2 … L,
 //        ping-pong between partsA and partsB; L and the Tl from the worst case (msm.rs Plan::levels)
@@ -44,24 +42,11 @@
 // Host check (no GPU needed; runs these kernel bodies on the CPU in this launch sequence):
 //   python3 cuda/hostcheck/check.py
 //
-// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v; no spills except in msm_g1_accum_flat_lb3; the
-// stack frames are the out-of-line doubling / XYZZ addition calls): msm_g1_accum_points 174 regs (96 B stack;
-// so two 128-thread blocks per SM: 11 warps of 176 registers fit, three blocks would need 12),
-// msm_g1_accum_points_lb3 165 (96 B, no spills), msm_g1_accum_flat 178 (96 B; its SASS issues the next base's
-// six LDG.E.128.CONSTANT before the addition), msm_g1_accum_flat_np 176 (96 B), msm_g1_accum_flat_lb3 168
-// (120 B stack, 40 B spill stores, 32 B spill loads), msm_g1_accum_fix
-// 202 (192 B), msm_g1_accum_parts 180 (192 B), msm_g1_bucket_reduce 192 (768 B), msm_g1_window_final 204
-// (192 B, 24 KiB shared), msm_digits 30 (32 B: the limb array), msm_prep 32, msm_scan_a/b/c 18/30/32,
-// msm_scatter 14, msm_zero_u32 8. Capping msm_g1_accum_points at 128 registers (4 blocks per SM instead of
-// 2, 68 B of spills) measured no faster on the H200 (2^24: 171.4 against 170.7 ms), so the mixed addition
-// is bound by the IMAD.WIDE pipe rather than by latency (docs/PERF.md).
-//
-// Where the time goes (CUZK_MSM_PROFILE, H200, 2^24 random, c = 19): digits 5.9 ms, scan 1.0, scatter 6.4,
-// level-1 accumulation 149.0 (14·2^24 mixed additions), fix-up 0.3, levels 1.6, reduction 6.5, window sums
-// 0.6 — 171.7 ms in all. The nested walk of msm_g1_accum_points keeps a warp's lanes in step bucket by bucket
-// (see msm_g1_accum_flat): a simulation of random bucket sizes (Poisson, mean n/2^(c−1)) gives 1.37× the
-// slice's k1 iterations per warp at 2^24 (c = 19, k1 = 896), 1.54× at 2^22 (17, 240), 1.93× at 2^20 (15, 34)
-// — about the gap between 1.58 G additions/s here and 2.58 in a plain gather-and-add probe. Not yet measured.
+// Registers / spills (nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v): msm_g1_accum_flat 178 registers, no spills (96 B
+// of stack for the out-of-line doubling and XYZZ addition calls), so two 128-thread blocks per SM; the
+// accumulation is bound by the IMAD.WIDE pipe, not by latency (a 128-register cap, four blocks per SM, measured
+// no faster). Level-1 accumulation is ~80% of an MSM's device time at 2^24 (106.5 of 131 ms, every stage on one
+// stream; docs/PERF.md, "The MSM's passes on two streams").
 #include "curve.cuh"
 
 #define MSM_NONE 0xffffffffu
@@ -348,35 +333,16 @@ DEV void msm_accum_walk(const u32 *off, u32 m, u32 level, u32 k1, u32 kr, u32 t,
     }
 }
 
-// Level 1: entries are `index << 1 | negate` into `bases`. b_key[t]: the bucket whose partial sum thread t
+// Level 1: entries are `index << 1 | negate` into `bases`; b_key[t]: the bucket whose partial sum thread t
 // left in its B slot, or NONE (for the fix-up).
-HD void msm_points_body(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets, u32 m, u32 k1,
-                        g1_xyzz_t *buckets, g1_xyzz_t *part_out, u32 *b_key) {
-    u32 t = tid_x();
-    if ((u64)t * k1 >= offsets[m]) return;
-    b_key[t] = MSM_NONE;
-    msm_accum_walk(offsets, m, 1, k1, 1, t, buckets, part_out, b_key, [&](u32 p, g1_xyzz_t &acc) {
-        u32 e = sorted[p];
-        g1_affine_t q = bases[e >> 1];
-        if (e & 1) q = q.neg();
-        acc.add_affine(q);
-    });
-}
-extern "C" __global__ void msm_g1_accum_points(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
-                                               u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
-                                               u32 *b_key) {
-    msm_points_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
-}
-
-// Level 1, flat walk (CUZK_MSM_VARIANT "flat", see msm.rs): the same outputs as msm_g1_accum_points, but
-// one loop over the slice's k1 entries instead of a loop over buckets with an inner loop over their entries.
-// In the nested walk the lanes of a warp leave their inner loops at different entries (bucket ends differ per
-// lane), so a warp runs Σ over its bucket rounds of the longest lane's round: 1.37× k1 at 2^24, 1.93× at 2^20
-// (simulated, see the header). Here every lane runs exactly its k1 iterations; a bucket end is a short
+//
+// The flat walk: one loop over the slice's k1 entries, not a loop over buckets with an inner loop over their
+// entries (there the lanes of a warp leave their inner loops at different entries, so a warp runs each bucket
+// round as long as its longest lane: 1.37× k1 at 2^24 by simulation). Every lane runs exactly its k1 iterations; a bucket end is a short
 // divergent branch (store the sum, step to the next bucket, whose end was loaded one bucket ahead). The next
 // entry's index and base are loaded before the current addition (software prefetch: 178 registers against
 // 174, still two 128-thread blocks per SM), the base as six 16-byte loads through the read-only cache (96-byte
-// points, 16-byte aligned: msm.rs checks the pointer), the sign applied by a select rather than a branch.
+// points, 16-byte aligned: every bases buffer is a whole allocation or a view at a point boundary), the sign applied by a select rather than a branch.
 HD g1_affine_t msm_load_base(const g1_affine_t *bases, u32 i) {
 #if defined(__CUDA_ARCH__)
     g1_affine_t q;
@@ -420,8 +386,6 @@ HD void msm_flat_flush(u32 t, u32 p0, u32 k1, u32 b, u32 s, u32 e, const g1_xyzz
     }
 }
 
-// PF: prefetch the next entry (false: load each entry right before its addition, for the A/B "flat+nopf").
-template <bool PF>
 HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets, u32 m, u32 k1,
                       g1_xyzz_t *buckets, g1_xyzz_t *part_out, u32 *b_key) {
     u32 t = tid_x();
@@ -438,16 +402,9 @@ HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *of
     u32 en = sorted[p0];
     g1_affine_t q = msm_load_base(bases, en >> 1);
     for (u32 p = p0; p < p1; p++) {
-        u32 en_n = 0;
-        g1_affine_t q_n;
-        if constexpr (PF) {
-            u32 pn = p + 1 < p1 ? p + 1 : p;  // the last iteration reloads its own entry (never used)
-            en_n = sorted[pn];
-            q_n = msm_load_base(bases, en_n >> 1);
-        } else {
-            en = sorted[p];
-            q = msm_load_base(bases, en >> 1);
-        }
+        u32 pn = p + 1 < p1 ? p + 1 : p;  // the last iteration reloads its own entry (never used)
+        u32 en_n = sorted[pn];
+        g1_affine_t q_n = msm_load_base(bases, en_n >> 1);
         acc.add_affine(msm_signed(q, en));
         if (p + 1 == e || p + 1 == p1) {
             msm_flat_flush(t, p0, k1, b, s, e, acc, buckets, part_out, b_key);
@@ -463,43 +420,15 @@ HD void msm_flat_body(const g1_affine_t *bases, const u32 *sorted, const u32 *of
                 e2 = b + 1 < m ? offsets[b + 2] : e;
             }
         }
-        if constexpr (PF) {
-            en = en_n;
-            q = q_n;
-        }
+        en = en_n;
+        q = q_n;
     }
 }
 
 extern "C" __global__ void msm_g1_accum_flat(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
                                              u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
                                              u32 *b_key) {
-    msm_flat_body<true>(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
-}
-
-extern "C" __global__ void msm_g1_accum_flat_np(const g1_affine_t *bases, const u32 *sorted, const u32 *offsets,
-                                                u32 m, u32 k1, g1_xyzz_t *buckets, g1_xyzz_t *part_out,
-                                                u32 *b_key) {
-    msm_flat_body<false>(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
-}
-
-// The same with at most 168 registers (three 128-thread blocks, 12 warps per SM instead of 8: 174-register
-// kernels fit only two, since 11 warps of 176 registers do not make three blocks). CUZK_MSM_VARIANT "lb3".
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define MSM_LB3 __launch_bounds__(128, 3)
-#else
-#define MSM_LB3
-#endif
-extern "C" __global__ void MSM_LB3 msm_g1_accum_flat_lb3(const g1_affine_t *bases, const u32 *sorted,
-                                                         const u32 *offsets, u32 m, u32 k1, g1_xyzz_t *buckets,
-                                                         g1_xyzz_t *part_out, u32 *b_key) {
-    msm_flat_body<true>(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
-}
-
-extern "C" __global__ void MSM_LB3 msm_g1_accum_points_lb3(const g1_affine_t *bases, const u32 *sorted,
-                                                           const u32 *offsets, u32 m, u32 k1,
-                                                           g1_xyzz_t *buckets, g1_xyzz_t *part_out,
-                                                           u32 *b_key) {
-    msm_points_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
+    msm_flat_body(bases, sorted, offsets, m, k1, buckets, part_out, b_key);
 }
 
 // Fix-up of level 1, thread t < T1: the bucket b whose B slot thread t wrote (b starts in slice t and

@@ -1,10 +1,8 @@
-// NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h (src/backend/gpu/ntt.rs).
-//
-// Two paths (src/backend/gpu/ntt.rs's header has the launch sequences): the old scheme that follows, the
-// default, and the strided multi-stage passes (ntt_pass; described in ntt_pass.cuh) under CUZK_NTT_PASS=1.
-// The per-thread bodies are in ntt_stage.cuh (element operations, butterflies, stages) and ntt_pass.cuh (the
-// pass path, the tiled permutations); this file has the scheme and the kernels.
-// Old scheme (all transforms in place, one vector of N = 2^log_n fr_t):
+// NTT over BLS12-381's Fr on 2^log_n points, and the pieces of Groth16's compute_h
+// (src/backend/gpu/kernels/ntt/mod.rs has the launch sequences). The per-thread bodies are in ntt_stage.cuh
+// (element operations, butterflies, stages) and ntt_perm.cuh (the tiled permutations); this file has the
+// scheme and the kernels.
+// Scheme (all transforms in place, one vector of N = 2^log_n fr_t):
 //   * Every transform is decimation in frequency (Gentleman–Sande): natural order in, bit-reversed out.
 //     Spans N/2 … 2^SMEM_LOG run as global-memory passes, three stages per pass (radix 8; two for the last
 //     four or two, one only when one is left: ntt.rs's global_radices); the last min(log_n, SMEM_LOG) stages
@@ -33,25 +31,16 @@
 //
 // nvcc 13.0 -arch=sm_90 -cubin -Xptxas -v: 0 stack, 0 spills in every kernel but the capped ones: ntt_dif_r8,
 // _inv and _inv_mul 128 registers (none), ntt_dif_r4 and _inv 64 (none), ntt_dif_smem4 and _inv 64 (4 / 8 B
-// stored; + 32768 B static shared each). The radix-4/8 and two-stage shared kernels exist once per direction: with
-// the direction a compile-time constant (dif_diff's operand selects gone) 2^22 forward went 1.200 → 1.16 ms and
-// compute_h 2^22 6.38 → 6.17 (docs/PERF.md).
-// Registers of the others: ntt_dif_r2 46, ntt_dif_smem 54, ntt_bitrev_scale 64,
-// ntt_scale 40, ntt_bitrev2 74, ntt_powers 38, ntt_pass 58 (+ 33792 B static shared), ntt_bitrev_tile 60
-// (+ 17408 B static shared), ntt_bitrev_tile2 48 (+ 34816 B), ntt_mul 38, ntt_dit_r2 46; capped as their DIF
-// twins: ntt_dit_r8 128 (36 B spilled), ntt_dit_r4 64 (20 B), ntt_smem_turn 64 (60 B stored, 136 B loaded).
-// Global fr_t move as two 16-byte accesses (ldv/stv): ntt_dif_r8_inv 32 LDG.64 + 28 twiddle LDG.64 + 32 STG.64 →
-// 16 + 14 + 16 at 128 bits; that took 2^22 forward 1.14 → 1.01 ms, 2^24 4.65 → 4.10 and compute_h 2^22 6.06–6.13
-// → 5.69–5.74 (docs/PERF.md).
-// SASS per fr_t multiplication: 112 IMAD.WIDE.U32[.X] + 5 IMAD on the IMAD pipe, 93 IADD3 (field32.cuh: Fr's
-// p₀ = 1, p₁ = 2³² − 1 and −p⁻¹ = 2³² − 1 take three of each reduction row's products off the IMAD pipe;
-// 122 + 17 and 38 before). With the lazy form (lz_* below) that took 2^22 forward 1.16 → 1.14 ms, 2^24 4.77 →
-// 4.65 and compute_h 2^22 6.17 → 6.07; either change alone measured no gain or a loss (docs/PERF.md): the
-// transforms are bound by the IMAD and ALU pipes together, and were by the load/store instructions until ldv/stv.
-// The old path 2^24 forward is about 9 passes over
-// 512 MiB plus twiddle reads. Also compiles under NVRTC
-// (--gpu-architecture=sm_90) once field.cuh is pasted in, as compile.rs does. Host check: bash cuda/hostcheck/ntt_check.sh
-#include "ntt_pass.cuh"
+// stored; + 32768 B static shared each); their DIT twins ntt_dit_r8 128 (36 B spilled), ntt_dit_r4 64 (20 B),
+// ntt_smem_turn 64 (60 B stored, 136 B loaded). The radix-4/8 and two-stage shared kernels exist once per
+// direction (the direction a compile-time constant drops dif_diff's operand selects). Global fr_t move as two
+// 16-byte accesses (ldv/stv), values stay lazy (< 2r) between the stages of one transform (lz_* in
+// ntt_stage.cuh), and Fr's reduction rows take their products by p₀ = 1 and p₁ = 2³² − 1 on the ALU
+// (field32.cuh): the transforms are bound by the IMAD and ALU pipes together (docs/PERF.md has each step's
+// figures). A 2^24 forward transform is about 9 passes over 512 MiB plus twiddle reads. Also compiles under
+// NVRTC (--gpu-architecture=sm_90) once field.cuh is pasted in, as compile.rs does. Host check:
+// bash cuda/hostcheck/ntt_check.sh
+#include "ntt_perm.cuh"
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -217,27 +206,6 @@ extern "C" __global__ void __launch_bounds__(256) ntt_bitrev2(u64 *a, const u64 
     u32 i = TID();
     if (i >= (1u << log_n)) return;
     bitrev2_body(FR(a), CFR(b), CFR(lo), CFR(hi), CFR(zn), i, log_n, lo_bits, mode);
-}
-
-// grid = N >> (log_b + log_c) blocks, block = 2^(log_b − 1 + log_c) ≤ 512 threads (log_b + log_c ≤ SMEM_LOG).
-extern "C" __global__ void __launch_bounds__(512) ntt_pass(u64 *a, const u64 *__restrict__ lt, const u64 *__restrict__ tw_lo, const u64 *__restrict__ tw_hi, const u64 *__restrict__ s_lo, const u64 *__restrict__ s_hi, const u64 *__restrict__ pw_b, u32 log_n, u32 p_lo, u32 log_b, u32 log_c, u32 lo_bits, u32 flags) {
-    __shared__ fr_t sm[SM_LEN];
-    PassArgs p = {CFR(lt), CFR(tw_lo), CFR(tw_hi), CFR(s_lo), CFR(s_hi), CFR(pw_b), log_n, p_lo, log_b, log_c, lo_bits, flags};
-    u32 tid = threadIdx.x, blk = blockIdx.x;
-    pass_load(sm, CFR(a), p, blk, tid);
-    __syncthreads();
-    if (flags & PF_DIT) {
-        for (u32 ls = 0; ls < log_b; ls++) {
-            pass_stage(sm, p, tid, ls);
-            __syncthreads();
-        }
-    } else {
-        for (int ls = (int)log_b - 1; ls >= 0; ls--) {
-            pass_stage(sm, p, tid, (u32)ls);
-            __syncthreads();
-        }
-    }
-    pass_store(sm, FR(a), p, blk, tid);
 }
 
 // grid = 2^(log_n − 2·BR_T) blocks (half exit at once), block = 2^(2·BR_T) threads; log_n ≥ 2·BR_T.

@@ -152,19 +152,19 @@ done
 for k in $sizes; do
   [ "$k" -ge 21 ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_shift "$k" "$(bench msm gpu $k --shifted)" — —)")
 done
-# compute_h (iNTT of a, b, c + coset NTT of a, b + coset iNTT + pointwise, data on the device, b and c on side streams): the
-# default path's medians of 7 from the ignored `ntt_paths_perf` test, for the sizes above among 2^20/22/24.
+# compute_h (six transforms, data on the device, b and c on side streams): medians of 7 from the ignored `ntt_perf`
+# test, for the sizes above among 2^20/22/24.
 max_k=$(printf '%s\n' $sizes | sort -n | tail -1)
 if [ -z "$tests" ]; then
   log "compute_h: SKIPPED (no tests/gpu.rs binary)"
-elif CUZK_PERF_MAX_LOG="$max_k" timeout 240 "$tests" ntt_new::ntt_paths_perf --exact --ignored --nocapture \
+elif CUZK_PERF_MAX_LOG="$max_k" timeout 240 "$tests" ntt::ntt_perf --exact --ignored --nocapture \
     --test-threads=1 > "$out/compute_h.txt" 2>&1; then
   for k in $sizes; do
-    g=$(sed -n "s/^PERF compute_h_path old 2^$k median \([0-9.]*\) ms.*/\1/p" "$out/compute_h.txt" | head -1)
+    g=$(sed -n "s/^PERF compute_h 2^$k median \([0-9.]*\) ms.*/\1/p" "$out/compute_h.txt" | head -1)
     [ -n "$g" ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' compute_h "$k" "$g" — —)")
   done
 else
-  log "compute_h: ntt_paths_perf failed (log compute_h.txt)"; status=1
+  log "compute_h: ntt_perf failed (log compute_h.txt)"; status=1
 fi
 
 # 3. A whole porep-1m proof by phase (full mode; params are generated once into the cache). Three repeats,

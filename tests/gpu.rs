@@ -184,12 +184,12 @@ mod g2d;
 mod host;
 #[path = "gpu/kernels.rs"]
 mod kernels;
+#[path = "gpu/msm_schedules.rs"]
+mod msm_schedules;
 #[path = "gpu/msm_shift.rs"]
 mod msm_shift;
-#[path = "gpu/msm_variants.rs"]
-mod msm_variants;
-#[path = "gpu/ntt_new.rs"]
-mod ntt_new;
+#[path = "gpu/ntt.rs"]
+mod ntt;
 #[path = "gpu/perf.rs"]
 mod perf;
 #[path = "gpu/pools.rs"]

@@ -1,4 +1,4 @@
-//! The NTT kernels' per-thread bodies (cuda/ntt_stage.cuh, cuda/ntt_pass.cuh) compiled as host C++ and run
+//! The NTT kernels' per-thread bodies (cuda/ntt_stage.cuh, cuda/ntt_perm.cuh) compiled as host C++ and run
 //! over every block and thread against naive DFTs and Python's big integers (`cuda/hostcheck/ntt_check.sh`):
 //! forward, inverse and coset transforms and compute_h on both launch paths, so a kernel edit is checked
 //! without a GPU. Sizes up to 2^14 here (the turn kernel from 2^11, radix-8 passes from 2^13); the script's

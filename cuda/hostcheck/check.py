@@ -270,8 +270,8 @@ def test_msm(h, rng):
         else:
             want = mul(Fp, G1, sum(s * k for s, k in zip(scal, ks)) % R)
         data = "%s %s" % (hx([v for p in pts for v in enc_affine(Fp, p)]), hx([v for s in scal for v in enc_scalar(s)]))
-        # Every level-1 variant (hostcheck.cpp "var"): nested walk, flat walk, each with 128- and 32-thread
-        # blocks, the flat walk without prefetch, and the flat walk with the windows split into three passes.
+        # Each schedule (hostcheck.cpp "var"): one pass, the windows split into three passes, shifted bases in
+        # one and in two passes.
         for var, vname in MSM_VARIANTS:
             windows = (255 + c - 1) // c
             out = h.call("msm %x %x %x %x %x %s" % (n, c, budget, acc, var, data), windows)
@@ -284,8 +284,7 @@ def test_msm(h, rng):
     print("msm: %d cases x %d variants done" % (len(cases), len(MSM_VARIANTS)))
 
 
-MSM_VARIANTS = [(0, "base"), (1, "flat"), (2, "base b32"), (3, "flat b32"), (4, "flat nopf"), (1 | 3 << 8, "flat p3"),
-                (1 | 8, "flat shifted"), (1 | 8 | 2 << 8, "flat shifted p2")]
+MSM_VARIANTS = [(0, "one pass"), (3 << 8, "three passes"), (8, "shifted"), (8 | 2 << 8, "shifted, two passes")]
 
 
 def test_ba(h, rng):

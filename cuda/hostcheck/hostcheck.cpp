@@ -12,10 +12,9 @@
 //   g1ops / g2ops  P Q (affine limbs)        → 10 Jacobian results (see ops<F>)
 //   msm n c lgb acc var  n bases, n scalars (lgb: log2 of the pass budget, 28 as in msm.rs; acc: log2 of the
 //                    level-1 accumulation threads aimed at, 19 as in msm.rs; smaller gives longer slices;
-//                    var: level-1 kernel and block size as CUZK_MSM_VARIANT picks them (msm_variant.rs): bit 0
-//                    flat walk, bit 1 blocks of 32 threads, bit 2 the flat walk without prefetch, bit 3 shifted
-//                    bases (msm_shift.rs: msm_shift_bases, then the folded sequence); bits 8+ the passes
-//                    wanted (msm.rs split_for / pN; 0 as 1))   → ⌈255/c⌉ window Jacobians (18 u64 each); folded,
+//                    var: bit 3 shifted bases (msm_shift_bases, then the folded sequence); bits 8+ the passes
+//                    wanted (as the MSM's `passes` argument; 0 as 1))   → ⌈255/c⌉ window Jacobians (18 u64
+//                    each); folded,
 //                    pass k's sum in slot k and the identity after (the host adds them, no Horner)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
@@ -108,7 +107,7 @@ static u32 pow2_ceil(u32 v) {
     while (r < v) r <<= 1;
     return r;
 }
-// split: passes wanted at least (msm.rs split_for / the pN variant token); the kernels see only gmax.
+// split: passes wanted at least (the MSM's default split or its `passes` argument); the kernels see only gmax.
 static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2, u32 split, bool fold) {
     const u64 ACCUM_THREADS = 1ull << accum_log2;  // msm.rs: 2^19
     Plan p;
@@ -137,8 +136,7 @@ static const u32 B = 128, SCAN_T = 1024, FINAL_T = MSM_FINAL_T;
 
 static void msm() {
     u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd(), accum = (u32)rd(), var = (u32)rd();
-    bool flat = var & 1, fold = var & 8;
-    u32 b1 = var & 2 ? 32 : B;  // level-1 block size
+    bool fold = var & 8;
     std::vector<g1_affine_t> bases(n);
     std::vector<fr_t> scalars(n);
     for (auto &b : bases) b = rd_obj<g1_affine_t>();
@@ -179,16 +177,9 @@ static void msm() {
         launch(cdiv(t, B), 1, B, [&] { msm_scan_c(offsets.data(), m + 1, len, csum.data()); });
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, w0, fold32, offsets.data(), sorted.data()); });
-        launch(cdiv(p.levels[0], b1), 1, b1, [&] {
-            if (var & 4)
-                msm_g1_accum_flat_np(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(),
-                                     pa.data(), bkey.data());
-            else if (flat)
-                msm_g1_accum_flat(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
-                                  bkey.data());
-            else
-                msm_g1_accum_points(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(),
-                                    pa.data(), bkey.data());
+        launch(cdiv(p.levels[0], B), 1, B, [&] {
+            msm_g1_accum_flat(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
+                              bkey.data());
         });
         launch(cdiv(p.levels[0], B), 1, B,
                [&] { msm_g1_accum_fix(offsets.data(), m, p.k1, bkey.data(), pa.data(), buckets.data()); });

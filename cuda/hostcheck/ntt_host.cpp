@@ -1,6 +1,5 @@
 // Host check of cuda/ntt.cu without a GPU: runs the kernels' HD bodies over every (block, thread) index in
-// the same launch sequences as src/backend/gpu/ntt.rs (the old path) and ntt/pass.rs (the pass path,
-// gpu_ntt2/gpu_compute_h2 below, for several pass splits via max stages per pass), and compares with a naive O(N^2) DFT in fr_t for
+// the same launch sequences as src/backend/gpu/kernels/ntt/, and compares with a naive O(N^2) DFT in fr_t for
 // log_n = 0..12 (several shared-memory block sizes, so the radix-2/radix-4 global passes are exercised at
 // small N too). Writes small cases (canonical hex) to stdout for ntt_check.py, which recomputes them with
 // Python big ints from the constants alone (r, g = 7, ω = 7^((r−1)/2^32)^(2^(32−log_n))).
@@ -42,7 +41,6 @@ struct Dom {
     u32 lo_bits;                  // two-level power tables: lo[i mod 2^L], hi[i >> L] (c folded into hi)
     Vec cf_lo, cf_hi, h1_lo, h1_hi, ci_lo, ci_hi, in_lo, in_hi, ho_lo, ho_hi;
     Vec zn;  // z/N, one fr_t
-    Vec om_lo, om_hi;             // ω^k, k < N (the passes' twists)
 };
 static void pow_table(fr_t c, fr_t x, u32 lo_bits, u64 count, Vec &lo, Vec &hi) {
     lo.assign(1ull << lo_bits, fr_t::zero());
@@ -87,11 +85,10 @@ static Dom make_dom(u32 log_n) {
     pow_table(d.z_inv * d.n_inv, d.g_inv, tl, d.n, d.ho_lo, d.ho_hi);
     d.zn = Vec(1, d.z_inv * d.n_inv);
     pow_table(d.n_inv, fr_t::one(), tl, d.n, d.in_lo, d.in_hi);
-    pow_table(fr_t::one(), d.omega, tl, d.n, d.om_lo, d.om_hi);
     return d;
 }
 
-// ---- launch sequences (mirror src/backend/gpu/ntt.rs) ----
+// ---- launch sequences (mirror src/backend/gpu/kernels/ntt/) ----
 static u32 SMEM = SMEM_LOG;
 // `mul`: compute_h's product on the first pass's loads (ntt_dif_r8_inv_mul; the caller checks it is radix 8).
 static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true, const Vec *mul = nullptr) {
@@ -138,9 +135,23 @@ static void dif(const Dom &d, Vec &a, bool inv, bool with_smem = true, const Vec
         for (u32 tid = 0; tid < threads; tid++) smem_store(sm.data(), a.data(), (u32)blk, tid, log_b);
     }
 }
+// The permutation with an optional scale: ntt_bitrev_tile (blocks × phases × threads) from 2^(2·BR_T), else
+// the per-element ntt_bitrev_scale (as bitrev_scale in ntt/mod.rs).
 static void bitrev_scale(const Dom &d, Vec &a, const Vec *lo, const Vec *hi) {
-    for (u64 i = 0; i < d.n; i++)
-        bitrev_scale_body(a.data(), lo ? lo->data() : nullptr, hi ? hi->data() : nullptr, (u32)i, d.log_n, d.lo_bits, lo != nullptr);
+    if (d.log_n < 2 * BR_T) {
+        for (u64 i = 0; i < d.n; i++)
+            bitrev_scale_body(a.data(), lo ? lo->data() : nullptr, hi ? hi->data() : nullptr, (u32)i, d.log_n, d.lo_bits, lo != nullptr);
+        return;
+    }
+    std::vector<fr_t> sm(2 * BR_ROW << BR_T);
+    for (u64 blk = 0; blk < (d.n >> (2 * BR_T)); blk++) {
+        bool go = true;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++) go = br_load(sm.data(), a.data(), (u32)blk, t, d.log_n);
+        if (!go) continue;
+        for (u32 t = 0; t < (1u << 2 * BR_T); t++)
+            br_store(sm.data(), a.data(), lo ? lo->data() : nullptr, hi ? hi->data() : nullptr, (u32)blk, t,
+                     d.log_n, d.lo_bits, lo != nullptr);
+    }
 }
 enum Dir { FWD, INV, CFWD, CINV };
 static void gpu_ntt(const Dom &d, Vec &a, Dir dir) {
@@ -202,7 +213,7 @@ static void to_coset(const Dom &d, Vec &a) {
         low += r;
     }
 }
-// As ntt.rs's compute_h_on (old path): a, b to the coset (DIF⁻¹, bitrev·g^i/N, DIF), c through DIF⁻¹ only; the
+// As ntt/quotient.rs's compute_h: a, b to the coset (DIF⁻¹, bitrev·g^i/N, DIF), c through DIF⁻¹ only; the
 // product permuted to natural order, DIF⁻¹, combined with c into H.
 static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
     // The turn above the shared block (ntt.rs: log_n > SMEM_LOG; here any even block size, to reach the DIT
@@ -223,104 +234,6 @@ static void gpu_compute_h(const Dom &d, Vec &a, Vec &b, Vec &c) {
         else bitrev_combine(d, a, b, BR2_MUL);
         dif(d, a, true);
     }
-    bitrev_combine(d, a, c, BR2_SUB);
-}
-
-// ---- the strided-pass path (default in ntt.rs; mirrors pass_split / run_passes there) ----
-// Stage counts per pass from the top (largest spans first): ⌈log_n/max_b⌉ passes as equal as possible,
-// the larger ones last (as pass_split in ntt/pass.rs).
-static std::vector<u32> pass_split(u32 log_n, u32 max_b) {
-    std::vector<u32> out;
-    if (log_n == 0) return out;
-    u32 k = (log_n + max_b - 1) / max_b, base = log_n / k, extra = log_n % k;
-    for (u32 i = 0; i < k; i++) out.push_back(base + (i >= k - extra ? 1 : 0));
-    return out;
-}
-struct Scale { const Vec *lo, *hi; };
-// One launch of ntt_pass: blocks × phases × threads, as the device runs it.
-struct Pw { const Vec *b; };  // compute_h's product operand, fused into a load (PF_LOAD_PW)
-static void run_pass(const Dom &d, Vec &a, u32 p_lo, u32 log_b, u32 flags, Scale s, Pw pw) {
-    u32 log_c = SMEM_LOG - log_b < p_lo ? SMEM_LOG - log_b : p_lo;
-    PassArgs p = {d.lt.data(), d.om_lo.data(), d.om_hi.data(), s.lo ? s.lo->data() : nullptr,
-                  s.hi ? s.hi->data() : nullptr, pw.b ? pw.b->data() : nullptr, d.log_n, p_lo, log_b, log_c, d.lo_bits, flags};
-    u32 threads = 1u << (log_b - 1 + log_c);
-    std::vector<fr_t> sm(SM_LEN);
-    // The padded column-major layout stays inside the static shared array, and a block fits 2^SMEM_LOG.
-    if (pass_sidx(p, (1u << log_c) - 1, (1u << log_b) - 1) >= SM_LEN || log_b + log_c > SMEM_LOG) {
-        fprintf(stderr, "shared index out of range: log_b %u log_c %u\n", log_b, log_c);
-        exit(1);
-    }
-    for (u64 blk = 0; blk < (d.n >> (log_b + log_c)); blk++) {
-        for (u32 t = 0; t < threads; t++) pass_load(sm.data(), a.data(), p, (u32)blk, t);
-        if (flags & PF_DIT) {
-            for (u32 ls = 0; ls < log_b; ls++)
-                for (u32 t = 0; t < threads; t++) pass_stage(sm.data(), p, t, ls);
-        } else {
-            for (int ls = (int)log_b - 1; ls >= 0; ls--)
-                for (u32 t = 0; t < threads; t++) pass_stage(sm.data(), p, t, (u32)ls);
-        }
-        for (u32 t = 0; t < threads; t++) pass_store(sm.data(), a.data(), p, (u32)blk, t);
-    }
-}
-// A whole transform: DIF passes top-down (natural → bit-reversed) or DIT bottom-up (bit-reversed → natural);
-// load scaling on the first pass, store scaling on the last.
-static void run_passes(const Dom &d, Vec &a, u32 flags, Scale load, Scale store, bool store_rev,
-                       Pw pw = {nullptr}) {
-    std::vector<u32> sp = pass_split(d.log_n, SMEM);
-    if (flags & PF_DIT) std::reverse(sp.begin(), sp.end());
-    u32 done = 0;
-    for (size_t k = 0; k < sp.size(); k++) {
-        u32 B = sp[k];
-        u32 p_lo = (flags & PF_DIT) ? done : d.log_n - done - B;
-        done += B;
-        u32 f = flags;
-        Scale s = {nullptr, nullptr};
-        if (k == 0 && load.lo) { f |= PF_LOAD_SCALE; s = load; }
-        if (k == 0 && pw.b) f |= PF_LOAD_PW;
-        if (k + 1 == sp.size() && store.lo) { f |= PF_STORE_SCALE | (store_rev ? PF_STORE_REV : 0); s = store; }
-        run_pass(d, a, p_lo, B, f, s, k == 0 ? pw : Pw{nullptr});
-    }
-}
-// The pass path's permutation: ntt_bitrev_tile (blocks × phases × threads) from 2^(2·BR_T), else the old one.
-static void bitrev2(const Dom &d, Vec &a, const Vec *lo, const Vec *hi) {
-    if (d.log_n < 2 * BR_T) return bitrev_scale(d, a, lo, hi);
-    std::vector<fr_t> sm(2 * BR_ROW << BR_T);
-    for (u64 blk = 0; blk < (d.n >> (2 * BR_T)); blk++) {
-        bool go = true;
-        for (u32 t = 0; t < (1u << 2 * BR_T); t++) go = br_load(sm.data(), a.data(), (u32)blk, t, d.log_n);
-        if (!go) continue;
-        for (u32 t = 0; t < (1u << 2 * BR_T); t++)
-            br_store(sm.data(), a.data(), lo ? lo->data() : nullptr, hi ? hi->data() : nullptr, (u32)blk, t,
-                     d.log_n, d.lo_bits, lo != nullptr);
-    }
-}
-static void gpu_ntt2(const Dom &d, Vec &a, Dir dir) {
-    Scale none = {nullptr, nullptr};
-    if (d.log_n == 0) {  // one point: identity (the Rust side returns early too)
-        return;
-    }
-    switch (dir) {
-    case FWD: run_passes(d, a, 0, none, none, false); bitrev2(d, a, nullptr, nullptr); break;
-    case INV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.in_lo, &d.in_hi); break;
-    case CFWD: run_passes(d, a, 0, {&d.cf_lo, &d.cf_hi}, none, false); bitrev2(d, a, nullptr, nullptr); break;
-    case CINV: run_passes(d, a, PF_INV, none, none, false); bitrev2(d, a, &d.ci_lo, &d.ci_hi); break;
-    }
-}
-// compute_h: for a, b DIF⁻¹ (natural → reversed) storing ·g^i/N at i = bitrev(P), then DIT (reversed →
-// natural coset evaluations); DIF⁻¹(c); DIF⁻¹(a) with a·b on its first loads; the combining permutation.
-static void gpu_compute_h2(const Dom &d, Vec &a, Vec &b, Vec &c) {
-    Scale none = {nullptr, nullptr};
-    if (d.log_n == 0) {  // one point: the transforms are the identity (pass.rs's compute_h)
-        bitrev_combine(d, a, b, BR2_MUL);
-        bitrev_combine(d, a, c, BR2_SUB);
-        return;
-    }
-    for (Vec *v : {&a, &b}) {
-        run_passes(d, *v, PF_INV, none, {&d.h1_lo, &d.h1_hi}, true);
-        run_passes(d, *v, PF_DIT, none, none, false);
-    }
-    run_passes(d, c, PF_INV, none, none, false);
-    run_passes(d, a, PF_INV, none, none, false, {&b});  // the product fused into the first loads
     bitrev_combine(d, a, c, BR2_SUB);
 }
 
@@ -380,20 +293,18 @@ int main(int argc, char **argv) {
         for (u32 sm : {10u, 7u, 5u, 4u, 3u, 2u, 1u}) {
             if (sm > (u32)log_n && sm != 10) continue;
             SMEM = sm;
-            for (int path = 0; path < 2; path++) {  // 0: strided passes (default), 1: CUZK_NTT_OLD
-                for (int dir = 0; dir < 4; dir++) {
-                    Vec a = x;
-                    if (path == 0) gpu_ntt2(d, a, (Dir)dir); else gpu_ntt(d, a, (Dir)dir);
-                    checks++;
-                    if (a != refs[dir]) { fprintf(stderr, "FAIL %s 2^%d smem %u path %d\n", names[dir], log_n, sm, path); fails++; }
-                    if (sm == 10 && log_n <= dump_max) dump(names[dir], a);
-                }
-                Vec a = x, b = y, c = z;
-                if (path == 0) gpu_compute_h2(d, a, b, c); else gpu_compute_h(d, a, b, c);
+            for (int dir = 0; dir < 4; dir++) {
+                Vec a = x;
+                gpu_ntt(d, a, (Dir)dir);
                 checks++;
-                if (a != href) { fprintf(stderr, "FAIL compute_h 2^%d smem %u path %d\n", log_n, sm, path); fails++; }
-                if (sm == 10 && log_n <= dump_max) dump("h", a);
+                if (a != refs[dir]) { fprintf(stderr, "FAIL %s 2^%d smem %u\n", names[dir], log_n, sm); fails++; }
+                if (sm == 10 && log_n <= dump_max) dump(names[dir], a);
             }
+            Vec a = x, b = y, c = z;
+            gpu_compute_h(d, a, b, c);
+            checks++;
+            if (a != href) { fprintf(stderr, "FAIL compute_h 2^%d smem %u\n", log_n, sm); fails++; }
+            if (sm == 10 && log_n <= dump_max) dump("h", a);
         }
         fprintf(stderr, "2^%d done\n", log_n);
     }
@@ -408,10 +319,9 @@ int main(int argc, char **argv) {
         for (auto &e : y) e = rand_fr();
         for (auto &e : z) e = rand_fr();
         const char *names2[4] = {"fwd", "inv", "cfwd", "cinv"};
-        for (int pd = 0; pd < 8; pd++) {
-            int dir = pd % 4, path = pd / 4;
+        for (int dir = 0; dir < 4; dir++) {
             Vec a = x;
-            if (path == 0) gpu_ntt2(d, a, (Dir)dir); else gpu_ntt(d, a, (Dir)dir);
+            gpu_ntt(d, a, (Dir)dir);
             bool fw = dir == FWD || dir == CFWD;
             fr_t w = fw ? d.omega : inverse(d.omega);
             for (int s = 0; s < 6; s++) {
@@ -427,11 +337,8 @@ int main(int argc, char **argv) {
                 if (acc != a[k]) { fprintf(stderr, "FAIL %s 2^%d at %llu\n", names2[dir], log_n, k); fails++; }
             }
         }
-        Vec a = x, b = y, c = z, a2 = x, b2 = y, c2 = z;
+        Vec a = x, b = y, c = z;
         gpu_compute_h(d, a, b, c);
-        gpu_compute_h2(d, a2, b2, c2);
-        checks++;
-        if (a2 != a) { fprintf(stderr, "FAIL compute_h (passes) 2^%d vs old path\n", log_n); fails++; }
         Vec ea = x, eb = y, ec = z;
         for (Vec *v : {&ea, &eb, &ec}) { gpu_ntt(d, *v, INV); gpu_ntt(d, *v, CFWD); }
         for (u64 i = 0; i < d.n; i++) ea[i] = (ea[i] * eb[i] - ec[i]) * d.z_inv;

@@ -47,6 +47,10 @@ pub struct BenchArgs {
     /// `msm` only: window width (default: the size's table; 1..=22).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=22))]
     pub window: Option<u32>,
+    /// `msm` on the GPU only: split the windows into this many passes, overlapped on two streams (default:
+    /// two from 2^22 points, else one; 1..=8).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub passes: Option<u32>,
     /// Sample file (`synth` only).
     #[arg(long, default_value = super::DEFAULT_SAMPLE)]
     pub sample: std::path::PathBuf,
@@ -78,6 +82,9 @@ pub struct BenchResult {
     /// The window width asked for (MSM only; none: the size's table).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<u32>,
+    /// The passes asked for (MSM on the GPU only; none: the size's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
     /// ms / blst_ms (MSM only; below 1.0 means faster than blst).
     pub ratio_vs_blst: Option<f64>,
 }
@@ -195,9 +202,20 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             backend.name()
         )));
     }
+    if args.passes.is_some() && !(on_gpu && args.op == BenchOp::Msm && !args.shifted) {
+        return Err(CliError::Msg(format!(
+            "--passes: only `msm` with `--backend gpu` over plain bases splits its windows (backend here: {})",
+            backend.name()
+        )));
+    }
     let window = args.window.map(|w| w as usize);
     let (runs, blst) = if on_gpu {
-        let msm = super::bench_gpu::MsmOpts { shape: args.scalars, shifted: args.shifted, window };
+        let msm = super::bench_gpu::MsmOpts {
+            shape: args.scalars,
+            shifted: args.shifted,
+            window,
+            passes: args.passes,
+        };
         (super::bench_gpu::time_op(args.op, args.log_size, reps, msm)?, None)
     } else {
         match args.op {
@@ -249,6 +267,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         scalars: (args.op == BenchOp::Msm).then_some(args.scalars),
         shifted: args.shifted,
         window: args.window.filter(|_| args.op == BenchOp::Msm),
+        passes: args.passes,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r).map_err(|e| CliError::Msg(e.to_string()))?);
@@ -264,6 +283,10 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             (true, None) => format!("{shape} (shifted bases)"),
             (false, Some(w)) => format!("{shape} (window {w})"),
             (false, None) => shape,
+        };
+        let shape = match r.passes {
+            Some(p) => format!("{shape} ({p} passes)"),
+            None => shape,
         };
         print!(
             "{op}{shape} 2^{} on {} ({}): {:.2} ms (median of {})",

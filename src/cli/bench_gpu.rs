@@ -13,8 +13,10 @@ use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::cpu::ntt::Domain;
 use crate::backend::gpu::device::gpus;
-use crate::backend::gpu::ntt::NttDir;
-use crate::backend::gpu::{batch_add, limbs, limbs_mut, msm, msm_shift, ntt, GpuError};
+use crate::backend::gpu::kernels::batch_add;
+use crate::backend::gpu::kernels::msm::{self, shift as msm_shift, Schedule};
+use crate::backend::gpu::kernels::ntt::{self, NttDir};
+use crate::backend::gpu::{limbs, limbs_mut, GpuError};
 
 fn e(err: GpuError) -> CliError {
     CliError::Msg(err.to_string())
@@ -28,6 +30,8 @@ pub(super) struct MsmOpts {
     pub shifted: bool,
     /// Window width (`None`: the size's table).
     pub window: Option<usize>,
+    /// Passes the windows are split into (`None`: the size's default), overlapped on two streams.
+    pub passes: Option<u32>,
 }
 
 /// Times `op` at 2^log_size on GPU0 (`m`: the MSM's options); returns every repeat's milliseconds.
@@ -65,7 +69,10 @@ pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize, m: MsmOpts) -> Re
             };
             let run = || match &shifted {
                 Some(sb) => msm_shift::msm_g1_shifted(&gpu, sb, &ds.slice(..), n, true),
-                None => msm::msm_g1(&gpu, &db.slice(..), &ds.slice(..), n, m.window, true),
+                None => {
+                    let sched = Schedule { passes: m.passes, overlap: true };
+                    msm::msm_g1_scheduled(&gpu, &db.slice(..), &ds.slice(..), n, m.window, sched)
+                }
             };
             let got = run().map_err(e)?;
             let want =

@@ -138,7 +138,7 @@ pub fn measure(report: &mut dyn FnMut(String)) -> Floors {
                     "gpu{}: {}: multiplies, memory and host-to-device bandwidth",
                     g.ordinal, g.name
                 ));
-                match crate::backend::gpu::floor::measure(g) {
+                match crate::backend::gpu::kernels::floor::measure(g) {
                     Ok(f) => gpus.push(GpuFloor {
                         device: g.ordinal as u64,
                         name: g.name.clone(),

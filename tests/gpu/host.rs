@@ -73,7 +73,7 @@ fn nvrtc_compiles_every_module() {
     // The device's own arch when there is one, else the H200's (sm_90): one compile per module (each takes
     // a while: the curve arithmetic is fully inlined).
     let arch = discover::discovery().devices.first().map_or((9, 0), |d| d.arch);
-    for m in compile::Module::ALL {
+    for m in cuzk::backend::gpu::Module::ALL {
         let t = std::time::Instant::now();
         let cubin =
             compile::compile_cubin(m, arch).unwrap_or_else(|e| panic!("sm_{}{}: {e}", arch.0, arch.1));
@@ -111,7 +111,7 @@ fn kernel_cache_detects_corruption() {
     assert_eq!(compile::read_cached(&p), None, "a truncated file must be detected");
     let _ = std::fs::remove_dir_all(&dir);
     // Sources resolve their includes (no `#include` left for NVRTC to miss).
-    for m in compile::Module::ALL {
+    for m in cuzk::backend::gpu::Module::ALL {
         if let Ok(src) = compile::source(m) {
             assert!(!src.contains("#include \""), "{m:?} still includes a file");
         }

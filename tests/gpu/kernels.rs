@@ -37,8 +37,9 @@ fn msm_g1_matches_cpu() {
                 cpu.msm_g1(Bases::host(&bases), &s, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
             let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
             let dsc = dev.stream.clone_htod(limbs(&s)).unwrap_or_else(|e| panic!("{e}"));
-            let got = cuzk::backend::gpu::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None, true)
-                .unwrap_or_else(|e| panic!("{e}"));
+            let got =
+                cuzk::backend::gpu::kernels::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None, true)
+                    .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(got.to_affine(), want, "device msm_g1 n={n}");
         }
     }
@@ -69,7 +70,11 @@ fn msm_two_stream_passes_match_cpu() {
     let Some(g) = gpu("msm_two_stream_passes_match_cpu") else { return };
     let Some(dev) = g.gpu(0) else { return };
     let n = 1usize << 22;
-    assert_eq!(cuzk::backend::gpu::msm::split_for(n), 2, "2^22 points must take the two-pass schedule");
+    assert_eq!(
+        cuzk::backend::gpu::kernels::msm::split_for(n),
+        2,
+        "2^22 points must take the two-pass schedule"
+    );
     let bases = g1_points(n, 64);
     let s = scalars(n, &mut rng(65), true);
     let cpu = CpuBackend::new();
@@ -77,8 +82,9 @@ fn msm_two_stream_passes_match_cpu() {
     let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
     let dsc = dev.stream.clone_htod(limbs(&s)).unwrap_or_else(|e| panic!("{e}"));
     for overlap in [true, false] {
-        let got = cuzk::backend::gpu::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None, overlap)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let got =
+            cuzk::backend::gpu::kernels::msm::msm_g1(dev, &db.slice(..), &dsc.slice(..), n, None, overlap)
+                .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(got.to_affine(), want, "device msm_g1 2^22 overlap={overlap}");
     }
 }
@@ -100,7 +106,7 @@ fn batch_add_matches_cpu() {
             let bm2: Vec<u64> = bm[..m.div_ceil(64)].to_vec();
             let want2 = cpu.batch_add_g2(&b2, &bm2).unwrap_or_else(|e| panic!("{e}"));
             let d = dev.stream.clone_htod(limbs(&b2)).unwrap_or_else(|e| panic!("{e}"));
-            let got2 = cuzk::backend::gpu::batch_add::batch_add_g2(dev, &d.slice(..), m, &bm2)
+            let got2 = cuzk::backend::gpu::kernels::batch_add::batch_add_g2(dev, &d.slice(..), m, &bm2)
                 .unwrap_or_else(|e| panic!("g2 n={m} {name}: {e}"));
             assert_eq!(got2.to_affine(), want2.to_affine(), "batch_add_g2 n={m} {name}");
         }
@@ -137,15 +143,14 @@ fn ntt_and_compute_h_match_cpu() {
     }
 }
 
-/// Runs all four transforms and compute_h at 2^log_n on pseudo-random inputs on the path the environment
-/// selects (`CUZK_NTT_PASS`) and compares with the CPU backend element for element. Returns a one-line
-/// description of the first mismatch.
+/// Runs all four transforms and compute_h at 2^log_n on pseudo-random inputs and compares with the CPU
+/// backend element for element. Returns a one-line description of the first mismatch.
 pub(crate) fn ntt_check_against_cpu(
     gpu: &Gpu,
     log_n: u32,
     seed: u64,
 ) -> Result<Result<(), String>, GpuError> {
-    super::ntt_new::check(gpu, log_n, cuzk::backend::gpu::ntt::old_path(), seed)
+    super::ntt::check(gpu, log_n, seed)
 }
 
 /// `cuzk bench floor`'s device part: the kernels of `cuda/floor.cu` run and the rates are of a plausible
@@ -154,7 +159,7 @@ pub(crate) fn ntt_check_against_cpu(
 fn floor_measures_the_device() {
     let Some(b) = gpu("floor_measures_the_device") else { return };
     let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
-    let f = cuzk::backend::gpu::floor::measure(g).unwrap_or_else(|e| panic!("{e}"));
+    let f = cuzk::backend::gpu::kernels::floor::measure(g).unwrap_or_else(|e| panic!("{e}"));
     eprintln!(
         "gpu0 floor: {:.3e} mul64/s, memory {:.0} GB/s, h2d pinned {:.1} GB/s, pageable {:.1} GB/s",
         f.mul64_per_s,

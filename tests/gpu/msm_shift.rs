@@ -1,4 +1,4 @@
-//! The G1 MSM over precomputed shifted bases (src/backend/gpu/msm_shift.rs) against the CPU MSM: random
+//! The G1 MSM over precomputed shifted bases (src/backend/gpu/kernels/msm/shift.rs) against the CPU MSM: random
 //! scalars at odd sizes, the shapes that concentrate one bucket (now shared by every window of a pass), bases
 //! at infinity, MSMs shorter than the shifted set (the copies' stride is not n), narrow and wide windows, and
 //! the one-stream schedule; plus the copies themselves against blstrs (2^(c·j)·P).
@@ -7,7 +7,7 @@ use super::{g1_points, gpu, rng, scalars, shaped_scalars};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use cuzk::backend::api::{Backend, Bases};
 use cuzk::backend::cpu::backend::CpuBackend;
-use cuzk::backend::gpu::msm_shift::{msm_g1_shifted, shift_bases};
+use cuzk::backend::gpu::kernels::msm::shift::{msm_g1_shifted, shift_bases};
 use cuzk::backend::gpu::{limbs, Gpu};
 use group::{Curve, Group};
 
@@ -94,12 +94,11 @@ fn shifted_copies_are_the_doubled_bases() {
 
 #[test]
 fn shifted_msm_h_proofs_match_cpu() {
-    use cuzk::backend::gpu::msm_shift::{prover_counts, set_min_points};
     use cuzk::vocab::{Toggle, Toggles};
     let Some(g) = gpu("shifted_msm_h_proofs_match_cpu") else { return };
-    // The prover shifts H from 2^21 points; porep-mini is far smaller. `shift` is off by default and no other
-    // test turns it on, so the prover's counts below are this test's alone.
-    set_min_points(1);
+    // The prover shifts H from 2^21 points; porep-mini is far smaller. The threshold and the counts are this
+    // backend's own, so other tests running at the same time change neither.
+    g.first().set_shift_min_points(1);
     let (params, circuits) = super::setup_for("samples/porep-mini.toml");
     let want = super::prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
     // (shift, srs_resident, copies built, msm_h over them): built on the first call, reused by the second,
@@ -110,10 +109,18 @@ fn shifted_msm_h_proofs_match_cpu() {
         let mut t = Toggles::default();
         t.set(Toggle::Shift, shift);
         t.set(Toggle::SrsResident, resident);
-        let (b0, r0) = prover_counts();
+        let c0 = g.first().counts();
         assert_eq!(super::prove(&g, &params, &circuits, &t), want, "shift={shift} srs_resident={resident}");
-        let (b1, r1) = prover_counts();
-        assert_eq!(b1 - b0, built, "copies built, shift={shift} srs_resident={resident}");
-        assert_eq!(r1 > r0, used, "msm_h over shifted copies, shift={shift} srs_resident={resident}");
+        let c1 = g.first().counts();
+        assert_eq!(
+            c1.shift_builds - c0.shift_builds,
+            built,
+            "copies built, shift={shift} srs_resident={resident}"
+        );
+        assert_eq!(
+            c1.shift_runs > c0.shift_runs,
+            used,
+            "msm_h over shifted copies, shift={shift} srs_resident={resident}"
+        );
     }
 }

@@ -4,16 +4,17 @@ use super::kernels::ntt_check_against_cpu;
 use super::*;
 
 /// Device timings for docs/PERF.md, not a check (ignored; `--ignored --nocapture perf_probe` on the device
-/// machine). MSM at 2^16..2^24 (default window, per-stage times with CUZK_MSM_PROFILE, windows 18 and 20 at
-/// 2^24), MSM input shapes (checked against the CPU at 2^20), small MSMs on the device
-/// against the CPU, NTT and compute_h (the old path, the default, and the CUZK_NTT_PASS path), batch_add. `CUZK_PERF_MAX_LOG` caps the sizes
+/// machine). MSM at 2^16..2^24 (default window, windows 18 and 20 at 2^24), MSM input shapes (checked against
+/// the CPU at 2^20), small MSMs on the device against the CPU, NTT and compute_h, batch_add. `CUZK_PERF_MAX_LOG`
+/// caps the sizes
 /// (default 24). Points beyond 2^22 repeat the first 2^22 (distinct random scalars; 400 MB of bases is far
 /// beyond the L2). Lines start with `PERF`.
 #[test]
-#[ignore]
+#[ignore = "a benchmark, not a check: run by hand on the device"]
 fn perf_probe() {
-    use cuzk::backend::gpu::ntt::{compute_h, ntt, NttDir};
-    use cuzk::backend::gpu::{batch_add, msm};
+    use cuzk::backend::gpu::kernels::ntt::{compute_h, ntt, NttDir};
+    use cuzk::backend::gpu::kernels::{batch_add, msm};
+    use cuzk::backend::gpu::streams::HStreams;
     let Some(g) = gpu("perf_probe") else { return };
     let Some(dev) = g.gpu(0) else { return };
     let max_log: u32 = std::env::var("CUZK_PERF_MAX_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
@@ -43,18 +44,10 @@ fn perf_probe() {
     let n20 = 1usize << max_log.min(20);
     let want = cpu.msm_g1(Bases::host(&bases[..n20]), &scal[..n20], None).unwrap_or_else(|e| panic!("{e}"));
     check("msm 2^20 random", run(n20, None), want);
-    let with_env = |k: &str, v: &str, f: &mut dyn FnMut()| {
-        std::env::set_var(k, v);
-        f();
-        std::env::remove_var(k);
-    };
     for lg in [16u32, 18, 20, 22, 24].into_iter().filter(|&l| l <= max_log) {
         let n = 1usize << lg;
         let ms = median_ms(time_ms(5, || run(n, None)));
         println!("PERF msm 2^{lg} window {} median {ms:.2} ms", msm::window_for(n));
-        with_env("CUZK_MSM_PROFILE", "1", &mut || {
-            run(n, None);
-        });
         if lg == 24 {
             for c in [18usize, 20] {
                 let ms = median_ms(time_ms(3, || run(n, Some(c))));
@@ -86,33 +79,29 @@ fn perf_probe() {
         let cms = median_ms(time_ms(5, || cpu.msm_g1(Bases::host(&bases[..n]), &scal[..n], None)));
         println!("PERF msm_small n={n} gpu {gms:.3} ms cpu {cms:.3} ms");
     }
-    // NTT forward and compute_h (data on the device), the pass path (default) and the old path (checked here
-    // against the CPU first).
-    for radix in ["pass", "old"] {
-        std::env::set_var("CUZK_NTT_PASS", if radix == "pass" { "1" } else { "0" });
-        for lg in [11u32, 16, 20] {
-            let r = ntt_check_against_cpu(dev, lg, 3 + lg as u64).unwrap_or_else(|e| ok(e));
-            println!("PERF check ntt path {radix} 2^{lg}: {}", r.map_or_else(|m| m, |()| "ok".into()));
-        }
-        for lg in [20u32, 22, 24].into_iter().filter(|&l| l <= max_log) {
-            let n = 1usize << lg;
-            let mut d = dev.stream.clone_htod(limbs(&scal[..n])).unwrap_or_else(|e| ok(e.into()));
-            let sync = || dev.stream.synchronize().unwrap_or_else(|e| ok(e.into()));
+    // NTT forward and compute_h (data on the device; checked here against the CPU first).
+    for lg in [11u32, 16, 20] {
+        let r = ntt_check_against_cpu(dev, lg, 3 + lg as u64).unwrap_or_else(|e| ok(e));
+        println!("PERF check ntt 2^{lg}: {}", r.map_or_else(|m| m, |()| "ok".into()));
+    }
+    let hs = HStreams::one(&dev.stream);
+    for lg in [20u32, 22, 24].into_iter().filter(|&l| l <= max_log) {
+        let n = 1usize << lg;
+        let mut d = dev.stream.clone_htod(limbs(&scal[..n])).unwrap_or_else(|e| ok(e.into()));
+        let sync = || dev.stream.synchronize().unwrap_or_else(|e| ok(e.into()));
+        ntt(dev, &mut d, lg, NttDir::Forward).unwrap_or_else(|e| ok(e));
+        sync();
+        let ms = median_ms(time_ms(5, || {
             ntt(dev, &mut d, lg, NttDir::Forward).unwrap_or_else(|e| ok(e));
-            sync();
-            let ms = median_ms(time_ms(5, || {
-                ntt(dev, &mut d, lg, NttDir::Forward).unwrap_or_else(|e| ok(e));
-                sync()
-            }));
-            println!("PERF ntt path {radix} 2^{lg} median {ms:.3} ms");
-            let (mut da, mut dbb, mut dc) = (d.clone(), d.clone(), d.clone());
-            let ms = median_ms(time_ms(5, || {
-                compute_h(dev, &mut da, &mut dbb, &mut dc, lg, true).unwrap_or_else(|e| ok(e));
-                sync()
-            }));
-            println!("PERF compute_h path {radix} 2^{lg} median {ms:.3} ms");
-        }
-        std::env::remove_var("CUZK_NTT_PASS");
+            sync()
+        }));
+        println!("PERF ntt 2^{lg} median {ms:.3} ms");
+        let (mut da, mut dbb, mut dc) = (d.clone(), d.clone(), d.clone());
+        let ms = median_ms(time_ms(5, || {
+            compute_h(dev, hs, &mut da, &mut dbb, &mut dc, lg).unwrap_or_else(|e| ok(e));
+            sync()
+        }));
+        println!("PERF compute_h 2^{lg} median {ms:.3} ms");
     }
     // batch_add G1, about half the bits set.
     for lg in [12u32, 16, 20, 24].into_iter().filter(|&l| l <= max_log) {

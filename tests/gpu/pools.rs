@@ -49,12 +49,12 @@ fn pool_written_abc_prove_like_the_cpu() {
 /// the device intact (the double buffer reused, a partial last chunk), the zero padding after them untouched.
 #[test]
 fn staging_pool_uploads_exactly() {
-    use cuzk::backend::gpu::staging::{Staging, CHUNK_BYTES};
+    use cuzk::backend::gpu::mem::b2_staging::{Staging, CHUNK_BYTES};
     let Some(b) = gpu("staging_pool_uploads_exactly") else { return };
     let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
     let mut pool = Staging::new(g).unwrap_or_else(|e| panic!("{e}"));
     // Uploads on the side stream the prover uses, read back on the main one: the buffer's events order them.
-    let up = &g.side().unwrap_or_else(|e| panic!("{e}"))[0];
+    let up = &g.streams().unwrap_or_else(|e| panic!("{e}")).upload;
     let words = CHUNK_BYTES / 8;
     let mut r = rng(41);
     for len in [1, words / 3, 2 * words, 5 * words / 2] {
@@ -76,7 +76,7 @@ fn staging_pool_uploads_exactly() {
 /// says no (a/b/c then go through the heap), and idle blocks are freed to make room for a larger one.
 #[test]
 fn pinned_pool_keeps_to_its_cap() {
-    use cuzk::backend::gpu::hostpool::PinnedPool;
+    use cuzk::backend::gpu::mem::b2_pool::PinnedPool;
     use cuzk::cs::HostPool;
     let Some(b) = gpu("pinned_pool_keeps_to_its_cap") else { return };
     let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
@@ -151,11 +151,9 @@ fn dpool_on_and_off_prove_like_the_cpu() {
 
 /// `hpipe` changes speed only: three circuits in one call (the third reuses the first's buffer set), staged
 /// beside the previous one's msm_h with it on and one after another with it off, with `streams` and B1 each
-/// on and off, prove like the CPU; on, the lane staged every circuit, off none (gpu-check runs the tests on one
-/// thread, so the process-wide count is this test's).
+/// on and off, prove like the CPU; on, the lane staged every circuit, off none (the lane's own count).
 #[test]
 fn hpipe_on_and_off_prove_like_the_cpu() {
-    use cuzk::backend::gpu::hpipe::staged_count;
     let Some(b) = gpu("hpipe_on_and_off_prove_like_the_cpu") else { return };
     let (params, one) = setup_for("samples/sha256-chain.toml");
     let circuits: Vec<SampleCircuit> = one.iter().cycle().take(3 * one.len()).cloned().collect();
@@ -165,9 +163,9 @@ fn hpipe_on_and_off_prove_like_the_cpu() {
         t.set(Toggle::Hpipe, mask & 1 != 0);
         t.set(Toggle::Streams, mask & 2 != 0);
         t.set(Toggle::B1, mask & 4 != 0);
-        let before = staged_count();
+        let before = b.first().counts().hpipe_staged;
         assert_eq!(prove(&b, &params, &circuits, &t), want, "toggles {}", t.compact());
-        let staged = staged_count() - before;
+        let staged = b.first().counts().hpipe_staged - before;
         let expect = if t.on(Toggle::Hpipe) { circuits.len() } else { 0 };
         assert_eq!(staged, expect, "toggles {}: circuits staged", t.compact());
     }
@@ -178,7 +176,6 @@ fn hpipe_on_and_off_prove_like_the_cpu() {
 /// resident bases; one window and per-MSM windows), prove like the CPU; on, the lane ran one sequence per call.
 #[test]
 fn tailseq_on_and_off_prove_like_the_cpu() {
-    use cuzk::backend::gpu::tailseq::sequences;
     let Some(b) = gpu("tailseq_on_and_off_prove_like_the_cpu") else { return };
     for path in ["samples/sha256-chain.toml", "samples/porep-tiny.toml"] {
         let (params, one) = setup_for(path);
@@ -189,9 +186,9 @@ fn tailseq_on_and_off_prove_like_the_cpu() {
             t.set(Toggle::Tailseq, mask & 1 != 0);
             t.set(Toggle::SrsResident, mask & 2 == 0);
             t.set(Toggle::D4, mask & 4 == 0);
-            let before = sequences();
+            let before = b.first().counts().tailseq_runs;
             assert_eq!(prove(&b, &params, &circuits, &t), want, "{path}: toggles {}", t.compact());
-            let ran = sequences() - before;
+            let ran = b.first().counts().tailseq_runs - before;
             let expect = usize::from(t.on(Toggle::Tailseq));
             assert_eq!(ran, expect, "{path}: toggles {}: sequences run", t.compact());
         }

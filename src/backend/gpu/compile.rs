@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::error::{GResult, GpuError};
+use super::kernels::Module;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
@@ -16,34 +17,6 @@ mod embedded {
 
 /// The cache root override shared with the params cache (`$CUZK_CACHE/kernels/`).
 pub use crate::util::dirs::CACHE_ENV;
-
-/// One NVRTC program: a `cuda/*.cu` file and the headers it includes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Module {
-    /// `cuda/ntt.cu`: NTTs and Groth16's compute_h.
-    Ntt,
-    /// `cuda/msm.cu`: Pippenger MSM in G1.
-    Msm,
-    /// `cuda/batch_add.cu`: bitmap batch additions in G1 and G2.
-    BatchAdd,
-    /// `cuda/floor.cu`: the machine-floor microbenchmarks of `cuzk bench floor`.
-    Floor,
-}
-
-impl Module {
-    /// Every module, for the compile-everything check.
-    pub const ALL: [Module; 4] = [Module::Ntt, Module::Msm, Module::BatchAdd, Module::Floor];
-
-    /// The module's file in `cuda/`.
-    pub fn file(self) -> &'static str {
-        match self {
-            Module::Ntt => "ntt.cu",
-            Module::Msm => "msm.cu",
-            Module::BatchAdd => "batch_add.cu",
-            Module::Floor => "floor.cu",
-        }
-    }
-}
 
 fn embedded_file(name: &str) -> Option<&'static str> {
     embedded::SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)

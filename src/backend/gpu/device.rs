@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 
-use super::compile::{self, Module};
+use super::compile;
 use super::discover::{discovery, DeviceInfo};
 use super::error::{GResult, GpuError};
-use super::mempool::{keep_bytes, DevicePool};
+use super::kernels::Module;
+use super::mem::dpool::{keep_bytes, DevicePool};
+use super::streams::{LaneStreams, StageStreams};
 
 /// A device with everything the ops need; every op of this device enqueues on `stream`.
 pub struct Gpu {
@@ -30,12 +32,10 @@ pub struct Gpu {
     pub stream: Arc<CudaStream>,
     /// The stream-ordered pool kept warm between calls (`None`: the driver's default, nothing kept).
     pub pool: Option<DevicePool>,
-    /// Streams beside `stream` for `ntt_msm_h`'s overlap (toggle `streams`: a/b/c uploads; b's and c's
-    /// transforms) and the MSM's sort and reduction stages, made on first use; ordering across streams comes
-    /// from cudarc's per-buffer events.
-    side: OnceLock<[Arc<CudaStream>; 4]>,
-    /// Streams of `hpipe`'s staging: the next circuit's uploads and transforms beside the lane's MSMs.
-    stage: OnceLock<[Arc<CudaStream>; 4]>,
+    /// The streams beside `stream` by role (made on first use).
+    lane_streams: OnceLock<LaneStreams>,
+    /// `hpipe`'s streams (made on first use).
+    stage_streams: OnceLock<StageStreams>,
     modules: Mutex<HashMap<Module, Arc<CudaModule>>>,
     memo: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
@@ -60,8 +60,8 @@ impl Gpu {
             mem_total: info.mem_total,
             ctx,
             stream,
-            side: OnceLock::new(),
-            stage: OnceLock::new(),
+            lane_streams: OnceLock::new(),
+            stage_streams: OnceLock::new(),
             modules: Mutex::new(HashMap::new()),
             memo: Mutex::new(HashMap::new()),
         })
@@ -131,33 +131,14 @@ impl Gpu {
         Ok(())
     }
 
-    /// The side streams: `[0]` carries a/b/c's uploads in order (a first, so a's transforms start while b
-    /// and c are still on the bus), `[1]` and `[2]` b's and c's transforms (a's run on `stream`), `[3]` the
-    /// MSM's counting sort and bucket reduction while its accumulation runs on `stream` (msm.rs).
-    pub fn side(&self) -> GResult<&[Arc<CudaStream>; 4]> {
-        self.four(&self.side, "side")
+    /// The lane's streams beside `stream`, by role.
+    pub fn streams(&self) -> GResult<&LaneStreams> {
+        once(&self.lane_streams, || LaneStreams::new(&self.ctx))
     }
 
-    /// `hpipe`'s staging streams, in [`Gpu::side`]'s roles: `[0]` a/b/c's uploads, `[1]` a's transforms and
-    /// the combining passes, `[2]` and `[3]` b's and c's transforms; the lane's MSMs keep `stream` and
-    /// `side()[3]`, so a staged circuit's work never queues behind them.
-    pub fn stage(&self) -> GResult<&[Arc<CudaStream>; 4]> {
-        self.four(&self.stage, "stage")
-    }
-
-    fn four<'a>(
-        &self,
-        cell: &'a OnceLock<[Arc<CudaStream>; 4]>,
-        what: &str,
-    ) -> GResult<&'a [Arc<CudaStream>; 4]> {
-        if let Some(s) = cell.get() {
-            return Ok(s);
-        }
-        let made =
-            [self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?, self.ctx.new_stream()?];
-        // A racing thread may have set them first; either set is as good.
-        let _ = cell.set(made);
-        cell.get().ok_or_else(|| GpuError::Invalid(format!("{what} streams not set")))
+    /// `hpipe`'s staging streams.
+    pub fn stage_streams(&self) -> GResult<&StageStreams> {
+        once(&self.stage_streams, || StageStreams::new(&self.ctx))
     }
 
     /// Device memory free now, bytes.
@@ -199,7 +180,17 @@ impl Gpu {
     }
 }
 
-/// Every visible device, opened once per process; an error (with the reason) when none is usable.
+/// The value of `cell`, made by `make` on first use (a racing thread's value is as good as ours).
+fn once<T>(cell: &OnceLock<T>, make: impl FnOnce() -> GResult<T>) -> GResult<&T> {
+    if let Some(v) = cell.get() {
+        return Ok(v);
+    }
+    let _ = cell.set(make()?);
+    cell.get().ok_or_else(|| GpuError::Invalid("streams not set".into()))
+}
+
+/// Every visible device, opened once per process (a device's primary context is per process by CUDA's
+/// design, so this is the one place the backend keeps process state); an error (with the reason) when none is usable.
 pub fn gpus() -> GResult<&'static [Arc<Gpu>]> {
     static GPUS: OnceLock<Result<Vec<Arc<Gpu>>, String>> = OnceLock::new();
     let r = GPUS.get_or_init(|| {

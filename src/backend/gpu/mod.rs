@@ -1,44 +1,36 @@
-//! The CUDA backend: kernels in `cuda/` compiled by NVRTC for the device's own arch, launched
-//! through cudarc; libcuda and NVRTC are loaded at run time, so a build needs no CUDA and a machine without a
-//! GPU falls back to the CPU backend with the reason.
+//! The CUDA backend: kernels in `cuda/` compiled by NVRTC for the device's own arch, launched through cudarc;
+//! libcuda and NVRTC are loaded at run time, so a build needs no CUDA and a machine without a GPU falls back
+//! to the CPU backend with the reason. Laid out by role (docs/ARCHITECTURE.md, "The GPU backend"):
 //!
-//! - [`discover`]: is there a driver, a device and NVRTC (never panics when there is not).
-//! - [`compile`]: embedded sources, NVRTC, the on-disk cubin cache.
-//! - [`device`]: one [`Gpu`] per visible device (context, stream, modules, per-device memo).
-//! - [`ntt`], [`msm`], [`batch_add`]: the kernels' Rust wrappers (one enqueue per op on `Gpu::stream`).
-//! - [`g2d`]: B_G2 resident on a lane's device and its batch addition on a second stream (`g2d`).
-//! - [`backend`]: [`backend::GpuBackend`], the `Backend` implementation with one lane per device.
-//! - [`hpipe`]: a lane's next circuit staged (upload, compute_h) beside its current msm_h (`hpipe`).
-//! - [`tailseq`]: a lane's batch additions and tail MSMs of all its circuits as one launch sequence (`tailseq`).
-//! - [`mempool`]: the device's stream-ordered pool kept warm between calls.
-//! - [`timing`]: CUDA events mapped to host instants for the timeline.
-//! - [`floor`]: the device's peak multiply rate and bandwidths for `cuzk bench floor`.
+//! - the device: [`discover`] (is there a driver, a device, NVRTC — never panics when not), [`compile`]
+//!   (embedded sources, NVRTC, the on-disk cubin cache), [`device`] (one [`Gpu`] per device: context, main
+//!   stream, loaded modules, per-device memo), [`streams`] (the side streams by role), [`timing`] (CUDA
+//!   events mapped to host instants for the timeline);
+//! - [`kernels`]: one wrapper file per kernel module (the `Module` list is `kernels::Module`);
+//! - [`mem`]: host and device memory by toggle: `b2_pool` and `b2_staging` (B2), `dpool`, the lane's a/b/c
+//!   device buffers (`abc`) and how a/b/c go up (`upload`: B2 blocks, B2 staging, B1, pageable), the resident
+//!   SRS (`srs`, `resident`);
+//! - [`sched`]: the overlap schemes, each whole in one file: `hpipe`, `tailseq`, `g2d`, `msm2s`;
+//! - the lane: [`lane_core`] (what one device's lane holds), [`h`] (one circuit's `ntt_msm_h`), [`lane`]
+//!   ([`lane::GpuLane`], the `Backend` of one device), [`backend`] ([`backend::GpuBackend`], every device).
 
-pub mod abc;
 pub mod backend;
-pub mod batch_add;
 pub mod compile;
 pub mod device;
 pub mod discover;
 pub mod error;
-pub mod floor;
-pub mod g2d;
-pub mod hostpool;
-pub mod hpipe;
-pub mod mempool;
-pub mod msm;
-mod msm_profile;
-pub mod msm_shift;
-pub mod msm_variant;
-pub mod ntt;
-mod resident;
-pub mod staging;
-pub mod tailseq;
+mod h;
+pub mod kernels;
+pub mod lane;
+pub mod lane_core;
+pub mod mem;
+pub mod sched;
+pub mod streams;
 pub mod timing;
 
-pub use compile::Module;
 pub use device::Gpu;
 pub use error::{GResult, GpuError};
+pub use kernels::Module;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 

@@ -1,9 +1,8 @@
 //! The pinned staging pool (toggle `b2`): a/b/c reach the device through page-locked host buffers allocated
 //! once per lane and reused by every call, instead of pageable copies (the driver's own bounce buffers) or
 //! B1's per-call `cuMemHostRegister`. The host copies chunk k into one buffer (its own copy threads) while the
-//! copy engine moves chunk k − 1 out of the other, instead of the pageable path (8.3 GB/s on h200-16c against
-//! 55 GB/s pinned, `cuzk bench floor`). Measured there: ntt_h at 2^20 13.5–14.7 ms against 18.7–19.3
-//! pageable; at 2^22 within noise, the host copy competing with prep_msm and b_g2_msm (docs/PERF.md).
+//! copy engine moves chunk k − 1 out of the other, instead of the pageable path (8.3 GB/s on the H200 host
+//! against 55 GB/s pinned, `cuzk bench floor`; ntt_h at 2^20 ~25% shorter, docs/PERF.md).
 
 use std::sync::Arc;
 
@@ -11,8 +10,8 @@ use cudarc::driver::sys;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, PinnedHostSlice};
 use rayon::prelude::*;
 
-use super::device::Gpu;
-use super::error::{GResult, GpuError};
+use super::super::device::Gpu;
+use super::super::error::{GResult, GpuError};
 
 /// Bytes per staging buffer: 32 MiB keeps a 2^22 vector (128 MiB) in four chunks, enough to overlap the
 /// host copy with the DMA, while the pool stays small (two buffers, 64 MiB pinned per lane).
@@ -22,8 +21,8 @@ pub const CHUNK_BYTES: usize = 32 << 20;
 const SLICE_BYTES: usize = 1 << 20;
 
 /// Threads of the pool's own copy workers. Its own: on the global rayon pool the copies queued behind the
-/// host's `prep_msm`, which runs at the same moment (2^22 on h200-16c: ntt_h 67–88 ms against 93–96 ms
-/// pageable). Four: a quarter of that host's cores, leaving the rest to prep_msm; other counts not measured.
+/// host's `prep_msm`, which runs at the same moment. Four: a quarter of the H200 host's cores, leaving the rest
+/// to prep_msm; other counts not measured.
 const COPY_THREADS: usize = 4;
 
 /// One lane's pool: two pinned buffers, for each the event after the last copy out of it, and the threads

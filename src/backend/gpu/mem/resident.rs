@@ -3,9 +3,9 @@
 
 use cudarc::driver::CudaSlice;
 
-use super::device::Gpu;
-use super::error::GResult;
-use super::{limbs, Limbs};
+use super::super::device::Gpu;
+use super::super::error::GResult;
+use super::super::{limbs, Limbs};
 
 /// Elements compared when a resident copy is checked: first, last and two between.
 const CHECK_SAMPLES: usize = 4;

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
-use super::compile::Module;
-use super::device::Gpu;
-use super::error::GResult;
+use super::super::device::Gpu;
+use super::super::error::GResult;
+use super::Module;
 
 /// Threads per block of both kernels.
 const BLOCK: u32 = 256;

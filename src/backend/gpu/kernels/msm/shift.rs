@@ -4,14 +4,13 @@
 //! window grow (fewer windows, so fewer mixed additions) without the reduction's cost growing with it.
 //! The price is memory: 96·W·n bytes (2^24 bases at c = 22: 12 copies, 18 GiB), hence an opt-in.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use blstrs::G1Projective;
 use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 
-use super::msm::{msm_run, scratch_bytes_fold};
-use super::msm_variant::{MsmVariant, MAX_WINDOW, MIN_WINDOW};
-use super::{GResult, Gpu, GpuError, Module};
+use super::super::super::{GResult, Gpu, GpuError};
+use super::super::Module;
+use super::plan::{scratch_bytes_fold, MAX_WINDOW, MIN_WINDOW};
+use super::{launch, Schedule};
 
 /// Bytes of one affine G1 base on the device.
 const AFFINE_BYTES: usize = 96;
@@ -58,10 +57,8 @@ fn copies(c: usize) -> usize {
     255usize.div_ceil(c.clamp(MIN_WINDOW, MAX_WINDOW))
 }
 
-/// The window for an MSM of `n` points over shifted bases. Measured on the H200 (docs/PERF.md, 2026-12-01,
-/// `cuzk bench msm --shifted`, median of 7): 2^24 c = 22 112.70 ms, 20 112.72, 19 135 (before the window sums
-/// were split over blocks); 2^22 c = 20 31.79, 18 36.04; 2^20 c = 16 12.00, 18 12.15 (the per-window MSM: 11.35,
-/// hence [`MIN_POINTS`]). 22 where 20 ties: 12 copies instead of 13.
+/// The window for an MSM of `n` points over shifted bases: 20 at 2^22 (31.8 ms against 36.0 at 18), 22 from
+/// 2^23, where it ties with 20 at 2^24 (112.7 ms) on 12 copies instead of 13 (docs/PERF.md, the `shift` section).
 pub fn window_for(n: usize) -> usize {
     match n {
         0..LARGE => 20,
@@ -73,37 +70,8 @@ pub fn window_for(n: usize) -> usize {
 const LARGE: usize = 1 << 23;
 
 /// Smallest msm_h the prover runs over shifted bases: at 2^20 they were slower (12.0 against 11.35 ms), at 2^22
-/// faster (31.8 against 35.15), see [`window_for`].
+/// faster (31.8 against 35.15), see [`window_for`]. A lane can lower it (tests of the path on small circuits).
 pub const MIN_POINTS: usize = 1 << 21;
-
-/// [`MIN_POINTS`] unless [`set_min_points`] lowered it.
-static MIN_OVERRIDE: AtomicUsize = AtomicUsize::new(MIN_POINTS);
-
-/// The smallest msm_h that runs over shifted bases now.
-pub fn min_points() -> usize {
-    MIN_OVERRIDE.load(Ordering::Relaxed)
-}
-
-/// Lets tests and experiments run the shifted path on small circuits (results are identical either way).
-pub fn set_min_points(n: usize) {
-    MIN_OVERRIDE.store(n, Ordering::Relaxed);
-}
-
-/// The prover's use of the path in this process: copies built, and msm_h runs over them (tests: the path was
-/// taken, its copies reused, and skipped where it should be; direct calls of this module do not count).
-static PROVER_BUILDS: AtomicUsize = AtomicUsize::new(0);
-static PROVER_RUNS: AtomicUsize = AtomicUsize::new(0);
-
-/// (copies built, msm_h runs over them) by the prover in this process.
-pub fn prover_counts() -> (usize, usize) {
-    (PROVER_BUILDS.load(Ordering::Relaxed), PROVER_RUNS.load(Ordering::Relaxed))
-}
-
-/// Counts one prover build (`built`) or msm_h run over shifted copies.
-pub(super) fn count_prover(built: bool) {
-    let c = if built { &PROVER_BUILDS } else { &PROVER_RUNS };
-    c.fetch_add(1, Ordering::Relaxed);
-}
 
 /// Builds the copies of the first `n` bases (12n u64 affine limbs, blst layout, the identity all-zero) for
 /// window `c` (`None`: [`window_for`]`(n)`). Checks device memory first; waits for the kernel.
@@ -155,9 +123,5 @@ pub fn msm_g1_shifted(
     if n > sb.n {
         return Err(GpuError::Invalid(format!("msm_g1_shifted: {n} points, {} bases shifted", sb.n)));
     }
-    let mut v = MsmVariant::from_env()?;
-    if !overlap && v.split.is_none() && !v.seq {
-        (v.split, v.seq) = (Some(1), true);
-    }
-    msm_run(gpu, &sb.buf.slice(..), scalars, n, sb.c, &v, Some(sb.n))
+    launch(gpu, &sb.buf.slice(..), scalars, n, sb.c, Schedule::overlap(overlap), Some(sb.n))?.collect(gpu)
 }

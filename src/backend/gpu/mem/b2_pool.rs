@@ -31,9 +31,6 @@ pub fn cap_bytes() -> u64 {
     }
 }
 
-/// Page-locked bytes the pool holds (lent and idle), for the memory lanes' `host_pinned`.
-pub static POOL_BYTES: AtomicU64 = AtomicU64::new(0);
-
 /// The pool of one backend.
 pub struct PinnedPool {
     ctx: Arc<CudaContext>,
@@ -71,7 +68,7 @@ impl PinnedPool {
         })
     }
 
-    /// Bytes this pool holds now (lent and idle).
+    /// Bytes this pool holds now (lent and idle): the memory lanes' `host_pinned` counts them.
     pub fn held_bytes(&self) -> u64 {
         self.held.load(Ordering::Relaxed)
     }
@@ -98,7 +95,6 @@ impl PinnedPool {
         let r = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
         match r.and_then(|mut s| s.as_mut_ptr().map(|p| (p, s))) {
             Ok((p, slice)) if (p as usize).is_multiple_of(std::mem::align_of::<Scalar>()) => {
-                POOL_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
                 self.held.fetch_add(bytes as u64, Ordering::Relaxed);
                 Some(Mem { slice, ptr: p.cast(), scalars })
             }
@@ -126,7 +122,6 @@ impl PinnedPool {
 
     fn free(&self, m: Mem) {
         let bytes = m.slice.num_bytes() as u64;
-        POOL_BYTES.fetch_sub(bytes, Ordering::Relaxed);
         self.held.fetch_sub(bytes, Ordering::Relaxed);
         drop(m);
     }

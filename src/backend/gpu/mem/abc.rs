@@ -1,17 +1,17 @@
 //! a, b, c on their way into `compute_h`: three device buffers per lane kept across calls (two such sets with
 //! `hpipe`; no per-call device allocation in steady state; reallocated only when a larger domain arrives),
-//! filled from the host vectors by the upload the toggles chose (B2's pinned pool, B1's page-locked vectors, or
-//! pageable copies), the padding up to the domain zeroed on the device; the host vectors are freed on another
-//! thread, off the lane's critical path (freeing 3 × 128 MiB at 2^22 returns ~100k pages to the kernel).
+//! filled from the host vectors by the upload the toggles chose (`mem::upload`), the padding up to the domain
+//! zeroed on the device; the host vectors are freed on another thread, off the lane's critical path (freeing
+//! 3 × 128 MiB at 2^22 returns ~100k pages to the kernel).
 
 use std::sync::Arc;
 
 use blstrs::Scalar;
 use cudarc::driver::{CudaSlice, CudaStream};
 
-use super::device::Gpu;
-use super::error::GResult;
-use super::limbs;
+use super::super::device::Gpu;
+use super::super::error::GResult;
+use super::super::limbs;
 use crate::cs::Evals;
 
 /// One lane's a/b/c device buffer sets (none before the first call; two while `hpipe` stages a circuit).
@@ -110,48 +110,5 @@ impl Drop for Release {
     fn drop(&mut self) {
         let _ = self.copied.synchronize();
         drop(self.v.take());
-    }
-}
-
-/// Host-clock steps of one `ntt_msm_h`, printed on stderr when `CUZK_NTT_H_PROFILE` is set (the step
-/// before `compute_h` syncs the stream then, so device work is charged to the step that queued it).
-pub struct HProfile(Option<std::cell::RefCell<Steps>>);
-
-/// The clock at the last mark and the steps so far (name, milliseconds).
-type Steps = (std::time::Instant, Vec<(&'static str, f64)>);
-
-impl HProfile {
-    /// Inert unless `CUZK_NTT_H_PROFILE` is set.
-    pub fn from_env() -> HProfile {
-        let on = std::env::var_os("CUZK_NTT_H_PROFILE").is_some();
-        HProfile(on.then(|| std::cell::RefCell::new((std::time::Instant::now(), Vec::new()))))
-    }
-
-    /// Ends step `what` now.
-    pub fn mark(&self, what: &'static str) {
-        if let Some(c) = &self.0 {
-            let mut c = c.borrow_mut();
-            let ms = c.0.elapsed().as_secs_f64() * 1e3;
-            c.0 = std::time::Instant::now();
-            c.1.push((what, ms));
-        }
-    }
-
-    /// Ends step `what` once `stream` has drained (when profiling).
-    pub fn sync_mark(&self, stream: &CudaStream, what: &'static str) -> GResult<()> {
-        if self.0.is_some() {
-            stream.synchronize()?;
-        }
-        self.mark(what);
-        Ok(())
-    }
-
-    /// Prints the steps (when profiling).
-    pub fn report(&self, n: usize) {
-        if let Some(c) = &self.0 {
-            let c = c.borrow();
-            let parts: Vec<String> = c.1.iter().map(|(k, v)| format!("{k} {v:.2}")).collect();
-            eprintln!("ntt_msm_h_profile n={n} ms: {}", parts.join(", "));
-        }
     }
 }

@@ -3,34 +3,59 @@
 //! then every group's batch additions and MSMs are queued on the lane's stream with no wait between them (the
 //! MSMs' scratch goes back to the stream-ordered pool as each is queued, and the next reuses it), the small
 //! MSMs run on the host meanwhile, and the lane waits once, when it reads the first result back. Each group's
-//! span is bracketed by events recorded as it is queued and closed after the wait.
-
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+//! span is bracketed by events recorded as it is queued and closed after the wait. [`g1_groups`] is the lane's
+//! entry (every group's bases made resident first), [`run`] the sequence.
 
 use blstrs::G1Projective;
 use cudarc::driver::{CudaSlice, CudaView};
 
-use super::batch_add::{batch_add_g1_launch, g1_sum, upload_bits};
-use super::device::Gpu;
-use super::error::{GResult, GpuError};
-use super::limbs;
-use super::msm::{self, Pending};
-use super::timing::{ClockSlot, GpuTimer};
+use super::super::error::{GResult, GpuError};
+use super::super::kernels::batch_add::{batch_add_g1_launch, g1_sum, upload_bits};
+use super::super::kernels::msm::{self, Pending};
+use super::super::lane_core::{lock, Counters, LaneCore};
+use super::super::limbs;
+use super::super::timing::GpuTimer;
 use crate::backend::api::{Backend, G1Group, G1Op};
 use crate::vocab::{Probe, Site};
 
-/// Sequences run so far in this process (tests: the path did run).
-static SEQUENCES: AtomicUsize = AtomicUsize::new(0);
-
-/// How many `tailseq` sequences this process has run to the end.
-pub fn sequences() -> usize {
-    SEQUENCES.load(Ordering::Relaxed)
+/// `tailseq`: the groups as one launch sequence; the groups come back (`Err`) when every input and one MSM's
+/// scratch do not fit at once (the caller runs them one by one). MSMs of fewer than `msm_min` points run on
+/// the host.
+#[allow(clippy::type_complexity)] // the results, or the inputs handed back
+pub(in super::super) fn g1_groups<'g>(
+    core: &LaneCore,
+    probe: &Probe,
+    groups: Vec<G1Group<'g>>,
+    msm_min: usize,
+) -> GResult<Result<Vec<Vec<G1Projective>>, Vec<G1Group<'g>>>> {
+    let gpu = &*core.gpu;
+    let need = need_bytes(&groups, msm_min);
+    if let Err(e) = gpu.check_mem("tailseq (every tail's inputs and one MSM's scratch)", need) {
+        tracing::warn!("GPU{}: {e}; tailseq off for this call, one tail after another", gpu.ordinal);
+        return Ok(Err(groups));
+    }
+    let overlap = core.opts().msm_overlap;
+    let mut srs = lock(&core.srs);
+    let ops: Vec<G1Op> = groups.iter().flat_map(|g| g.ops.iter().copied()).collect();
+    let dev = |op: &G1Op| on_device(op, msm_min);
+    let mut tmps = Vec::with_capacity(ops.len());
+    for op in &ops {
+        tmps.push(if dev(op) { srs.prepare(gpu, op_bases(op))? } else { None });
+    }
+    let srs = &*srs;
+    let views = ops
+        .iter()
+        .zip(&tmps)
+        .map(|(op, t)| dev(op).then(|| srs.on(t.as_ref(), op_bases(op))).transpose())
+        .collect::<GResult<Vec<_>>>()?;
+    let out = run(core, probe, groups, &views, overlap)?;
+    Counters::bump(&core.counters.tailseq_runs);
+    Ok(Ok(out))
 }
 
 /// Whether `op` runs on the device: a batch addition with a bit set, an MSM of at least `msm_min` points
-/// (the lane's `GPU_MSM_MIN`; fewer run on the host).
-pub(super) fn on_device(op: &G1Op<'_>, msm_min: usize) -> bool {
+/// (fewer run on the host).
+fn on_device(op: &G1Op<'_>, msm_min: usize) -> bool {
     match *op {
         G1Op::Ones(b, bits) => b.host.len().min(64 * bits.len()) > 0 && bits.iter().any(|&w| w != 0),
         G1Op::Msm(b, s, _) => b.host.len().min(s.len()) >= msm_min,
@@ -38,7 +63,7 @@ pub(super) fn on_device(op: &G1Op<'_>, msm_min: usize) -> bool {
 }
 
 /// The bases an op reads, cut to the points it uses.
-pub(super) fn op_bases<'a>(op: &G1Op<'a>) -> crate::backend::api::Bases<'a> {
+fn op_bases<'a>(op: &G1Op<'a>) -> crate::backend::api::Bases<'a> {
     match *op {
         G1Op::Ones(b, bits) => b.prefix(64 * bits.len()),
         G1Op::Msm(b, s, _) => b.prefix(s.len()),
@@ -47,7 +72,7 @@ pub(super) fn op_bases<'a>(op: &G1Op<'a>) -> crate::backend::api::Bases<'a> {
 
 /// Device bytes the sequence needs beside the bases: every device MSM's scalars and every bitmap held at
 /// once, the largest MSM's scratch (freed in stream order and reused by the next), and the sums.
-pub(super) fn need_bytes(groups: &[G1Group<'_>], msm_min: usize) -> usize {
+fn need_bytes(groups: &[G1Group<'_>], msm_min: usize) -> usize {
     let (mut held, mut scratch) = (0usize, 0usize);
     for op in groups.iter().flat_map(|g| &g.ops).filter(|op| on_device(op, msm_min)) {
         match *op {
@@ -74,29 +99,16 @@ enum Queued {
     Done(G1Projective),
 }
 
-/// What the device path needs of the lane: its device, its span clock, the host backend for small MSMs.
-pub(super) struct Lane<'l> {
-    /// The lane's device.
-    pub gpu: &'l Arc<Gpu>,
-    /// The lane's span clock.
-    pub clock: &'l Arc<Mutex<ClockSlot>>,
-    /// Where the ops without a device view run (small MSMs, empty bitmaps).
-    pub host: &'l dyn Backend,
-    /// `msm2s`.
-    pub overlap: bool,
-    /// The lane's device index (the spans' `device`).
-    pub ordinal: u64,
-}
-
 /// Runs `groups` as one sequence; `views[k]` is the device copy of op k's bases (ops in group order, `None`
 /// for ops that run on the host). Stops queueing at a cancel (fewer groups back).
-pub(super) fn run(
-    lane: &Lane<'_>,
+fn run(
+    lane: &LaneCore,
     probe: &Probe,
     groups: Vec<G1Group<'_>>,
     views: &[Option<CudaView<'_, u64>>],
+    overlap: bool,
 ) -> GResult<Vec<Vec<G1Projective>>> {
-    let gpu = &**lane.gpu;
+    let gpu = &*lane.gpu;
     let s = &gpu.stream;
     let ops: Vec<&G1Op> = groups.iter().flat_map(|g| &g.ops).collect();
     if views.len() != ops.len() {
@@ -122,9 +134,9 @@ pub(super) fn run(
         let on_dev = views[k..k + g.ops.len()].iter().any(Option::is_some);
         // A group with nothing on the device (small tails) is timed on the host as it runs; one with device
         // work by events, its span closed after the wait.
-        let host_span = (!on_dev).then(|| probe.open(g.site.clone().device(lane.ordinal)));
+        let host_span = (!on_dev).then(|| probe.open(g.site.clone().device(lane.ordinal())));
         let mut timer = if probe.recording() && on_dev {
-            GpuTimer::start_on(lane.gpu, lane.clock, s, s).ok()
+            GpuTimer::start_on(&lane.gpu, &lane.clock, s, s).ok()
         } else {
             None
         };
@@ -135,11 +147,11 @@ pub(super) fn run(
                 }
                 (G1Op::Msm(b, sc, w), Some(v), Some(ds)) => {
                     let n = b.host.len().min(sc.len());
-                    Queued::Msm(msm::msm_g1_launch(gpu, v, &ds.slice(..), n, w, lane.overlap)?)
+                    Queued::Msm(msm::msm_g1_launch(gpu, v, &ds.slice(..), n, w, overlap)?)
                 }
                 // The host's share runs while the device works through what is queued.
-                (G1Op::Ones(b, bits), ..) => Queued::Done(host(lane.host.batch_add_g1(b, bits))?),
-                (G1Op::Msm(b, sc, w), ..) => Queued::Done(host(lane.host.msm_g1(b, sc, w))?),
+                (G1Op::Ones(b, bits), ..) => Queued::Done(host(lane.cpu.batch_add_g1(b, bits))?),
+                (G1Op::Msm(b, sc, w), ..) => Queued::Done(host(lane.cpu.msm_g1(b, sc, w))?),
             };
             queued.push(q);
             k += 1;
@@ -158,7 +170,7 @@ pub(super) fn run(
     let mut out = Vec::with_capacity(timers.len());
     for ((site, timer), g) in timers.into_iter().zip(&groups) {
         let r = (&mut sums).take(g.ops.len()).collect::<GResult<Vec<_>>>()?;
-        if let Some(site) = site.map(|s| s.device(lane.ordinal)) {
+        if let Some(site) = site.map(|s| s.device(lane.ordinal())) {
             drop(match timer {
                 Some(t) => probe.open_timed(site, Box::new(t)),
                 None => probe.open(site),
@@ -166,7 +178,6 @@ pub(super) fn run(
         }
         out.push(r);
     }
-    SEQUENCES.fetch_add(1, Ordering::Relaxed);
     Ok(out)
 }
 

@@ -3,11 +3,8 @@
 //! batch addition of the density-one bases runs on a second stream of the lane, so it overlaps the lane's G1
 //! work (`ntt_msm_h`, `batch_add`, tails) while the host runs the G2 MSMs. When the bases do not fit (device
 //! memory checked first; tests can lower the room with [`G2Dev::limit`]) the lane says so once and the batch
-//! addition stays on the host: `g2d` changes speed, never whether or what a proof computes.
-//!
-//! A/B knob (not a toggle): `CUZK_G2D_PRIORITY=<int>` makes the second stream with that CUDA priority (lower
-//! is more urgent; the lane's stream has the default, which is the least urgent on current GPUs, so e.g. 0
-//! equals the lane and −1 puts the G2 batch addition ahead of the lane's G1 work). Unset: the default priority.
+//! addition stays on the host: `g2d` changes speed, never whether or what a proof computes. The second stream
+//! has the default priority, as the lane's (the lane made more urgent than it measured no change: docs/PERF.md).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,16 +12,11 @@ use std::time::Instant;
 use blstrs::{G2Affine, G2Projective};
 use cudarc::driver::{CudaSlice, CudaStream};
 
-use super::batch_add::{batch_add_g2_on, g2_scratch_bytes};
-use super::device::Gpu;
-use super::error::{GResult, GpuError};
-use super::resident::{matches, upload};
+use super::super::device::Gpu;
+use super::super::error::{GResult, GpuError};
+use super::super::kernels::batch_add::{batch_add_g2_on, g2_scratch_bytes};
+use super::super::mem::resident::{matches, upload};
 use crate::backend::api::ParamsId;
-
-/// The second stream's priority from `CUZK_G2D_PRIORITY` (`None`: unset or not an integer).
-fn priority() -> Option<i32> {
-    std::env::var("CUZK_G2D_PRIORITY").ok()?.trim().parse().ok()
-}
 
 /// One lane's B_G2 state.
 #[derive(Default)]
@@ -133,9 +125,7 @@ impl G2Dev {
         }
         let stream = match &self.stream {
             Some(s) => s.clone(),
-            None => match priority()
-                .map_or_else(|| gpu.ctx.new_stream(), |p| gpu.ctx.new_stream_with_priority(p))
-            {
+            None => match gpu.ctx.new_stream() {
                 Ok(s) => self.stream.insert(s).clone(),
                 Err(e) => return Some(Err(e.into())),
             },

@@ -1,38 +1,46 @@
-//! Every `CUZK_MSM_VARIANT` kernel configuration (src/backend/gpu/msm_variant.rs) against the CPU MSM: random
-//! scalars at odd sizes and the shapes that concentrate buckets (all equal, runs of ±1, half equal, the porep
-//! mix, zeros), bases at infinity, and wide windows. Variants are passed as a parameter, never through the
-//! environment (tests run in parallel).
+//! The device G1 MSM's schedules (its windows split into 1 to 8 passes, overlapped on two streams or all on
+//! one: toggle `msm2s`) and forced windows against the CPU MSM: random scalars at odd sizes, the shapes that
+//! concentrate buckets (all equal, runs of ±1, half equal, the porep mix, zeros), bases at infinity, and wide
+//! windows. Schedules are arguments, never environment variables (tests run in parallel).
 
 use super::{g1_points, gpu, rng, scalars, shaped_scalars};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use cuzk::backend::api::{Backend, Bases};
 use cuzk::backend::cpu::backend::CpuBackend;
-use cuzk::backend::gpu::msm::msm_g1_variant;
-use cuzk::backend::gpu::msm_variant::MsmVariant;
+use cuzk::backend::gpu::kernels::msm::{msm_g1_scheduled, Schedule};
 use cuzk::backend::gpu::{limbs, Gpu};
 use ff::Field;
 use group::{Curve, Group};
 
-/// Runs every variant (and the given windows) on one input and compares each with the CPU's result.
+/// The schedules every input runs under: the default split overlapped and not, three and eight passes
+/// overlapped (the two-set path at test sizes), four passes on one stream (the one-set path).
+const SCHEDULES: [Schedule; 5] = [
+    Schedule { passes: None, overlap: true },
+    Schedule { passes: None, overlap: false },
+    Schedule { passes: Some(3), overlap: true },
+    Schedule { passes: Some(8), overlap: true },
+    Schedule { passes: Some(4), overlap: false },
+];
+
+/// Runs every schedule (and the given windows) on one input and compares each with the CPU's result.
 fn check_all(dev: &Gpu, what: &str, bases: &[G1Affine], sc: &[Scalar], windows: &[Option<usize>]) {
     let cpu = CpuBackend::new();
     let want = cpu.msm_g1(Bases::host(bases), sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
     let db = dev.stream.clone_htod(limbs(bases)).unwrap_or_else(|e| panic!("{e}"));
     let ds = dev.stream.clone_htod(limbs(sc)).unwrap_or_else(|e| panic!("{e}"));
     let n = bases.len();
-    for name in MsmVariant::ALL {
-        let v = MsmVariant::parse(name).unwrap_or_else(|e| panic!("{e}"));
+    for sched in SCHEDULES {
         for &w in windows {
-            let got = msm_g1_variant(dev, &db.slice(..), &ds.slice(..), n, w, &v)
-                .unwrap_or_else(|e| panic!("{what} [{name}] window={w:?}: {e}"));
-            assert_eq!(got.to_affine(), want, "msm_g1 {what} n={n} variant {name} window={w:?}");
+            let got = msm_g1_scheduled(dev, &db.slice(..), &ds.slice(..), n, w, sched)
+                .unwrap_or_else(|e| panic!("{what} [{sched:?}] window={w:?}: {e}"));
+            assert_eq!(got.to_affine(), want, "msm_g1 {what} n={n} {sched:?} window={w:?}");
         }
     }
 }
 
 #[test]
-fn msm_variants_match_cpu() {
-    let Some(g) = gpu("msm_variants_match_cpu") else { return };
+fn msm_schedules_match_cpu() {
+    let Some(g) = gpu("msm_schedules_match_cpu") else { return };
     let Some(dev) = g.gpu(0) else { return };
     // Random scalars (and the 0 / 1 / −1 mix) at odd sizes, default window.
     for (k, &n) in [1usize, 3, 255, 1000, 4097, 65_537, 1 << 18].iter().enumerate() {
@@ -56,19 +64,8 @@ fn msm_variants_match_cpu() {
     }
     let sc = scalars(with_inf.len(), &mut rng(213), true);
     check_all(dev, "bases at infinity", &with_inf, &sc, &[None, Some(8)]);
-    // Wide windows (the `wNN` tokens): many empty buckets between the filled ones.
+    // Wide and narrow forced windows: many empty buckets between the filled ones, or very many windows.
     let bases = g1_points(70_001, 214);
     let sc = scalars(bases.len(), &mut rng(215), false);
-    check_all(dev, "wide windows", &bases, &sc, &[Some(20), Some(21), Some(22)]);
-    // Window tokens of the variant (used where the caller passes no window).
-    let cpu = CpuBackend::new();
-    let want = cpu.msm_g1(Bases::host(&bases), &sc, None).unwrap_or_else(|e| panic!("{e}")).to_affine();
-    let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));
-    let ds = dev.stream.clone_htod(limbs(&sc)).unwrap_or_else(|e| panic!("{e}"));
-    for name in ["base+w18", "flat+w21", "flat+lb3+w12"] {
-        let v = MsmVariant::parse(name).unwrap_or_else(|e| panic!("{e}"));
-        let got = msm_g1_variant(dev, &db.slice(..), &ds.slice(..), bases.len(), None, &v)
-            .unwrap_or_else(|e| panic!("[{name}]: {e}"));
-        assert_eq!(got.to_affine(), want, "msm_g1 variant {name}");
-    }
+    check_all(dev, "forced windows", &bases, &sc, &[Some(12), Some(18), Some(20), Some(21), Some(22)]);
 }

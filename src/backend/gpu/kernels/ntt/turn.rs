@@ -6,8 +6,9 @@
 
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
-use super::super::{GResult, Gpu, GpuError, Module};
-use super::{global_radices, grid, n_of, twiddles, Kernels, NttTables, Trace, SMEM_LOG};
+use super::super::super::{GResult, Gpu, GpuError};
+use super::super::Module;
+use super::{global_radices, grid, n_of, Kernels, NttTables, SMEM_LOG};
 
 /// Threads per `ntt_smem_turn` block: four elements each of the 2^SMEM_LOG.
 const TURN_THREADS: u32 = 1 << (SMEM_LOG - 2);
@@ -27,7 +28,6 @@ pub(super) fn to_coset(
         )));
     }
     super::dif_global(s, k, t, v, true, None)?;
-    let trace = Trace::start(s)?;
     let f = gpu.kernel(Module::Ntt, "ntt_smem_turn")?;
     let (lo, hi) = t.pow_slices(t.coset_h);
     let lt = t.lt_slice();
@@ -41,17 +41,15 @@ pub(super) fn to_coset(
     // SAFETY: ntt_smem_turn(u64*, 3 × const u64*, u32, u32); v holds N = 2^log_n > 2^SMEM_LOG fr_t, one block of
     // 256 threads (its __launch_bounds__) per 2^SMEM_LOG elements; lt holds LT_LEN fr_t, the table covers i < N.
     unsafe { b.launch(cfg) }?;
-    trace.lap(s, "smem_turn", SMEM_LOG)?;
-    dit_global(gpu, s, k, t, v)
+    dit_global(gpu, s, t, v)
 }
 
 /// The forward DIT's global passes, spans 2^SMEM_LOG … N/2 (DIF's radices in reverse order).
-fn dit_global(gpu: &Gpu, s: &CudaStream, k: &Kernels, t: &NttTables, v: &mut CudaSlice<u64>) -> GResult<()> {
+fn dit_global(gpu: &Gpu, s: &CudaStream, t: &NttTables, v: &mut CudaSlice<u64>) -> GResult<()> {
     let log_n = t.log_n;
-    let tw = twiddles(t)?;
+    let tw = &t.tw;
     let mut low = SMEM_LOG;
-    let trace = Trace::start(s)?;
-    for r in global_radices(log_n - SMEM_LOG, k.r8.is_some()).into_iter().rev() {
+    for r in global_radices(log_n - SMEM_LOG).into_iter().rev() {
         let log_h = low + r - 1; // the pass's largest span
         let name = ["ntt_dit_r2", "ntt_dit_r4", "ntt_dit_r8"][r as usize - 1];
         let f = gpu.kernel(Module::Ntt, name)?;
@@ -60,7 +58,6 @@ fn dit_global(gpu: &Gpu, s: &CudaStream, k: &Kernels, t: &NttTables, v: &mut Cud
         // SAFETY: ntt_dit_r{2,4,8}(u64*, const u64*, u32, u32); v holds N fr_t, tw N/2 + 1; N/2^r threads, each
         // reading and writing its 2^r elements below N (spans 2^(log_h − r + 1) … 2^log_h, log_h < log_n).
         unsafe { b.launch(grid(n_of(log_n) >> r)) }?;
-        trace.lap(s, &name[4..], log_h)?;
         low += r;
     }
     Ok(())

@@ -12,13 +12,12 @@ use blstrs::{G1Projective, G2Projective};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, LaunchConfig, PushKernelArg};
 use group::Group;
 
-use super::{g1_from_jacobian, g2_from_jacobian, GResult, Gpu, GpuError, Module};
+use super::super::{g1_from_jacobian, g2_from_jacobian, GResult, Gpu, GpuError};
+use super::Module;
 
 /// Bitmap words (64 bases) per thread of the first pass. Every step is a serial chain of additions on one
-/// thread, so short chains and more threads win: with 4 words, 32 and 64 below, 2^16 half-selected bases
-/// took 14.8 ms on the H200 (256 threads of 128 additions each; docs/PERF.md). Splitting the positions evenly
-/// over one wave of resident threads instead (fewer, longer chains) measured slower: 2^22 2.60 → 3.27 ms, 2^24
-/// 7.18 → 8.23 (docs/PERF.md, session n).
+/// thread, so short chains and more threads win (4 words per thread: 2^16 half-selected bases took 14.8 ms;
+/// one wave of resident threads with longer chains was slower too; docs/PERF.md).
 const WORDS_PER_THREAD: u32 = 1;
 /// Partial sums per thread of a reduction pass (a tree of fan-in 8).
 const REDUCE_K: u32 = 8;

@@ -1,78 +1,27 @@
-//! Groth16's quotient `compute_h` on the device: the old path's launch sequence (the pass path's is in
-//! ntt/pass.rs) and the permutations that combine two bit-reversed vectors (`ntt_bitrev_tile2`). The sequences
-//! and their measurements are in the header of src/backend/gpu/ntt.rs.
+//! Groth16's quotient `compute_h` on the device and the permutations that combine two bit-reversed vectors
+//! (`ntt_bitrev_tile2`). The sequence is in the header of the parent module.
 
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
-use super::super::{GResult, Gpu, Module};
+use super::super::super::{GResult, Gpu};
+use super::super::Module;
 use super::{
-    bitrev_scale, check_args, dif, dif_global, dif_smem, global_radices, grid, n_of, old_path, pass, tables,
-    turn, Kernels, NttTables, Trace, BR_T, SMEM_LOG,
+    bitrev_scale, check_args, dif, dif_global, dif_smem, global_radices, grid, n_of, tables, turn, HStreams,
+    Kernels, NttTables, BR_T, SMEM_LOG,
 };
 
 /// Whether compute_h's product can ride on the last DIF⁻¹'s first pass (a radix-8 pass) at this size.
-fn fuses_mul(log_n: u32, k: &Kernels) -> bool {
-    log_n > SMEM_LOG && global_radices(log_n - SMEM_LOG, k.r8.is_some()).first() == Some(&3)
+fn fuses_mul(log_n: u32) -> bool {
+    log_n > SMEM_LOG && global_radices(log_n - SMEM_LOG).first() == Some(&3)
 }
 
-/// H = (A·B − C)/Z exactly as the CPU's `ntt::compute_h`: on return `a` holds H's N coefficients
-/// (the first N − 1 are the MSM scalars); b, c are scratch. All three hold N = 2^log_n fr_t, zero-padded. `side`
-/// (toggle `streams`): b's and c's transforms on side streams beside a's.
+/// H = (A·B − C)/Z exactly as the CPU's `ntt::compute_h`: on return `a` holds H's N coefficients (the first
+/// N − 1 are the MSM scalars); b, c are scratch. All three hold N = 2^log_n fr_t, zero-padded. a's transforms
+/// and the combining passes run on `streams.a`, b's and c's on theirs (toggle `streams` gives them streams of
+/// their own; `hpipe` stages the next circuit on its staging streams while the lane's MSM holds the main one).
 pub fn compute_h(
-    gpu: &Gpu,
-    a: &mut CudaSlice<u64>,
-    b: &mut CudaSlice<u64>,
-    c: &mut CudaSlice<u64>,
-    log_n: u32,
-    side: bool,
-) -> GResult<()> {
-    compute_h_on(gpu, a, b, c, log_n, old_path(), side)
-}
-
-/// [`compute_h`] on an explicitly chosen path (`old`: the default sequences; `false`: the pass path), so tests
-/// cover both; `side` (toggle `streams`, old path): b's and c's transforms on side streams beside a's.
-pub fn compute_h_on(
-    gpu: &Gpu,
-    a: &mut CudaSlice<u64>,
-    b: &mut CudaSlice<u64>,
-    c: &mut CudaSlice<u64>,
-    log_n: u32,
-    old: bool,
-    side: bool,
-) -> GResult<()> {
-    if !old {
-        check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
-        let t = tables(gpu, log_n, old)?;
-        return pass::compute_h(gpu, &t, a, b, c);
-    }
-    // a on the main stream, b and c on side streams: each vector's transforms start as soon as its upload
-    // (side[0], in order a, b, c) lands, and run beside the others' (cudarc's per-buffer events order them).
-    let streams = if side {
-        let s = gpu.side()?;
-        HStreams { a: &gpu.stream, b: &s[1], c: &s[2] }
-    } else {
-        HStreams { a: &gpu.stream, b: &gpu.stream, c: &gpu.stream }
-    };
-    compute_h_with(gpu, streams, a, b, c, log_n)
-}
-
-/// The streams of one [`compute_h_with`]: a's transforms and the combining passes on `a`, b's and c's on
-/// `b` and `c` (the same stream three times: everything in order).
-#[derive(Clone, Copy)]
-pub struct HStreams<'s> {
-    /// a's transforms, then A·B's and the combination with C.
-    pub a: &'s Arc<CudaStream>,
-    /// b's transforms.
-    pub b: &'s Arc<CudaStream>,
-    /// c's transform.
-    pub c: &'s Arc<CudaStream>,
-}
-
-/// [`compute_h`] on the default (old) path with its streams given: `hpipe` stages the next circuit on streams
-/// of its own while the lane's MSM holds the main one.
-pub fn compute_h_with(
     gpu: &Gpu,
     streams: HStreams<'_>,
     a: &mut CudaSlice<u64>,
@@ -81,7 +30,7 @@ pub fn compute_h_with(
     log_n: u32,
 ) -> GResult<()> {
     check_args(log_n, &[("a", a.len()), ("b", b.len()), ("c", c.len())])?;
-    let t = tables(gpu, log_n, true)?;
+    let t = tables(gpu, log_n)?;
     let k = Kernels::new(gpu)?;
     // The side streams join a's first: the callers' buffers may be stream-ordered allocations there.
     let (sa, sb, sc) = (streams.a, streams.b, streams.c);
@@ -108,7 +57,7 @@ pub fn compute_h_with(
     // A·B on the coset (natural) → DIF⁻¹ → H = the two combined.
     // The product on the last DIF⁻¹'s first loads: compute_h 2^22 6.15–6.20 against 6.20–6.25 ms with ntt_mul's
     // own pass (docs/PERF.md).
-    if turn && fuses_mul(log_n, &k) {
+    if turn && fuses_mul(log_n) {
         dif_global(s, &k, &t, a, true, Some(&*b))?;
         dif_smem(s, &k, &t, a, true)?;
     } else {
@@ -124,7 +73,7 @@ pub fn compute_h_with(
 
 /// What [`bitrev_combine`] computes into `a` (BR2_* in cuda/ntt_stage.cuh), r = bitrev(i).
 #[derive(Clone, Copy)]
-pub(crate) enum Combine {
+pub(super) enum Combine {
     /// a[i] ← a[r]·b[r]: the product of the coset evaluations, put in natural order for the last DIF⁻¹.
     Mul,
     /// a[i] ← a[r]·z·g^(−i)/N − b[r]·z/N: H from DIF⁻¹(A·B) and DIF⁻¹(C).
@@ -133,7 +82,7 @@ pub(crate) enum Combine {
 
 /// compute_h's permutations that combine two bit-reversed vectors into `a` (natural order): `ntt_bitrev_tile2`
 /// (coalesced tiles, as [`bitrev_scale`]) from 2^8, the per-element `ntt_bitrev2` below that.
-pub(crate) fn bitrev_combine(
+pub(super) fn bitrev_combine(
     gpu: &Gpu,
     s: &CudaStream,
     t: &NttTables,
@@ -145,7 +94,6 @@ pub(crate) fn bitrev_combine(
     let (lo, hi) = t.pow_slices(t.h_out);
     let zn = t.zn_slice();
     let mode = matches!(op, Combine::Sub) as u32;
-    let trace = Trace::start(s)?;
     let tile = log_n >= 2 * BR_T;
     let (f, cfg) = if tile {
         let cfg = LaunchConfig {
@@ -163,5 +111,5 @@ pub(crate) fn bitrev_combine(
     // buffers); the tile kernel runs one block of 256 threads (its __launch_bounds__) per 2^8-element tile from
     // N = 2^8, the per-element one N threads; the h_out table covers i < N, zn is one fr_t.
     unsafe { lb.launch(cfg) }?;
-    trace.lap(s, if tile { "bitrev_tile2" } else { "bitrev2" }, log_n)
+    Ok(())
 }

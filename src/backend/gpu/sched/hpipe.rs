@@ -2,19 +2,66 @@
 //! a/b/c and runs its compute_h on streams of its own (`Gpu::stage`) while the lane's thread runs circuit k's
 //! msm_h on the lane's streams, so the copies and the transforms fill the MSM's gaps instead of waiting for
 //! its result. Each circuit holds one of the lane's a/b/c buffer sets from its upload to the end of its
-//! msm_h; with two sets the staging thread runs at most one circuit ahead.
+//! msm_h; with two sets the staging thread runs at most one circuit ahead. [`ntt_msm_h`] is the lane's entry;
+//! [`run`] the two-thread pipeline it drives.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use super::error::{GResult, GpuError};
+use blstrs::G1Projective;
+use cudarc::driver::CudaSlice;
 
-/// Circuits staged ahead of their msm_h so far in this process (tests: the pipelined path did run).
-static STAGED: AtomicUsize = AtomicUsize::new(0);
+use super::super::error::{GResult, GpuError};
+use super::super::h::{domain, h_scratch, msm_h, stage};
+use super::super::lane_core::{lock, Counters, LaneCore};
+use crate::backend::api::Bases;
+use crate::cs::Evals;
+use crate::vocab::{Phase, Probe, Site, Span};
 
-/// How many circuits `hpipe` has staged in this process.
-pub fn staged_count() -> usize {
-    STAGED.load(Ordering::Relaxed)
+/// The lane's circuits with circuit k + 1 uploaded and transformed on the staging streams while circuit k's
+/// msm_h runs on the lane's; two a/b/c buffer sets. The circuits come back (`Err`) when the second set does
+/// not fit beside the scratch: the caller runs them one after another.
+#[allow(clippy::type_complexity)] // the results, or the inputs handed back
+pub(in super::super) fn ntt_msm_h(
+    core: &LaneCore,
+    probe: &Probe,
+    first: usize,
+    abcs: Vec<[Evals; 3]>,
+    h: Bases<'_>,
+) -> GResult<Result<Vec<G1Projective>, Vec<[Evals; 3]>>> {
+    let gpu = &*core.gpu;
+    let n = abcs.iter().map(domain).max().unwrap_or(1);
+    let m = n.min(h.host.len());
+    let mut held = lock(&core.abc);
+    let need = held.extra_bytes(n, 2) + h_scratch(n, m);
+    if let Err(e) = gpu.check_mem("hpipe (two sets of a, b, c and scratch)", need) {
+        tracing::warn!("GPU{}: {e}; hpipe off for this call, circuits one after another", gpu.ordinal);
+        return Ok(Err(abcs));
+    }
+    let sets = vec![held.take(gpu, n)?, held.take(gpu, n)?];
+    let opts = core.opts();
+    let on = gpu.stage_streams()?.stage_on(opts.abc_streams);
+    // Buffers `take` just allocated are stream-ordered on the lane's stream; none of this call's MSMs is
+    // queued there yet.
+    on.up.join(&gpu.stream)?;
+    let staged = |k: usize, abc: [Evals; 3], bufs: &mut [CudaSlice<u64>; 3]| -> GResult<Span> {
+        let c = first + k;
+        let site = Site::new(Phase::NttMsmH).circuit(c).arg("n", abc[0].len()).arg("staged", true);
+        let span = core.open_on(probe, site, on.up, &gpu.stream);
+        stage(core, probe, c, abc, bufs, n, on, &opts)?;
+        Counters::bump(&core.counters.hpipe_staged);
+        Ok(span)
+    };
+    let finish = |k: usize, span: Span, bufs: &[CudaSlice<u64>; 3]| {
+        let r = msm_h(core, probe, first + k, bufs, h, m);
+        drop(span);
+        r
+    };
+    let stop = || probe.checkpoint().is_err();
+    let (out, sets) = run(abcs, sets, &staged, finish, &stop)?;
+    for s in sets {
+        held.keep(s);
+    }
+    Ok(Ok(out))
 }
 
 /// Runs `stage(k, item, set)` on a thread of its own and `finish(k, staged, set)` on this one, for every
@@ -50,9 +97,6 @@ pub fn run<I: Send, B: Send, X: Send, T>(
                     let Ok(mut b) = free_rx.recv() else { break };
                     let x = stage(k, item, &mut b);
                     let failed = x.is_err();
-                    if !failed {
-                        STAGED.fetch_add(1, Ordering::Relaxed);
-                    }
                     if done_tx.send((k, x, b)).is_err() || failed {
                         break;
                     }

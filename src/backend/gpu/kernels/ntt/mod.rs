@@ -1,61 +1,35 @@
-//! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`).
+//! NTTs over Fr and Groth16's quotient `compute_h` on the device (kernels: `cuda/ntt.cu`, per-thread bodies in
+//! `cuda/ntt_stage.cuh` and `cuda/ntt_perm.cuh`).
 //!
-//! Two launch paths, identical results:
-//! - **Passes** (`CUZK_NTT_PASS=1`; src/backend/gpu/ntt/pass.rs): a transform is ⌈log_n/10⌉ launches of
-//!   `ntt_pass`, each running B ≤ 10 radix-2 stages in shared memory on blocks of 2^10 elements (2^(10−B) columns of 2^B
-//!   elements strided by the pass's lowest span, so the C columns are contiguous in global memory); splits as
-//!   equal as possible, larger last: 2^24 8+8+8, 2^22 7+7+8, 2^20 10+10. Between passes the six-step "twist"
-//!   ω_M^(±low·k1) is applied in the pass (DIF: before the store; DIT: after the load), read from a two-level
-//!   table of ω_N (ω^k = lo[k mod 2^12]·hi[k >> 12]); the shared stages read the compact 1033-entry table.
-//!   DIF (Gentleman–Sande) maps natural → bit-reversed, DIT (Cooley–Tukey, passes in reverse order)
-//!   bit-reversed → natural; either can run with ω^(−1). Scaling c·g^idx (1/N, coset shifts) rides on the first
-//!   pass's loads (idx = P) or the last pass's stores (idx = P or bitrev(P)).
-//! - **Old** (default; the path is read per call and is part of the table cache key): DIF only; spans N/2 …
-//!   2^10 as global passes three stages at a time (`ntt_dif_r8`; two or one for the last few, see
-//!   [`global_radices`]; `CUZK_NTT_R8=0` runs `ntt_dif_r4` passes instead), the last min(log_n, 10) stages in
-//!   `ntt_dif_smem4` (two per barrier), twiddles from a full table ω^k, k ≤ N/2 (inverse via
-//!   ω^(−k) = −ω^(N/2−k)), then the permutation (i ↔ bitrev(i), ·c·g^i; below).
-//!
-//! Launch sequences, pass path (N = 2^log_n; "bitrev·s" = the permutation with ·s(i), on both paths
-//! `ntt_bitrev_tile`, 16×16 tiles swapped through shared memory, from 2^8; `ntt_bitrev_scale` below that):
+//! A transform is a DIF (Gentleman–Sande: natural → bit-reversed; either direction, ω or ω^(−1)): the spans
+//! N/2 … 2^10 as global passes three stages at a time (`ntt_dif_r8`; two or one for the last few, see
+//! [`global_radices`]), the last min(log_n, 10) stages in shared memory two per barrier (`ntt_dif_smem4`),
+//! twiddles from a full table ω^k, k ≤ N/2 (inverse via ω^(−k) = −ω^(N/2−k)); then the permutation
+//! i ↔ bitrev(i) with an optional ·c·g^i (`ntt_bitrev_tile`: 16×16 tiles swapped through shared memory,
+//! coalesced rows, from 2^8 points; `ntt_bitrev_scale` below):
 //! - Forward: DIF; bitrev.   Inverse: DIF⁻¹; bitrev·(1/N).
-//! - CosetForward: DIF with ·g^i on the first loads; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
-//! - compute_h: six transforms, not bellperson's seven: H = z·(icoset(A_g·B_g) − iNTT(C)) (z = 1/(g^N − 1);
-//!   the inverse coset transform is linear and undoes the coset NTT, src/backend/cpu/ntt.rs's compute_h).
-//!   For v in a, b: DIF⁻¹(v) storing ·g^i/N at i = bitrev(P) (coefficients, bit-reversed, coset shifted);
-//!   DIT(v) (coset evaluations, natural). DIF⁻¹(c). Then DIF⁻¹(a) with a ← a·b on its first pass's loads,
-//!   and `bitrev_combine` (Sub): a[i] ← a[r]·z·g^(−i)/N − c[r]·z/N, r = bitrev(i) — the one permutation (the
-//!   old path pays 4).
-//! - Old path: Forward: DIF; bitrev.  Inverse: DIF⁻¹; bitrev·(1/N).  CosetForward: `ntt_scale` (g^i); DIF;
-//!   bitrev.  CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).  compute_h above 2^SMEM_LOG points: for v in a, b:
-//!   DIF⁻¹'s global passes, `ntt_smem_turn` (DIF⁻¹'s shared stages, ·g^i/N at i = bitrev(P), the forward DIT's
-//!   shared stages), the DIT's global passes (`ntt_dit_r8`…; ntt/turn.rs) — coset evaluations, natural, no
-//!   permutation; DIF⁻¹(c); DIF⁻¹(a) with a ← a·b on its first pass (`ntt_dif_r8_inv_mul`; `ntt_mul` first
-//!   where that pass is not radix 8); `bitrev_combine` Sub, the one permutation. Up to
-//!   2^SMEM_LOG: for v in a, b: DIF⁻¹(v); bitrev·(g^i/N); DIF(v); DIF⁻¹(c); `bitrev_combine` Mul (a ← a·b,
-//!   natural); DIF⁻¹(a); `bitrev_combine` Sub. a's
-//!   launches run on the main stream, b's and c's (toggle `streams`) on side streams 1 and 2 ([`Gpu::side`]),
-//!   each starting when its upload (side stream 0, a first) lands; the combining passes wait for b and c
-//!   through the buffers' events.
+//! - CosetForward: `ntt_scale` (·g^i); DIF; bitrev.   CosetInverse: DIF⁻¹; bitrev·(g^(−i)/N).
 //!
-//! Device memory per (device, log_n, path), cached for the process ([`scratch_bytes`]): six two-level power
-//! tables (g^i, g^i/N, g^(−i)/N, 1/N, ω^i, z·g^(−i)/N; 2^12 + N/2^12 entries each), z/N and the compact table:
-//! ≈ 1.5 MiB at 2^24. The old path adds the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26).
-//! Traffic per NTT at 2^24: pass path 3 passes + 1 permutation, each reading and writing 512 MiB (≈ 4 GiB;
-//! twist/table reads are L2 hits); old path 5 global + 1 shared + 1 permutation (≈ 7 GiB) plus ≲ 0.5 GiB of
-//! twiddle reads. compute_h at 2^22 (128 MiB per vector): pass path 21 passes (one reading b, c too) + 1
-//! permutation ≈ 5.75 GiB; old path ≈ 10.5 GiB (13.5 with radix-4 passes). Measured (H200, 2026-12-01, one
-//! call, radix-4 passes): forward 2^24 old 6.16 ms, pass 6.90; compute_h 2^22 old 10.7, pass 11.6 — the pass
-//! path moves half the bytes yet is ~12% slower (its shared-memory stages, not DRAM, bound it), so the old
-//! path stays the default and the pass path stays opt-in for the work on it. With two shared stages per barrier, the tiled permutation and
-//! the side streams the old path was at 5.40 ms (2^24 forward) and 8.8 ms (compute_h 2^22); with the cheaper Fr
-//! multiplication (field32.cuh's FR_REDC), radix-8 passes and four blocks per SM for `ntt_dif_r4` / `ntt_dif_smem4`
-//! 2^24 forward was 4.93 ms and compute_h 2^22 ≈ 8.1 ms; with compute_h in six transforms, the permutation-free
-//! turn and per-direction DIF kernels 4.78 ms and 6.15 ms; with Fr's reduction rows partly on the ALU and the
-//! lazy form (cuda/ntt_stage.cuh's `lz_*`) 4.65 ms and 6.07 ms; with fr_t moved as two 16-byte accesses (`ldv`/`stv`) 4.10 ms
-//! and 5.69–5.74 ms (docs/PERF.md).
+//! compute_h ([`quotient`]) takes six transforms, not bellperson's seven: H = z·(icoset(A_g·B_g) − iNTT(C))
+//! with z = 1/(g^N − 1) (the inverse coset transform is linear and undoes the coset NTT; the CPU's
+//! `backend::cpu::ntt::compute_h` does the same). Above 2^10 points, for v in a, b: DIF⁻¹'s global passes,
+//! `ntt_smem_turn` (DIF⁻¹'s shared stages, ·g^i/N at i = bitrev(P), the forward DIT's shared stages), the
+//! DIT's global passes (`ntt_dit_r8`…; [`turn`]) — coset evaluations in natural order, no permutation;
+//! DIF⁻¹(c); DIF⁻¹(a) with a ← a·b on its first pass's loads (`ntt_dif_r8_inv_mul`; a plain `ntt_mul` first
+//! where that pass is not radix 8); then the one permutation, which also subtracts C's term
+//! (`bitrev_combine` Sub: a[i] ← a[r]·z·g^(−i)/N − c[r]·z/N, r = bitrev(i)). Up to 2^10: for v in a, b:
+//! DIF⁻¹(v); bitrev·(g^i/N); DIF(v); DIF⁻¹(c); `bitrev_combine` Mul (a ← a·b, natural); DIF⁻¹(a);
+//! `bitrev_combine` Sub. a's launches run on [`HStreams::a`], b's and c's on their own streams (toggle
+//! `streams`), each starting when its upload lands; the combining passes wait for b and c through the buffers'
+//! events. Every fr_t moves through global memory as two 16-byte accesses, and values stay in a lazy form
+//! (< 2r) between the stages of one transform, reduced at its last store.
 //!
-//! Host check of the kernels and both paths' sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
+//! Device memory per (device, log_n), cached for the process ([`scratch_bytes`]): six two-level power tables
+//! (g^i, g^i/N, g^(−i)/N, 1/N, ω^i, z·g^(−i)/N; 2^12 + N/2^12 entries each), z/N, the compact shared-stage
+//! table and the twiddle table ((N/2 + 1)·32 B: 256 MiB at 2^24, 1 GiB at 2^26). Traffic per NTT at 2^24:
+//! 5 global passes + 1 shared + 1 permutation (≈ 7 GiB). Measured figures: docs/PERF.md.
+//!
+//! Host check of the kernels and these sequences (no GPU): `bash cuda/hostcheck/ntt_check.sh`.
 
 use std::sync::Arc;
 
@@ -63,23 +37,19 @@ use blstrs::Scalar;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, CudaView, LaunchConfig, PushKernelArg};
 use ff::{Field, PrimeField};
 
-use super::{limbs, GResult, Gpu, GpuError, Module};
+use super::super::{limbs, GResult, Gpu, GpuError};
+use super::Module;
 
-/// The strided-pass launch sequences (`CUZK_NTT_PASS=1`), a child so it shares the tables privately.
-mod pass;
-/// Groth16's quotient `compute_h` on the old path and its combining permutations.
-mod quotient;
-mod trace;
-/// compute_h's coset transforms without a permutation (DIT kernels), a child for the same reason.
+/// Groth16's quotient `compute_h` and its combining permutations.
+pub mod quotient;
+/// compute_h's coset transforms without a permutation (DIT kernels), a child so it shares the tables.
 mod turn;
 
-pub(crate) use quotient::{bitrev_combine, Combine};
-pub use quotient::{compute_h, compute_h_on, compute_h_with, HStreams};
-
-use trace::Trace;
+pub use crate::backend::gpu::streams::HStreams;
+pub use quotient::compute_h;
 
 /// log2 of the shared-memory block (SMEM_LOG in cuda/ntt_stage.cuh).
-pub(crate) const SMEM_LOG: u32 = 10;
+const SMEM_LOG: u32 = 10;
 /// log2 of the low half of the two-level power tables.
 const LO_BITS_MAX: u32 = 12;
 /// Largest domain the kernels index with 32-bit thread ids (the CPU's MAX_LOG_SIZE).
@@ -101,7 +71,7 @@ pub enum NttDir {
 
 /// Offsets (in fr_t) of one two-level power table c·x^i = lo[i mod 2^L]·hi[i >> L] inside `NttTables::pows`.
 #[derive(Clone, Copy)]
-pub(crate) struct PowTable {
+struct PowTable {
     lo: usize,
     hi: usize,
     hi_len: usize,
@@ -109,24 +79,22 @@ pub(crate) struct PowTable {
 
 /// Device tables for one domain size, built once per (device, log_n).
 pub struct NttTables {
-    pub(crate) log_n: u32,
-    pub(crate) lo_bits: u32,
-    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each: only the old path (the default) has it.
-    tw: Option<CudaSlice<u64>>,
+    log_n: u32,
+    lo_bits: u32,
+    /// ω^k for k ≤ N/2 (tw[N/2] = −1), 4 limbs each.
+    tw: CudaSlice<u64>,
     /// Concatenated power tables and z⁻¹ (offsets below, in fr_t).
     pows: CudaSlice<u64>,
     /// g^i (coset forward).
-    pub(crate) coset_fwd: PowTable,
+    coset_fwd: PowTable,
     /// g^i / N (inverse then coset shift, compute_h's first part).
-    pub(crate) coset_h: PowTable,
+    coset_h: PowTable,
     /// g^(−i) / N (inverse coset).
-    pub(crate) coset_inv: PowTable,
+    coset_inv: PowTable,
     /// 1 / N (plain inverse).
-    pub(crate) inv: PowTable,
-    /// ω^i, i < N (the pass path's twists; the old path expands `tw` from it).
-    pub(crate) omega: PowTable,
+    inv: PowTable,
     /// z·g^(−i) / N with z = 1 / (g^N − 1): compute_h's last step (H = z·(icoset(A·B) − iNTT(C))).
-    pub(crate) h_out: PowTable,
+    h_out: PowTable,
     /// z / N, one fr_t (the same step's factor on iNTT(C)).
     zn: usize,
     /// Compact twiddles of the shared-memory stages (`LT_BASE` in cuda/ntt_stage.cuh).
@@ -135,28 +103,22 @@ pub struct NttTables {
 
 impl NttTables {
     /// The (lo, hi) device halves of one two-level table.
-    pub(crate) fn pow_slices(&self, p: PowTable) -> (CudaView<'_, u64>, CudaView<'_, u64>) {
+    fn pow_slices(&self, p: PowTable) -> (CudaView<'_, u64>, CudaView<'_, u64>) {
         (self.pows.slice(4 * p.lo..4 * p.hi), self.pows.slice(4 * p.hi..4 * (p.hi + p.hi_len)))
     }
 
     /// The compact shared-stage twiddles (LT_LEN fr_t).
-    pub(crate) fn lt_slice(&self) -> CudaView<'_, u64> {
+    fn lt_slice(&self) -> CudaView<'_, u64> {
         self.pows.slice(4 * self.lt..4 * (self.lt + LT_LEN))
     }
 
     /// z / N, one fr_t.
-    pub(crate) fn zn_slice(&self) -> CudaView<'_, u64> {
+    fn zn_slice(&self) -> CudaView<'_, u64> {
         self.pows.slice(4 * self.zn..4 * self.zn + 4)
     }
 }
 
-/// The radix-4 global passes + N/2-entry twiddle table, unless `CUZK_NTT_PASS=1` selects the strided-pass
-/// path for A/B runs on the device (measured slower, module comment); results are identical.
-pub fn old_path() -> bool {
-    std::env::var_os("CUZK_NTT_PASS").is_none_or(|v| v != "1")
-}
-
-pub(crate) fn n_of(log_n: u32) -> usize {
+fn n_of(log_n: u32) -> usize {
     1usize << log_n
 }
 
@@ -192,20 +154,18 @@ fn pow_table_len(lo_bits: u32, count: usize) -> (usize, usize) {
     (1usize << lo_bits, ((count.max(1) - 1) >> lo_bits) + 1)
 }
 
-/// Bytes of the cached tables for a domain of 2^log_n points: six two-level power tables, z/N, the compact
-/// table, and on the old path the N/2 + 1 twiddles.
-fn table_bytes(log_n: u32, old: bool) -> usize {
+/// Bytes of the cached tables for a domain of 2^log_n points: the N/2 + 1 twiddles, six two-level power
+/// tables, z/N and the compact table.
+fn table_bytes(log_n: u32) -> usize {
     let n = n_of(log_n);
     let lb = lo_bits_for(log_n);
     let (lo, hi) = pow_table_len(lb, n);
-    let tw = if old { n / 2 + 1 } else { 0 };
-    32 * (tw + 6 * (lo + hi) + 1 + LT_LEN)
+    32 * (n / 2 + 1 + 6 * (lo + hi) + 1 + LT_LEN)
 }
 
-/// Device bytes compute_h needs beyond a/b/c (twiddles etc.), for the memory check: ≈ 1.5 MiB at 2^24 on the
-/// pass path (257 MiB on the old path, the default).
+/// Device bytes compute_h needs beyond a/b/c (the tables), for the memory check: 257 MiB at 2^24.
 pub fn scratch_bytes(log_n: u32) -> usize {
-    table_bytes(log_n, old_path())
+    table_bytes(log_n)
 }
 
 /// [lo | hi] host limbs of the table c·x^i, i < count.
@@ -226,18 +186,17 @@ fn pow_table_host(c: Scalar, x: Scalar, lo_bits: u32, count: usize) -> Vec<Scala
     out
 }
 
-pub(crate) fn grid(threads: usize) -> LaunchConfig {
+fn grid(threads: usize) -> LaunchConfig {
     let blocks = threads.div_ceil(THREADS as usize).max(1) as u32;
     LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
 }
 
-fn tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<Arc<NttTables>> {
-    let path = if old { "old" } else { "pass" };
-    gpu.cached(&format!("ntt_tables_{log_n}_{path}"), || build_tables(gpu, log_n, old))
+fn tables(gpu: &Gpu, log_n: u32) -> GResult<Arc<NttTables>> {
+    gpu.cached(&format!("ntt_tables_{log_n}"), || build_tables(gpu, log_n))
 }
 
-fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
-    gpu.check_mem("NTT twiddle tables", table_bytes(log_n, old))?;
+fn build_tables(gpu: &Gpu, log_n: u32) -> GResult<NttTables> {
+    gpu.check_mem("NTT twiddle tables", table_bytes(log_n))?;
     let n = n_of(log_n);
     let lo_bits = lo_bits_for(log_n);
     let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
@@ -265,35 +224,20 @@ fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
     let lt = host.len();
     host.extend(local_twiddles());
     let pows = gpu.stream.clone_htod(limbs(&host))?;
-    let mut t = NttTables {
-        log_n,
-        lo_bits,
-        tw: None,
-        pows,
-        coset_fwd,
-        coset_h,
-        coset_inv,
-        inv,
-        omega: omega_t,
-        h_out,
-        zn,
-        lt,
-    };
-    if old {
-        // Twiddles: expand ω^k, k ≤ N/2, on the device from the two-level ω table.
-        let tw_count = n / 2 + 1;
-        let mut tw = gpu.stream.alloc_zeros::<u64>(4 * tw_count)?;
-        let (lo, hi) = t.pow_slices(t.omega);
-        let f = gpu.kernel(Module::Ntt, "ntt_powers")?;
-        let (count, lb) = (tw_count as u32, lo_bits);
-        let mut b = gpu.stream.launch_builder(&f);
-        b.arg(&mut tw).arg(&lo).arg(&hi).arg(&count).arg(&lb);
-        // SAFETY: ntt_powers(u64*, const u64*, const u64*, u32, u32); tw has count fr_t, lo/hi cover
-        // exponents < N ≥ count.
-        unsafe { b.launch(grid(tw_count)) }?;
-        t.tw = Some(tw);
-    }
-    Ok(t)
+    // Twiddles: expand ω^k, k ≤ N/2, on the device from the two-level ω table.
+    let tw_count = n / 2 + 1;
+    let mut tw = gpu.stream.alloc_zeros::<u64>(4 * tw_count)?;
+    let t = |p: PowTable| (4 * p.lo, 4 * p.hi, 4 * (p.hi + p.hi_len));
+    let (lo0, hi0, end) = t(omega_t);
+    let f = gpu.kernel(Module::Ntt, "ntt_powers")?;
+    let (count, lb) = (tw_count as u32, lo_bits);
+    let (lo_v, hi_v) = (pows.slice(lo0..hi0), pows.slice(hi0..end));
+    let mut b = gpu.stream.launch_builder(&f);
+    b.arg(&mut tw).arg(&lo_v).arg(&hi_v).arg(&count).arg(&lb);
+    // SAFETY: ntt_powers(u64*, const u64*, const u64*, u32, u32); tw has count fr_t, lo/hi cover
+    // exponents < N ≥ count.
+    unsafe { b.launch(grid(tw_count)) }?;
+    Ok(NttTables { log_n, lo_bits, tw, pows, coset_fwd, coset_h, coset_inv, inv, h_out, zn, lt })
 }
 
 /// The kernels, looked up once per call. Pairs are [forward, inverse]: those kernels are compiled once per
@@ -301,8 +245,7 @@ fn build_tables(gpu: &Gpu, log_n: u32, old: bool) -> GResult<NttTables> {
 struct Kernels {
     r2: CudaFunction,
     r4: [CudaFunction; 2],
-    /// `None` under `CUZK_NTT_R8=0`.
-    r8: Option<[CudaFunction; 2]>,
+    r8: [CudaFunction; 2],
     /// `ntt_dif_r8_inv_mul`: the inverse radix-8 pass with compute_h's product on its loads.
     r8_mul: CudaFunction,
     smem: CudaFunction,
@@ -314,13 +257,7 @@ impl Kernels {
         Ok(Kernels {
             r2: gpu.kernel(Module::Ntt, "ntt_dif_r2")?,
             r4: [gpu.kernel(Module::Ntt, "ntt_dif_r4")?, gpu.kernel(Module::Ntt, "ntt_dif_r4_inv")?],
-            // `CUZK_NTT_R8=0`: radix-4 passes only, to re-measure the radix-8 passes against them.
-            r8: match std::env::var("CUZK_NTT_R8").as_deref() {
-                Ok("0") => None,
-                _ => {
-                    Some([gpu.kernel(Module::Ntt, "ntt_dif_r8")?, gpu.kernel(Module::Ntt, "ntt_dif_r8_inv")?])
-                }
-            },
+            r8: [gpu.kernel(Module::Ntt, "ntt_dif_r8")?, gpu.kernel(Module::Ntt, "ntt_dif_r8_inv")?],
             r8_mul: gpu.kernel(Module::Ntt, "ntt_dif_r8_inv_mul")?,
             smem: gpu.kernel(Module::Ntt, "ntt_dif_smem")?,
             smem4: [gpu.kernel(Module::Ntt, "ntt_dif_smem4")?, gpu.kernel(Module::Ntt, "ntt_dif_smem4_inv")?],
@@ -331,20 +268,15 @@ impl Kernels {
 /// Stages per global pass for `global` stages (spans N/2 … 2^10): three (`ntt_dif_r8`) while more than four
 /// are left or exactly three, two (`ntt_dif_r4`) for four or two, one (`ntt_dif_r2`) for one — the fewest passes
 /// over memory with no single-stage pass unless `global` is 1 (2^24: 3+3+3+3+2, 2^22: 3+3+3+3, 2^20: 3+3+2+2).
-/// Without `r8`: radix 4, one radix-2 pass first for an odd count.
-fn global_radices(global: u32, r8: bool) -> Vec<u32> {
+/// Radix 8 measured faster than radix 4 throughout (2^24 forward 5.02 against 5.31 ms, docs/PERF.md).
+fn global_radices(global: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut g = global;
-    if !r8 && g % 2 == 1 {
-        out.push(1);
-        g -= 1;
-    }
     while g > 0 {
         let r = match g {
             1 => 1,
             2 | 4 => 2,
-            _ if r8 => 3,
-            _ => 2,
+            _ => 3,
         };
         out.push(r);
         g -= r;
@@ -361,11 +293,6 @@ fn dif(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, inv: 
     dif_smem(s, k, t, a, inv)
 }
 
-/// The twiddle table (old path only).
-fn twiddles(t: &NttTables) -> GResult<&CudaSlice<u64>> {
-    t.tw.as_ref().ok_or_else(|| GpuError::Invalid("NTT tables built without twiddles".into()))
-}
-
 /// DIF's global passes: spans N/2 … 2^min(log_n, SMEM_LOG), three stages per pass where it can. `mul` (inverse
 /// only, and only when the first pass is radix 8, [`fuses_mul`]): a ← a·mul on the first pass's loads.
 fn dif_global(
@@ -378,23 +305,18 @@ fn dif_global(
 ) -> GResult<()> {
     let log_n = t.log_n;
     let n = n_of(log_n);
-    let tw = twiddles(t)?;
+    let tw = &t.tw;
     let d = inv as usize;
     let inv = inv as u32;
     let log_b = log_n.min(SMEM_LOG);
     let global = log_n - log_b;
     let mut log_h = log_n as i64 - 1;
-    let trace = Trace::start(s)?;
-    for r in global_radices(global, k.r8.is_some()) {
+    for r in global_radices(global) {
         let lh = log_h as u32;
-        let (f, name) = match r {
-            // global_radices gives 3 only with the kernel loaded; never run another kernel in its place.
-            3 => (
-                &k.r8.as_ref().ok_or_else(|| GpuError::Invalid("radix-8 pass without ntt_dif_r8".into()))?[d],
-                "dif_r8",
-            ),
-            2 => (&k.r4[d], "dif_r4"),
-            _ => (&k.r2, "dif_r2"),
+        let f = match r {
+            3 => &k.r8[d],
+            2 => &k.r4[d],
+            _ => &k.r2,
         };
         let fused = mul.filter(|_| r == 3 && inv == 1 && lh + 1 == log_n);
         if mul.is_some() && fused.is_none() && lh + 1 == log_n {
@@ -413,7 +335,6 @@ fn dif_global(
         // N/2 + 1; N/2^r threads, each reading and writing its 2^r elements below N (spans 2^lh … 2^(lh − r + 1),
         // lh < log_n).
         unsafe { b.launch(grid(n >> r)) }?;
-        trace.lap(s, name, lh)?;
         log_h -= r as i64;
     }
     Ok(())
@@ -426,7 +347,6 @@ fn dif_smem(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, 
     let d = inv as usize;
     let inv = inv as u32;
     let log_b = log_n.min(SMEM_LOG);
-    let trace = Trace::start(s)?;
     let lt = t.lt_slice();
     // Two stages per barrier from log_b = 2 (`ntt_dif_smem4`; 2^24 forward 5.40 against 5.63 ms with one,
     // docs/PERF.md); one below.
@@ -444,16 +364,16 @@ fn dif_smem(s: &CudaStream, k: &Kernels, t: &NttTables, a: &mut CudaSlice<u64>, 
     // SAFETY: ntt_dif_smem4[_inv](u64*, const u64*, u32) / ntt_dif_smem(…, u32 inv); one block per 2^log_b elements with
     // 2^(log_b−2) ≤ 256 / 2^(log_b−1) ≤ 512 threads (their __launch_bounds__); lt holds LT_LEN fr_t.
     unsafe { b.launch(cfg) }?;
-    trace.lap(s, if four { "dif_smem4" } else { "dif_smem" }, log_b)
+    Ok(())
 }
 
-/// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt_pass.cuh): 16×16-element tiles, 256 threads.
+/// log2 of the tile side of `ntt_bitrev_tile` (BR_T in cuda/ntt_perm.cuh): 16×16-element tiles, 256 threads.
 const BR_T: u32 = 4;
 
 /// In place a[i] ← a[bitrev(i)]·(table value at i, if any): `ntt_bitrev_tile` (coalesced 512 B rows, tiles
 /// swapped through shared memory; 2^24 forward 5.40 against 5.72 ms per element, docs/PERF.md) from 2^8 up,
 /// the per-element `ntt_bitrev_scale` below that.
-pub(crate) fn bitrev_scale(
+fn bitrev_scale(
     gpu: &Gpu,
     s: &CudaStream,
     t: &NttTables,
@@ -464,7 +384,6 @@ pub(crate) fn bitrev_scale(
     let n = n_of(log_n);
     let (lo, hi) = t.pow_slices(tab.unwrap_or(t.inv));
     let scale = tab.is_some() as u32;
-    let trace = Trace::start(s)?;
     if log_n >= 2 * BR_T {
         let f = gpu.kernel(Module::Ntt, "ntt_bitrev_tile")?;
         let cfg = LaunchConfig {
@@ -477,14 +396,14 @@ pub(crate) fn bitrev_scale(
         // SAFETY: ntt_bitrev_tile(u64*, const u64*, const u64*, u32, u32, u32); a holds N ≥ 2^8 fr_t, one
         // block per tile of 2^8 elements with 256 threads (its __launch_bounds__); the tables cover i < N.
         unsafe { b.launch(cfg) }?;
-        return trace.lap(s, "bitrev_tile", log_n);
+        return Ok(());
     }
     let f = gpu.kernel(Module::Ntt, "ntt_bitrev_scale")?;
     let mut b = s.launch_builder(&f);
     b.arg(&mut *a).arg(&lo).arg(&hi).arg(&log_n).arg(&t.lo_bits).arg(&scale);
     // SAFETY: ntt_bitrev_scale(u64*, const u64*, const u64*, u32, u32, u32); N threads, tables cover i < N.
     unsafe { b.launch(grid(n)) }?;
-    trace.lap(s, "bitrev_scale", log_n)
+    Ok(())
 }
 
 /// The domain fits and every buffer holds N fr_t. Alignment is not checked here: the kernels move fr_t as
@@ -511,16 +430,8 @@ fn check_args(log_n: u32, bufs: &[(&str, usize)]) -> GResult<()> {
 /// Plain transforms for tests and `cuzk bench ntt --backend gpu`: natural order in and out, matching
 /// src/backend/cpu/ntt.rs Domain::{ntt, intt, coset_ntt, icoset_ntt}. `a` holds (at least) N = 2^log_n fr_t.
 pub fn ntt(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir) -> GResult<()> {
-    ntt_on(gpu, a, log_n, dir, old_path())
-}
-
-/// [`ntt`] on an explicitly chosen path (`old`: the default sequences; `false`: the pass path), so tests cover both at once.
-pub fn ntt_on(gpu: &Gpu, a: &mut CudaSlice<u64>, log_n: u32, dir: NttDir, old: bool) -> GResult<()> {
     check_args(log_n, &[("a", a.len())])?;
-    let t = tables(gpu, log_n, old)?;
-    if !old {
-        return pass::ntt(gpu, &t, a, dir);
-    }
+    let t = tables(gpu, log_n)?;
     let k = Kernels::new(gpu)?;
     let s = &*gpu.stream;
     match dir {
@@ -573,8 +484,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(table_bytes(24, true) / (1 << 20), 256 + 1);
-        assert_eq!(table_bytes(24, false) / (1 << 10), 1568); // six tables of 2^12 + 2^12 entries
+        // The twiddles (256 MiB) and six tables of 2^12 + 2^12 entries (1.5 MiB).
+        assert_eq!(table_bytes(24) / (1 << 20), 256 + 1);
     }
 
     /// The compact table equals the full table's entries: ω_2h^j = ω_N^(j·N/2h), and ω_2h^h = −1.
@@ -595,22 +506,18 @@ mod tests {
     }
 
     /// Global passes cover every global stage, three at a time where they can, never one unless only one is
-    /// left, and no more passes than ⌈global/3⌉ + 1 (radix 4 alone: ⌈global/2⌉).
+    /// left, and no more passes than ⌈global/3⌉ + 1.
     #[test]
     fn global_radices_cover_the_stages() {
         for g in 0..=20u32 {
-            for r8 in [true, false] {
-                let r = global_radices(g, r8);
-                assert_eq!(r.iter().sum::<u32>(), g, "g {g} r8 {r8}");
-                assert!(g == 1 || !r.contains(&1) || !r8, "g {g}: {r:?}");
-                assert!(r.iter().all(|&x| (1..=if r8 { 3 } else { 2 }).contains(&x)));
-                let most = if r8 { g.div_ceil(3) + 1 } else { g.div_ceil(2) };
-                assert!(r.len() as u32 <= most, "g {g} r8 {r8}: {r:?}");
-            }
+            let r = global_radices(g);
+            assert_eq!(r.iter().sum::<u32>(), g, "g {g}");
+            assert!(g == 1 || !r.contains(&1), "g {g}: {r:?}");
+            assert!(r.iter().all(|&x| (1..=3).contains(&x)));
+            assert!(r.len() as u32 <= g.div_ceil(3) + 1, "g {g}: {r:?}");
         }
-        assert_eq!(global_radices(14, true), [3, 3, 3, 3, 2]);
-        assert_eq!(global_radices(12, true), [3, 3, 3, 3]);
-        assert_eq!(global_radices(10, true), [3, 3, 2, 2]);
-        assert_eq!(global_radices(13, false), [1, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(global_radices(14), [3, 3, 3, 3, 2]);
+        assert_eq!(global_radices(12), [3, 3, 3, 3]);
+        assert_eq!(global_radices(10), [3, 3, 2, 2]);
     }
 }

@@ -1,0 +1,36 @@
+//! The kernel modules: one `cuda/*.cu` file each, compiled by NVRTC as one program, and one Rust file here
+//! wrapping its launches. Adding a module is one row of [`Module`] and its wrapper file (docs/ARCHITECTURE.md,
+//! "To add a kernel module").
+
+pub mod batch_add;
+pub mod floor;
+pub mod msm;
+pub mod ntt;
+
+/// One NVRTC program: a `cuda/*.cu` file and the headers it includes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Module {
+    /// `cuda/ntt.cu`: NTTs and Groth16's compute_h ([`ntt`]).
+    Ntt,
+    /// `cuda/msm.cu`: Pippenger MSM in G1 and its shifted bases ([`msm`]).
+    Msm,
+    /// `cuda/batch_add.cu`: bitmap batch additions in G1 and G2 ([`batch_add`]).
+    BatchAdd,
+    /// `cuda/floor.cu`: the machine-floor microbenchmarks of `cuzk bench floor` ([`floor`]).
+    Floor,
+}
+
+impl Module {
+    /// Every module: what a device loads at start and the compile-everything check covers.
+    pub const ALL: [Module; 4] = [Module::Ntt, Module::Msm, Module::BatchAdd, Module::Floor];
+
+    /// The module's file in `cuda/`.
+    pub fn file(self) -> &'static str {
+        match self {
+            Module::Ntt => "ntt.cu",
+            Module::Msm => "msm.cu",
+            Module::BatchAdd => "batch_add.cu",
+            Module::Floor => "floor.cu",
+        }
+    }
+}

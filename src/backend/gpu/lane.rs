@@ -1,0 +1,250 @@
+//! [`GpuLane`]: one device as a `Backend` (the prover's `gpu<d>` lane). `ntt_msm_h`, `batch_add` and the G1
+//! tail MSMs run on the device; `msm_g2` (phase `b_g2_msm`) stays on the host, which the prover runs beside
+//! the lanes, and so does B_G2's batch addition unless `g2d` puts it on the lane's second stream. Lane phases
+//! are timed with CUDA events on the lane's stream. Every method of the lane is here; what it holds is
+//! [`LaneCore`], the schemes it runs are `h` (one circuit's H), `sched::hpipe`, `sched::tailseq` and
+//! `sched::g2d`, each whole in its file.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
+
+use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
+
+use super::device::Gpu;
+use super::error::{GResult, GpuError};
+use super::h;
+use super::kernels::{batch_add, msm};
+use super::lane_core::{lock, Counts, LaneCore};
+use super::sched::g2d::G2Dev;
+use super::sched::{hpipe, tailseq};
+use crate::backend::api::{
+    g1_groups_each, ntt_msm_h_each, BResult, Backend, BackendError, Bases, CallOpts, G1Group, SrsRef,
+};
+use crate::backend::cpu::backend::CpuBackend;
+use crate::cs::Evals;
+use crate::vocab::{Phase, Probe, Site, Span};
+
+fn berr(op: &'static str) -> impl Fn(GpuError) -> BackendError {
+    move |e| BackendError { backend: "gpu", op, msg: e.to_string() }
+}
+
+/// G1 MSMs of fewer points run on the host (the prover's public-input MSMs, tiny tails): at 64 and 128 points
+/// the device's fixed cost (a dozen launches, dependent chains of additions) matched or exceeded 16 host
+/// cores' whole MSM (docs/PERF.md, 2026-11-30).
+pub const GPU_MSM_MIN: usize = 128;
+
+/// One device as a backend of its own (module doc).
+pub struct GpuLane {
+    core: LaneCore,
+}
+
+impl GpuLane {
+    pub(super) fn new(gpu: Arc<Gpu>, cpu: Arc<CpuBackend>) -> GpuLane {
+        GpuLane { core: LaneCore::new(gpu, cpu) }
+    }
+
+    /// The lane's device.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.core.gpu
+    }
+
+    /// The lane's `g2d` state (tests: uploads so far, resident or not, a memory cap for the fallback).
+    pub fn g2(&self) -> MutexGuard<'_, G2Dev> {
+        lock(&self.core.g2)
+    }
+
+    /// What the lane has done so far (tests compare two readings around a call).
+    pub fn counts(&self) -> Counts {
+        self.core.counters.get()
+    }
+
+    /// Host bytes the lane holds page-locked now (B1's registrations, B2's staging buffers).
+    pub fn pinned_bytes(&self) -> u64 {
+        self.core.counters.pinned_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Lowers (or raises) the smallest msm_h that runs over shifted copies (`shift`), for tests of the path on
+    /// small circuits; results are identical either way.
+    pub fn set_shift_min_points(&self, n: usize) {
+        self.core.shift_min.store(n, Ordering::Relaxed);
+    }
+
+    fn msm_g1_impl(
+        &self,
+        bases: Bases<'_>,
+        scalars: &[Scalar],
+        window: Option<usize>,
+    ) -> GResult<G1Projective> {
+        let n = bases.host.len().min(scalars.len());
+        if n == 0 {
+            return Ok(<G1Projective as group::Group>::identity());
+        }
+        let gpu = &*self.core.gpu;
+        let w = window.unwrap_or_else(|| msm::window_for(n));
+        gpu.check_mem("msm_g1 (scalars and scratch)", n * 32 + msm::scratch_bytes(n, w))?;
+        let overlap = self.core.opts().msm_overlap;
+        let mut srs = lock(&self.core.srs);
+        let mut tmp = None;
+        let view = srs.view(gpu, &mut tmp, bases.prefix(n))?;
+        let ds = gpu.stream.clone_htod(super::limbs(&scalars[..n]))?;
+        msm::msm_g1(gpu, &view, &ds.slice(..), n, window, overlap)
+    }
+
+    fn batch_add_g1_impl(&self, bases: Bases<'_>, bitmap: &[u64]) -> GResult<G1Projective> {
+        let n = bases.host.len().min(bitmap.len() * 64);
+        if n == 0 || bitmap.iter().all(|&w| w == 0) {
+            return Ok(<G1Projective as group::Group>::identity());
+        }
+        let gpu = &*self.core.gpu;
+        let mut srs = lock(&self.core.srs);
+        let mut tmp = None;
+        let view = srs.view(gpu, &mut tmp, bases.prefix(n))?;
+        batch_add::batch_add_g1(gpu, &view, n, bitmap)
+    }
+
+    /// The call's options; its SRS resident (G1 queries, and B_G2 with `g2d`).
+    fn begin_impl(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> GResult<()> {
+        let core = &self.core;
+        let gpu = &*core.gpu;
+        if let Some(p) = &gpu.pool {
+            p.keep_warm(&gpu.ctx, opts.device_pool);
+        }
+        *lock(&core.opts) = opts;
+        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift)?;
+        let mut g2 = self.g2();
+        let bytes = std::mem::size_of_val(srs.b_g2);
+        let site =
+            Site::new(Phase::SrsUpload).device(core.ordinal()).arg("bytes", bytes).arg("query", "b_g2");
+        let span = (opts.g2_device && !g2.resident()).then(|| probe.open(site));
+        let uploaded = g2.prepare(gpu, opts.g2_device, srs.id, srs.b_g2);
+        if let Some(mut s) = span {
+            s.arg("uploaded", uploaded);
+        }
+        Ok(())
+    }
+
+    /// B_G2's batch addition on the device when `g2d` made the bases resident, else on the host.
+    fn batch_add_b_g2_impl(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
+        let host = &srs.b_g2[start.min(srs.b_g2.len())..];
+        let n = host.len().min(bitmap.len() * 64);
+        if n == 0 || bitmap.iter().all(|&w| w == 0) {
+            return Ok(<G2Projective as group::Group>::identity());
+        }
+        let gpu = &self.core.gpu;
+        match self.g2().add(gpu, srs.id, start, n, bitmap) {
+            Some(r) => {
+                let (sum, ms) = r.map_err(berr("b_g2_msm"))?;
+                tracing::debug!("g2d: GPU{}: {n} B_G2 bases added on the device in {ms:.2} ms", gpu.ordinal);
+                Ok(sum)
+            }
+            None => self.core.cpu.batch_add_g2(host, bitmap),
+        }
+    }
+}
+
+impl Backend for GpuLane {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn device(&self) -> String {
+        format!("GPU{} {}", self.core.gpu.ordinal, self.core.gpu.name)
+    }
+
+    fn has_device(&self) -> bool {
+        true
+    }
+
+    fn overlaps_host(&self) -> bool {
+        true
+    }
+
+    /// Device-timed: CUDA events on this lane's stream.
+    fn open(&self, probe: &Probe, site: Site) -> Span {
+        self.core.open(probe, site)
+    }
+
+    fn begin_call(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
+        self.begin_impl(probe, opts, srs).map_err(berr("srs_upload"))
+    }
+
+    fn end_call(&self) {
+        let resident = self.core.opts().srs_resident;
+        lock(&self.core.srs).end(resident);
+        if !resident {
+            self.g2().release();
+        }
+    }
+
+    fn ntt_msm_h(
+        &self,
+        probe: &Probe,
+        circuit: usize,
+        abc: [Evals; 3],
+        hb: Bases<'_>,
+    ) -> BResult<G1Projective> {
+        h::one(&self.core, probe, circuit, abc, hb).map_err(berr("ntt_msm_h"))
+    }
+
+    /// With `hpipe` and several circuits, staged (`sched::hpipe`); else one after another.
+    fn ntt_msm_h_many(
+        &self,
+        probe: &Probe,
+        first: usize,
+        abcs: Vec<[Evals; 3]>,
+        hb: Bases<'_>,
+    ) -> BResult<Vec<G1Projective>> {
+        let abcs = if abcs.len() > 1 && self.core.opts().h_pipeline {
+            match hpipe::ntt_msm_h(&self.core, probe, first, abcs, hb).map_err(berr("ntt_msm_h"))? {
+                Ok(out) => return Ok(out),
+                Err(abcs) => abcs,
+            }
+        } else {
+            abcs
+        };
+        ntt_msm_h_each(self, probe, first, abcs, hb)
+    }
+
+    /// With `tailseq` and several groups, one launch sequence (`sched::tailseq`); else one by one.
+    fn g1_groups(&self, probe: &Probe, groups: Vec<G1Group<'_>>) -> BResult<Vec<Vec<G1Projective>>> {
+        let groups = if groups.len() > 1 && self.core.opts().tail_seq {
+            match tailseq::g1_groups(&self.core, probe, groups, GPU_MSM_MIN).map_err(berr("tail_msm"))? {
+                Ok(out) => return Ok(out),
+                Err(groups) => groups,
+            }
+        } else {
+            groups
+        };
+        g1_groups_each(self, probe, groups)
+    }
+
+    fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
+        self.batch_add_g1_impl(bases, bitmap).map_err(berr("batch_add"))
+    }
+
+    /// Anonymous G2 bases: on the host (the prover's B_G2 goes through `batch_add_b_g2`).
+    fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
+        self.core.cpu.batch_add_g2(bases, bitmap)
+    }
+
+    fn batch_add_b_g2(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
+        self.batch_add_b_g2_impl(srs, start, bitmap)
+    }
+
+    /// Below [`GPU_MSM_MIN`] points on the host.
+    fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective> {
+        if bases.host.len().min(scalars.len()) < GPU_MSM_MIN {
+            return self.core.cpu.msm_g1(bases, scalars, window);
+        }
+        self.msm_g1_impl(bases, scalars, window).map_err(berr("msm_g1"))
+    }
+
+    /// On the host on every backend.
+    fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective> {
+        self.core.cpu.msm_g2(bases, scalars, window)
+    }
+
+    fn window_for(&self, n: usize) -> usize {
+        msm::window_for(n)
+    }
+}
