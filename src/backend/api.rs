@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
-use crate::vocab::{Phase, Probe, Site, Span};
+use crate::vocab::{Phase, Probe, Site, Span, Toggle, Toggles};
 
 /// A backend operation that failed (device error, size beyond what the backend supports).
 #[derive(Debug, thiserror::Error)]
@@ -193,6 +193,24 @@ pub struct CallOpts {
     pub h_pipeline: bool,
     /// `tailseq`: a lane's batch additions and tail MSMs of all its circuits queued back to back, one wait.
     pub tail_seq: bool,
+}
+
+impl From<&Toggles> for CallOpts {
+    /// The device toggles of a call: the one place a toggle becomes a backend option.
+    fn from(t: &Toggles) -> CallOpts {
+        CallOpts {
+            pin_abc: t.on(Toggle::B1),
+            pinned_pool: t.on(Toggle::B2),
+            srs_resident: t.on(Toggle::SrsResident),
+            g2_device: t.on(Toggle::G2d),
+            device_pool: t.on(Toggle::Dpool),
+            abc_streams: t.on(Toggle::Streams),
+            msm_overlap: t.on(Toggle::Msm2s),
+            msm_shift: t.on(Toggle::Shift),
+            h_pipeline: t.on(Toggle::Hpipe),
+            tail_seq: t.on(Toggle::Tailseq),
+        }
+    }
 }
 
 /// One device's memory as its driver reports it (all processes), bytes.

@@ -90,9 +90,15 @@ pub fn compare_cmd(data_dir: Option<&Path>, a: &str, b: &str, json: bool) -> Res
     let (ra, rb) = (resolve(&st, a)?, resolve(&st, b)?);
     let rows = compare(&ra, &rb);
     let mismatch = shape_mismatch(&ra, &rb);
+    let settings = ra.host.settings_diff(&rb.host);
     if json {
+        let diff: Vec<_> = settings
+            .iter()
+            .map(|(k, a, b)| serde_json::json!({"name": k, "base": a, "candidate": b}))
+            .collect();
         let v = serde_json::json!({
-            "base": ra.id, "candidate": rb.id, "shape_mismatch": mismatch, "phases": compare_json(&rows),
+            "base": ra.id, "candidate": rb.id, "shape_mismatch": mismatch, "settings_differ": diff,
+            "phases": compare_json(&rows),
         });
         println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
     } else {
@@ -104,6 +110,9 @@ pub fn compare_cmd(data_dir: Option<&Path>, a: &str, b: &str, json: bool) -> Res
             if let Some(l) = setup_line(r) {
                 println!("      {l}");
             }
+        }
+        for (k, a, b) in &settings {
+            println!("note: setting {k} differs: base {a}, cand {b}");
         }
         print!("{}", render_compare(&rows, &ra.id, &rb.id));
     }

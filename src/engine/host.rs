@@ -69,7 +69,29 @@ pub fn host_info() -> HostInfo {
         .and_then(|l| l.split_once(':'))
         .map(|(_, v)| v.trim().to_string())
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
-    HostInfo { cpu, threads: rayon::current_num_threads() as u64, memory_bytes: memory_bytes() }
+    HostInfo {
+        cpu,
+        threads: rayon::current_num_threads() as u64,
+        memory_bytes: memory_bytes(),
+        settings: settings(),
+    }
+}
+
+/// The environment variables that change how fast a run is (never what it computes), recorded with every run
+/// so `cuzk compare` can tell two runs apart by them (README, "Settings").
+pub const SPEED_SETTINGS: &[&str] = &[
+    "CUZK_DEVICE_POOL_KEEP",
+    "CUZK_MEM_LIMIT",
+    "CUZK_NVRTC_LIB",
+    "CUZK_PINNED_POOL_MAX",
+    "CUZK_SYNTH_WORKERS",
+    "MALLOC_ARENA_MAX",
+    "RAYON_NUM_THREADS",
+];
+
+/// The [`SPEED_SETTINGS`] set in this process's environment.
+pub fn settings() -> std::collections::BTreeMap<String, String> {
+    SPEED_SETTINGS.iter().filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))).collect()
 }
 
 /// (year, month, day) of days since 1970-01-01 (proleptic Gregorian).

@@ -81,6 +81,24 @@ pub struct HostInfo {
     pub threads: u64,
     /// Physical memory in bytes.
     pub memory_bytes: u64,
+    /// The environment settings that can change speed, as set for the run (name → value; unset ones are
+    /// absent, so two runs differ here exactly when their settings do). Absent in records before it existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
+}
+
+impl HostInfo {
+    /// The settings that differ between `self` and `other`: (name, this value, the other's), `-` for unset.
+    pub fn settings_diff(&self, other: &HostInfo) -> Vec<(String, String, String)> {
+        let names: std::collections::BTreeSet<&String> =
+            self.settings.keys().chain(other.settings.keys()).collect();
+        let get = |h: &HostInfo, k: &str| h.settings.get(k).cloned().unwrap_or_else(|| "-".into());
+        names
+            .into_iter()
+            .filter(|k| self.settings.get(*k) != other.settings.get(*k))
+            .map(|k| (k.clone(), get(self, k), get(other, k)))
+            .collect()
+    }
 }
 
 /// One proof and whether it verified.

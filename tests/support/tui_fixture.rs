@@ -106,7 +106,7 @@ pub fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord 
         toggles,
         backend: "cpu".into(),
         devices: vec!["CPU, 2 threads".into()],
-        host: HostInfo { cpu: "test cpu".into(), threads: 2, memory_bytes: 8 << 30 },
+        host: HostInfo { cpu: "test cpu".into(), threads: 2, memory_bytes: 8 << 30, ..HostInfo::default() },
         events,
         repeats: reps,
         wall_us: offset - 500,

@@ -452,18 +452,7 @@ pub fn prove_assignments(
 
     probe.checkpoint()?;
     let t = call.toggles;
-    let opts = CallOpts {
-        pin_abc: t.on(Toggle::B1),
-        pinned_pool: t.on(Toggle::B2),
-        srs_resident: t.on(Toggle::SrsResident),
-        g2_device: t.on(Toggle::G2d),
-        device_pool: t.on(Toggle::Dpool),
-        abc_streams: t.on(Toggle::Streams),
-        msm_overlap: t.on(Toggle::Msm2s),
-        msm_shift: t.on(Toggle::Shift),
-        h_pipeline: t.on(Toggle::Hpipe),
-        tail_seq: t.on(Toggle::Tailseq),
-    };
+    let opts = CallOpts::from(t);
     let srs = params.srs();
     backend.begin_call(probe, opts, srs)?;
     let _call = CallGuard(backend);
