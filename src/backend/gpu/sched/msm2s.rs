@@ -7,7 +7,7 @@
 
 use cudarc::driver::CudaView;
 
-use super::super::kernels::msm::Stages;
+use super::super::kernels::msm::stages::Stages;
 use super::super::{GResult, Gpu};
 
 /// Runs every pass of `st` over `bases` and `scalars` (the sums land in `st`'s result slots).

@@ -55,8 +55,7 @@ pub fn compute_h(
     dif(sc, &k, &t, c, true)?;
     let s = &**sa;
     // A·B on the coset (natural) → DIF⁻¹ → H = the two combined.
-    // The product on the last DIF⁻¹'s first loads: compute_h 2^22 6.15–6.20 against 6.20–6.25 ms with ntt_mul's
-    // own pass (docs/PERF.md).
+    // The product on the last DIF⁻¹'s first loads saves ntt_mul's own pass over a and b (docs/PERF.md).
     if turn && fuses_mul(log_n) {
         dif_global(s, &k, &t, a, true, Some(&*b))?;
         dif_smem(s, &k, &t, a, true)?;
