@@ -5,15 +5,18 @@
 //!   (Go `json.Marshal` form: compact, base64 with padding, no newline);
 //! * `c1-<size>-inner.json` — the bare C1 output, byte for byte what filecoin-ffi's `seal_commit_phase1` returns;
 //! * `winning-post-<size>.json` — WinningPoSt of sector 1, cuzk's `--post` request (`PostRequest`);
-//! * `window-post-<size>.json` — WindowPoSt of sectors 1 and 2 (one partition).
+//! * `window-post-<size>.json` — WindowPoSt of sectors 1 and 2 (one partition);
+//! * `snap-<size>.json` — a SnapDeals update of sector 1 (new seeded data encoded into its replica with
+//!   `encode_into`, vanilla partition proofs from `generate_partition_proofs`), cuzk's `--snap` request
+//!   (`SnapRequest`).
 //!
 //! ```text
 //! cargo run --release --example make_fixtures -- [--seed N] [--size 2KiB|8MiB|512MiB] OUT_DIR
 //! ```
 //!
 //! Everything derives from one ChaCha20 stream seeded by `seed ‖ "cuzk-fil"`, drawn in a fixed order (sector 1's
-//! data and ticket, sector 2's, the C1 seed, the WinningPoSt then WindowPoSt randomness), so the output is the
-//! same on every run; seed 0 at 2 KiB gives the committed `samples/filecoin/*-2kib*.json`. Prover id: miner
+//! data and ticket, sector 2's, the C1 seed, the WinningPoSt then WindowPoSt randomness, the update's data), so
+//! the output is the same on every run; seed 0 at 2 KiB gives the committed `samples/filecoin/*-2kib*.json`. Prover id: miner
 //! t01000. No step needs Groth16 parameters. filecoin-proofs' caches go to a temp dir, removed at the end.
 //! Port of the prototype `filgen gen` (its output for seed 0 is byte-identical).
 
@@ -29,10 +32,12 @@ use anyhow::{bail, ensure, Context, Result};
 use cuzk::circuits::filecoin::c1::{wrap_c1, SealCommitPhase1Output, VanillaSealProof};
 use cuzk::circuits::filecoin::encoding::prover_id_from_miner_id;
 use cuzk::circuits::filecoin::post::{PostRequest, PostSector};
-use cuzk::circuits::filecoin::registry::{PoStProof, SealProof, SectorSize};
-use fil::{porep_config, post_config, SmallTree as Tree, MINER_ID};
+use cuzk::circuits::filecoin::registry::{PoStProof, SealProof, SectorSize, UpdateProof};
+use cuzk::circuits::filecoin::snap::SnapRequest;
+use fil::{porep_config, post_config, update_config, SmallTree as Tree, MINER_ID};
 use filecoin_proofs::{
-    Commitment, PaddedBytesAmount, PieceInfo, PrivateReplicaInfo, SealPreCommitOutput, UnpaddedBytesAmount,
+    Commitment, PaddedBytesAmount, PieceInfo, PrivateReplicaInfo, SealPreCommitOutput, SectorUpdateConfig,
+    UnpaddedBytesAmount,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -44,6 +49,7 @@ struct Kinds {
     seal: SealProof,
     winning: PoStProof,
     window: PoStProof,
+    update: UpdateProof,
 }
 
 fn kinds(size: &str) -> Result<Kinds> {
@@ -53,18 +59,21 @@ fn kinds(size: &str) -> Result<Kinds> {
             seal: SealProof::StackedDrg2KiBV1_1,
             winning: PoStProof::StackedDrgWinning2KiBV1,
             window: PoStProof::StackedDrgWindow2KiBV1_2,
+            update: UpdateProof::StackedDrg2KiBV1,
         },
         "8mib" => Kinds {
             label: "8mib",
             seal: SealProof::StackedDrg8MiBV1_1,
             winning: PoStProof::StackedDrgWinning8MiBV1,
             window: PoStProof::StackedDrgWindow8MiBV1_2,
+            update: UpdateProof::StackedDrg8MiBV1,
         },
         "512mib" => Kinds {
             label: "512mib",
             seal: SealProof::StackedDrg512MiBV1_1,
             winning: PoStProof::StackedDrgWinning512MiBV1,
             window: PoStProof::StackedDrgWindow512MiBV1_2,
+            update: UpdateProof::StackedDrg512MiBV1,
         },
         _ => bail!("--size {size}: expected 2KiB, 8MiB or 512MiB"),
     })
@@ -176,7 +185,49 @@ fn post_request(
     })
 }
 
-/// Seals two sectors of the size under `work` and writes the four fixture files into `out`.
+/// Encodes seeded new data into sealed sector `s` (SnapDeals: `s`'s replica is the sector key) and returns the
+/// `--snap` request of the update's vanilla partition proofs, checked by filecoin-proofs' vanilla verifier.
+fn snap_request(work: &Path, k: &Kinds, rng: &mut ChaCha20Rng, s: &Sealed) -> Result<SnapRequest> {
+    let cfg = SectorUpdateConfig::from_porep_config(&update_config(k.update)?);
+    let size = k.update.size().bytes();
+    let unpadded = UnpaddedBytesAmount::from(PaddedBytesAmount(size));
+    let mut data = vec![0u8; u64::from(unpadded) as usize];
+    rng.fill_bytes(&mut data);
+    let dir = work.join(format!("update-{}", s.id));
+    let cache = dir.join("cache");
+    fs::create_dir_all(&cache).with_context(|| format!("{}: cannot create", cache.display()))?;
+    let (staged, replica) = (dir.join("staged"), dir.join("replica"));
+    let mut staged_file =
+        OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged)?;
+    let (piece, _) = timed(&format!("sector {}: update add_piece", s.id), || {
+        filecoin_proofs::add_piece(&data[..], &mut staged_file, unpadded, &[])
+    })?;
+    drop((staged_file, data));
+    File::create(&replica)?.set_len(size)?; // encode_into writes into a file of the sector key's length
+    let encoded = timed(&format!("sector {}: encode_into", s.id), || {
+        filecoin_proofs::encode_into::<Tree>(&cfg, &replica, &cache, &s.sealed, &s.cache, &staged, &[piece])
+    })?;
+    let (comm_r_new, comm_d_new) = (encoded.comm_r_new, encoded.comm_d_new);
+    let proofs = timed(&format!("sector {}: update partition proofs", s.id), || {
+        filecoin_proofs::generate_partition_proofs::<Tree>(
+            cfg, s.comm_r, comm_r_new, comm_d_new, &s.sealed, &s.cache, &replica, &cache,
+        )
+    })?;
+    ensure!(
+        filecoin_proofs::verify_partition_proofs::<Tree>(cfg, &proofs, s.comm_r, comm_r_new, comm_d_new)?,
+        "filecoin-proofs rejected its own update partition proofs"
+    );
+    Ok(SnapRequest {
+        registered_proof: k.update,
+        comm_r_old: s.comm_r,
+        comm_r_new,
+        comm_d_new,
+        // The bytes filecoin-proofs-api's generate_partition_proofs returns, one per partition.
+        vanilla_proofs: proofs.iter().map(bincode::serialize).collect::<Result<_, _>>()?,
+    })
+}
+
+/// Seals two sectors of the size under `work` and writes the five fixture files into `out`.
 fn generate(seed: u64, k: &Kinds, work: &Path, out: &Path) -> Result<Vec<PathBuf>> {
     let mut rng_seed = [0u8; 32];
     rng_seed[..8].copy_from_slice(&seed.to_le_bytes());
@@ -232,12 +283,14 @@ fn generate(seed: u64, k: &Kinds, work: &Path, out: &Path) -> Result<Vec<PathBuf
     ensure!(idx == vec![0], "a one-sector set challenged sector index {idx:?}");
     let winning = post_request(k.winning, winning_randomness, prover_id, &[&s1])?;
     let window = post_request(k.window, window_randomness, prover_id, &[&s1, &s2])?;
+    let snap = snap_request(work, k, &mut rng, &s1)?;
 
     let files = [
         (format!("c1-{}.json", k.label), serde_json::to_vec(&wrapper)?),
         (format!("c1-{}-inner.json", k.label), inner),
         (format!("winning-post-{}.json", k.label), serde_json::to_vec_pretty(&winning)?),
         (format!("window-post-{}.json", k.label), serde_json::to_vec_pretty(&window)?),
+        (format!("snap-{}.json", k.label), serde_json::to_vec_pretty(&snap)?),
     ];
     fs::create_dir_all(out).with_context(|| format!("{}: cannot create", out.display()))?;
     let mut written = Vec::new();

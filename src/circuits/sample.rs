@@ -368,23 +368,32 @@ impl Sample {
         Ok(sample)
     }
 
-    /// A sample proving a Filecoin request file (`cuzk prove --c1 FILE` / `--post FILE`): one sector, its
+    /// A sample proving a Filecoin request file (`cuzk prove --c1 FILE` / `--post FILE` / `--snap FILE`): one sector, its
     /// partitions, default toggles.
     pub fn from_request(file: &Path, seed: u64) -> Result<Sample, FilecoinError> {
-        let job = FilecoinJob::load(file)?;
-        let stem = file.file_stem().map_or_else(|| "request".into(), |s| s.to_string_lossy().into_owned());
-        Ok(Sample {
-            name: stem,
-            description: format!("{} from {}", job.registered.name(), file.display()),
-            path: file.into(),
+        Ok(Sample::from_job(FilecoinJob::load(file)?, seed))
+    }
+
+    /// A sample proving a loaded request: a file's, or one built from a request's fields (the daemon's
+    /// `FilecoinJob::from_update_fields`, whose path is empty).
+    pub fn from_job(job: FilecoinJob, seed: u64) -> Sample {
+        let file = job.path.clone();
+        let (name, from) = match file.file_stem() {
+            Some(s) => (s.to_string_lossy().into_owned(), file.display().to_string()),
+            None => (job.registered.kind().to_string(), "request fields".to_string()),
+        };
+        Sample {
+            name,
+            description: format!("{} from {from}", job.registered.name()),
+            path: file.clone(),
             seed,
             partitions: job.partitions(),
             sectors: 1,
-            circuit: CircuitSpec::Filecoin { file: file.into() },
+            circuit: CircuitSpec::Filecoin { file },
             toggles: Toggles::default(),
             filecoin: Some(Arc::new(job)),
             params_file: None,
-        })
+        }
     }
 
     /// Circuits per proof call for one sector.

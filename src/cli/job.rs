@@ -21,11 +21,15 @@ pub struct JobArgs {
     pub sample: PathBuf,
     /// Prove a sector's C1 output (PoRep C2): the Lotus/Curio `{"SectorNum","Phase1Out","SectorSize"}`
     /// wrapper or the bare SealCommitPhase1Output JSON.
-    #[arg(long, conflicts_with_all = ["sample", "post"])]
+    #[arg(long, conflicts_with_all = ["sample", "post", "snap"])]
     pub c1: Option<PathBuf>,
     /// Prove a WinningPoSt or WindowPoSt request (registered proof, randomness, prover id, vanilla proofs).
-    #[arg(long, conflicts_with = "sample")]
+    #[arg(long, conflicts_with_all = ["sample", "snap"])]
     pub post: Option<PathBuf>,
+    /// Prove a SnapDeals update request (registered update proof, comm_r_old, comm_r_new, comm_d_new,
+    /// vanilla partition proofs).
+    #[arg(long, conflicts_with = "sample")]
+    pub snap: Option<PathBuf>,
     /// A params file (bellperson layout, e.g. Filecoin's production `v28-…params`); default: the one in
     /// FIL_PROOFS_PARAMETER_CACHE for a real circuit, else params generated and cached by cuzk.
     #[arg(long)]
@@ -48,7 +52,7 @@ impl JobArgs {
     /// The sample (or request file) with the overrides applied, its toggles, and the backend.
     pub fn resolve(&self) -> Result<(Sample, Toggles, Selected), CliError> {
         let o = Overrides { seed: self.seed, sectors: self.sectors, set: self.set.as_deref() };
-        let (mut sample, toggles) = match self.c1.as_ref().or(self.post.as_ref()) {
+        let (mut sample, toggles) = match self.c1.as_ref().or(self.post.as_ref()).or(self.snap.as_ref()) {
             Some(file) => sample::load_request(file, &o)?,
             None => sample::load(&self.sample, &o)?,
         };

@@ -14,8 +14,10 @@ use anyhow::{bail, ensure, Context, Result};
 use cuzk::circuits::filecoin::c1::{read_c1, VanillaSealProof};
 use cuzk::circuits::filecoin::encoding::prover_id_from_miner_id;
 use cuzk::circuits::filecoin::post::PostRequest;
-use cuzk::circuits::filecoin::registry::{PoStProof, PoStType, SealProof};
+use cuzk::circuits::filecoin::registry::{PoStProof, PoStType, SealProof, UpdateProof};
+use cuzk::circuits::filecoin::snap::SnapRequest;
 use filecoin_proofs::{PoRepConfig, PoStConfig, PublicReplicaInfo, SectorShape2KiB, SectorSize};
+use storage_proofs_core::api_version::ApiVersion;
 use storage_proofs_core::sector::SectorId;
 
 /// The tree type of 2 KiB, 8 MiB and 512 MiB sectors (filecoin-proofs' three small shapes are one type).
@@ -71,6 +73,29 @@ pub fn params_dir(work: &Path) -> PathBuf {
 /// filecoin-proofs-api's `RegisteredSealProof::as_v1_config()` for cuzk's registered proof.
 pub fn porep_config(p: SealProof) -> Result<PoRepConfig> {
     PoRepConfig::new_groth16_with_features(p.size().bytes(), p.porep_id(), p.api_version(), p.api_features())
+}
+
+/// filecoin-proofs-api's `RegisteredUpdateProof::as_v1_config()`: API 1.1, porep_id = the abi number (nonce 0).
+/// The update proof reads only its sector size.
+pub fn update_config(p: UpdateProof) -> Result<PoRepConfig> {
+    let mut porep_id = [0u8; 32];
+    porep_id[..8].copy_from_slice(&p.as_u64().to_le_bytes());
+    PoRepConfig::new_groth16_with_features(p.size().bytes(), porep_id, ApiVersion::V1_1_0, vec![])
+}
+
+/// `filecoin_proofs::verify_empty_sector_update_proof` of `proof` (the bytes
+/// `generate_empty_sector_update_proof_with_vanilla` returns) for a `--snap` request, with the vk found in
+/// `FIL_PROOFS_PARAMETER_CACHE`.
+pub fn verify_update(req: &SnapRequest, proof: &[u8]) -> Result<bool> {
+    let p = req.registered_proof;
+    ensure_small(p.size().bytes(), p.name())?;
+    filecoin_proofs::verify_empty_sector_update_proof::<SmallTree>(
+        &update_config(p)?,
+        proof,
+        req.comm_r_old,
+        req.comm_r_new,
+        req.comm_d_new,
+    )
 }
 
 /// filecoin-proofs-api's `RegisteredPoStProof::as_v1_config()` for cuzk's registered proof.

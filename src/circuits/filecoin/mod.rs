@@ -1,6 +1,7 @@
-//! Filecoin's real circuits: a sector's C1 output (PoRep C2) and vanilla PoSt proofs (WinningPoSt,
-//! WindowPoSt) turned into the partition circuits filecoin-proofs 19.1 would prove, through Filecoin's own
-//! storage-proofs crates, with the public inputs a verifier derives. The circuits synthesize into cuzk's
+//! Filecoin's real circuits: a sector's C1 output (PoRep C2), vanilla PoSt proofs (WinningPoSt, WindowPoSt)
+//! and vanilla SnapDeals partition proofs (the update proof) turned into the partition circuits
+//! filecoin-proofs 19.1 would prove, through Filecoin's own storage-proofs crates, with the public inputs a
+//! verifier derives. The circuits synthesize into cuzk's
 //! constraint systems through the bellperson adapter ([`crate::cs::foreign`]).
 
 pub mod c1;
@@ -10,6 +11,7 @@ pub mod post;
 pub mod registry;
 pub mod setup;
 pub mod shapes;
+pub mod snap;
 
 use std::path::{Path, PathBuf};
 
@@ -22,8 +24,9 @@ use crate::cs::foreign::bellperson::Foreign;
 use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
 use c1::{read_c1, SealCommitPhase1Output, VanillaSealProof};
 use post::PostRequest;
-use registry::{PoStProof, PoStType, SealProof, SectorSize};
+use registry::{PoStProof, PoStType, SealProof, SectorSize, UpdateProof};
 use shapes::{with_shape, PieceHasher, ShapeBase, ShapeSub8, ShapeTop2, TreeHasher};
+use snap::{SnapCircuit, SnapRequest};
 
 /// A request file that cannot be proved, as one line naming the file and the field.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +45,8 @@ pub enum Registered {
     Seal(SealProof),
     /// WinningPoSt or WindowPoSt.
     Post(PoStProof),
+    /// SnapDeals update proof of one sector.
+    Update(UpdateProof),
 }
 
 impl Registered {
@@ -50,15 +55,17 @@ impl Registered {
         match self {
             Registered::Seal(p) => p.name(),
             Registered::Post(p) => p.name(),
+            Registered::Update(p) => p.name(),
         }
     }
 
-    /// `porep`, `winning-post` or `window-post`.
+    /// `porep`, `winning-post`, `window-post` or `snap-deals`.
     pub fn kind(self) -> &'static str {
         match self {
             Registered::Seal(_) => "porep",
             Registered::Post(p) if p.typ() == PoStType::Winning => "winning-post",
             Registered::Post(_) => "window-post",
+            Registered::Update(_) => "snap-deals",
         }
     }
 
@@ -67,6 +74,7 @@ impl Registered {
         match self {
             Registered::Seal(p) => setup::seal_identifier(p),
             Registered::Post(p) => setup::post_identifier_of(p),
+            Registered::Update(p) => setup::update_identifier_of(p),
         }
     }
 }
@@ -86,6 +94,12 @@ pub enum FilecoinCircuit {
     PostSub8(Foreign<FallbackPoStCircuit<ShapeSub8>>),
     /// PoSt partition, 64 GiB.
     PostTop2(Foreign<FallbackPoStCircuit<ShapeTop2>>),
+    /// SnapDeals update partition, 2 KiB / 8 MiB / 512 MiB.
+    SnapBase(Foreign<SnapCircuit<ShapeBase>>),
+    /// SnapDeals update partition, 32 GiB.
+    SnapSub8(Foreign<SnapCircuit<ShapeSub8>>),
+    /// SnapDeals update partition, 64 GiB.
+    SnapTop2(Foreign<SnapCircuit<ShapeTop2>>),
 }
 
 impl std::fmt::Debug for FilecoinCircuit {
@@ -97,6 +111,9 @@ impl std::fmt::Debug for FilecoinCircuit {
             FilecoinCircuit::PostBase(_) => "PoSt (8-ary base tree)",
             FilecoinCircuit::PostSub8(_) => "PoSt (8-8 tree)",
             FilecoinCircuit::PostTop2(_) => "PoSt (8-8-2 tree)",
+            FilecoinCircuit::SnapBase(_) => "SnapDeals update (8-ary base tree)",
+            FilecoinCircuit::SnapSub8(_) => "SnapDeals update (8-8 tree)",
+            FilecoinCircuit::SnapTop2(_) => "SnapDeals update (8-8-2 tree)",
         };
         write!(f, "FilecoinCircuit({what})")
     }
@@ -111,6 +128,9 @@ impl Circuit for FilecoinCircuit {
             FilecoinCircuit::PostBase(c) => c.synthesize(cs),
             FilecoinCircuit::PostSub8(c) => c.synthesize(cs),
             FilecoinCircuit::PostTop2(c) => c.synthesize(cs),
+            FilecoinCircuit::SnapBase(c) => c.synthesize(cs),
+            FilecoinCircuit::SnapSub8(c) => c.synthesize(cs),
+            FilecoinCircuit::SnapTop2(c) => c.synthesize(cs),
         }
     }
 }
@@ -118,7 +138,7 @@ impl Circuit for FilecoinCircuit {
 /// A request loaded: the registered proof, its partition circuits and their public inputs.
 #[derive(Clone, Debug)]
 pub struct FilecoinJob {
-    /// The request file.
+    /// The request file (empty for a request given as fields: [`FilecoinJob::from_update_fields`]).
     pub path: PathBuf,
     /// What it proves.
     pub registered: Registered,
@@ -134,6 +154,7 @@ pub struct FilecoinJob {
 trait ShapeCircuit: 'static + MerkleTreeTrait<Hasher = TreeHasher> + Sized {
     fn porep(c: StackedCircuit<Self, PieceHasher>) -> FilecoinCircuit;
     fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit;
+    fn snap(c: SnapCircuit<Self>) -> FilecoinCircuit;
 }
 
 impl ShapeCircuit for ShapeBase {
@@ -142,6 +163,9 @@ impl ShapeCircuit for ShapeBase {
     }
     fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit {
         FilecoinCircuit::PostBase(Foreign(c))
+    }
+    fn snap(c: SnapCircuit<Self>) -> FilecoinCircuit {
+        FilecoinCircuit::SnapBase(Foreign(c))
     }
 }
 
@@ -152,6 +176,9 @@ impl ShapeCircuit for ShapeSub8 {
     fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit {
         FilecoinCircuit::PostSub8(Foreign(c))
     }
+    fn snap(c: SnapCircuit<Self>) -> FilecoinCircuit {
+        FilecoinCircuit::SnapSub8(Foreign(c))
+    }
 }
 
 impl ShapeCircuit for ShapeTop2 {
@@ -160,6 +187,9 @@ impl ShapeCircuit for ShapeTop2 {
     }
     fn post(c: FallbackPoStCircuit<Self>) -> FilecoinCircuit {
         FilecoinCircuit::PostTop2(Foreign(c))
+    }
+    fn snap(c: SnapCircuit<Self>) -> FilecoinCircuit {
+        FilecoinCircuit::SnapTop2(Foreign(c))
     }
 }
 
@@ -179,16 +209,23 @@ fn post_parts<Tree: ShapeCircuit>(req: &PostRequest) -> anyhow::Result<Parts> {
         .unzip())
 }
 
+fn snap_parts<Tree: ShapeCircuit>(req: &SnapRequest) -> anyhow::Result<Parts> {
+    Ok(snap::snap_partitions::<Tree>(req)?.into_iter().map(|(c, i)| (Tree::snap(c), i)).unzip())
+}
+
 impl FilecoinJob {
-    /// Loads a C1 file (Lotus/Curio wrapper or bare `SealCommitPhase1Output` JSON) or a `--post` request,
-    /// whichever `path` holds.
+    /// Loads a C1 file (Lotus/Curio wrapper or bare `SealCommitPhase1Output` JSON), a `--post` request or a
+    /// `--snap` request, whichever `path` holds.
     pub fn load(path: &Path) -> Result<FilecoinJob, FilecoinError> {
         let err = |msg: String| FilecoinError { path: path.to_path_buf(), msg };
         let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
         let value: serde_json::Value =
             serde_json::from_slice(&bytes).map_err(|e| err(format!("not JSON: {e}")))?;
         let is_post = value.get("vanilla_proofs").is_some_and(serde_json::Value::is_array);
-        if is_post {
+        if is_post && value.get("comm_r_old").is_some() {
+            let req: SnapRequest = c1::parse_json(&bytes).map_err(err)?;
+            Self::from_snap(path, &req).map_err(err)
+        } else if is_post {
             Self::from_post(path, &bytes).map_err(err)
         } else {
             Self::from_c1(path, &bytes).map_err(err)
@@ -223,6 +260,35 @@ impl FilecoinJob {
         Ok(FilecoinJob {
             path: path.to_path_buf(),
             registered: Registered::Post(req.registered_proof),
+            sector: None,
+            circuits,
+            inputs,
+        })
+    }
+
+    /// A SnapDeals update job from the fields of a `cuzk.v1` `SubmitProofRequest` of kind `SNAP_DEALS_UPDATE`
+    /// (`registered_proof`: Go's `abi.RegisteredUpdateProof` number; `vanilla_proofs`: one bincode
+    /// `PartitionProof` per partition; the three 32-byte commitments): the same circuits and public inputs as
+    /// `cuzk prove --snap` of a file holding them. Errors are one line naming the field.
+    pub fn from_update_fields(
+        registered_proof: u64,
+        vanilla_proofs: &[Vec<u8>],
+        comm_r_old: &[u8],
+        comm_r_new: &[u8],
+        comm_d_new: &[u8],
+    ) -> Result<FilecoinJob, String> {
+        let req =
+            SnapRequest::from_fields(registered_proof, vanilla_proofs, comm_r_old, comm_r_new, comm_d_new)?;
+        Self::from_snap(Path::new(""), &req)
+    }
+
+    /// A SnapDeals request's partitions.
+    pub fn from_snap(path: &Path, req: &SnapRequest) -> Result<FilecoinJob, String> {
+        let size = req.registered_proof.size();
+        let (circuits, inputs) = with_shape!(size, snap_parts, req).map_err(|e| format!("{e:#}"))?;
+        Ok(FilecoinJob {
+            path: path.to_path_buf(),
+            registered: Registered::Update(req.registered_proof),
             sector: None,
             circuits,
             inputs,

@@ -1,5 +1,6 @@
-//! Filecoin's registered proof types (what a node names in its C1 and PoSt requests), mirrored from
-//! filecoin-proofs-api 19.1 `registry.rs` and filecoin-proofs 19.1 `constants.rs` without depending on either.
+//! Filecoin's registered proof types (what a node names in its C1, PoSt and SnapDeals requests), mirrored from
+//! filecoin-proofs-api 19.1 `registry.rs` and filecoin-proofs 19.1 `constants.rs` without depending on either
+//! (the update proofs' partition counts come from storage-proofs-update itself).
 //!
 //! Serde names are the variant names, as filecoin-proofs-api writes them (`"StackedDrg2KiBV1_1"`);
 //! `as_u64` is Go's `abi.Registered*Proof` number (for seal proofs also the `porep_id`).
@@ -254,6 +255,64 @@ impl PoStProof {
     }
 }
 
+macro_rules! update_proofs {
+    ($($name:ident = $id:expr, $size:ident, $circuit:expr;)*) => {
+        /// A registered SnapDeals update proof type (filecoin-proofs-api `RegisteredUpdateProof`, all at
+        /// API version 1.1).
+        #[allow(missing_docs)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum UpdateProof { $($name,)* }
+
+        impl UpdateProof {
+            /// Every registered update proof.
+            pub const ALL: &'static [UpdateProof] = &[$(UpdateProof::$name,)*];
+            /// Go's `abi.RegisteredUpdateProof` number (what `cuzk.v1` requests carry in `registered_proof`).
+            pub fn as_u64(self) -> u64 { match self { $(UpdateProof::$name => $id,)* } }
+            /// The sector size.
+            pub fn size(self) -> SectorSize { match self { $(UpdateProof::$name => SectorSize::$size,)* } }
+            /// The registered name.
+            pub fn name(self) -> &'static str { match self { $(UpdateProof::$name => stringify!($name),)* } }
+            /// Curio's circuit id for it (`snap-32g`), which the daemon maps to this proof type.
+            pub fn circuit_id(self) -> &'static str { match self { $(UpdateProof::$name => $circuit,)* } }
+        }
+    };
+}
+
+update_proofs! {
+    StackedDrg2KiBV1 = 0, S2KiB, "snap-2k";
+    StackedDrg8MiBV1 = 1, S8MiB, "snap-8m";
+    StackedDrg512MiBV1 = 2, S512MiB, "snap-512m";
+    StackedDrg32GiBV1 = 3, S32GiB, "snap-32g";
+    StackedDrg64GiBV1 = 4, S64GiB, "snap-64g";
+}
+
+impl UpdateProof {
+    /// The proof type with Go's abi number `id`.
+    pub fn from_u64(id: u64) -> Option<UpdateProof> {
+        UpdateProof::ALL.iter().copied().find(|p| p.as_u64() == id)
+    }
+
+    /// The proof type Curio's circuit id names.
+    pub fn from_circuit_id(id: &str) -> Option<UpdateProof> {
+        UpdateProof::ALL.iter().copied().find(|p| p.circuit_id() == id)
+    }
+
+    /// Sector size in 32-byte nodes.
+    pub fn nodes(self) -> usize {
+        (self.size().bytes() / 32) as usize
+    }
+
+    /// Partitions (= Groth16 proofs) of one update proof (storage-proofs-update `partition_count`).
+    pub fn partitions(self) -> usize {
+        storage_proofs_update::constants::partition_count(self.nodes())
+    }
+
+    /// filecoin-proofs `SectorUpdateConfig::h`: the high bits of a challenge its encoding randomness uses.
+    pub fn h(self) -> usize {
+        storage_proofs_update::constants::h_default(self.nodes())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +330,14 @@ mod tests {
         assert_eq!(SealProof::StackedDrg32GiBV1_1.partitions(), 10);
         assert_eq!(SealProof::StackedDrg32GiBV1_1.challenges_per_partition(), 18);
         assert_eq!(PoStProof::StackedDrgWindow32GiBV1_2.sector_count(), 2349);
+        let parts: Vec<usize> = UpdateProof::ALL.iter().map(|p| p.partitions()).collect();
+        assert_eq!(parts, [1, 4, 16, 16, 16], "storage-proofs-update partition counts");
+        for p in UpdateProof::ALL {
+            assert_eq!(UpdateProof::from_u64(p.as_u64()), Some(*p));
+            assert_eq!(UpdateProof::from_circuit_id(p.circuit_id()), Some(*p));
+        }
+        assert_eq!(UpdateProof::from_u64(5), None);
+        assert_eq!(UpdateProof::StackedDrg32GiBV1.h(), 10);
         let json = serde_json::to_string(&SealProof::StackedDrg2KiBV1_1).unwrap_or_default();
         assert_eq!(json, "\"StackedDrg2KiBV1_1\"");
     }

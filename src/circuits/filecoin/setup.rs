@@ -1,6 +1,7 @@
 //! Public parameters of the real circuits, mirrored from filecoin-proofs 19.1 `parameters.rs`
-//! (`setup_params`, `winning_post_setup_params`, `window_post_setup_params`), and the parameter-cache names
-//! from storage-proofs-core `parameter_cache.rs` (`v28-<identifier>.params`).
+//! (`setup_params`, `winning_post_setup_params`, `window_post_setup_params`) and `api/update.rs` (the update
+//! proof's compound setup), and the parameter-cache names from storage-proofs-core `parameter_cache.rs`
+//! (`v28-<identifier>.params`).
 
 use anyhow::{ensure, Result};
 use storage_proofs_core::compound_proof::{self, CompoundProof};
@@ -12,9 +13,10 @@ use storage_proofs_porep::stacked::{
     self, Challenges, StackedCircuit, StackedCompound, StackedDrg, EXP_DEGREE,
 };
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
+use storage_proofs_update::{EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound};
 
-use super::registry::{PoStProof, PoStType, SealProof};
-use super::shapes::{with_shape, PieceHasher};
+use super::registry::{PoStProof, PoStType, SealProof, UpdateProof};
+use super::shapes::{with_shape, PieceHasher, TreeHasher};
 
 /// filecoin-proofs `setup_params(&registered_proof.as_v1_config())`.
 pub(crate) fn porep_setup_params(proof: SealProof) -> stacked::SetupParams {
@@ -76,6 +78,19 @@ pub(crate) fn window_post_partitions(total_sector_count: usize, proof: PoStProof
     (partitions > 1).then_some(partitions)
 }
 
+/// The compound public params `generate_empty_sector_update_proof_with_vanilla` builds (every partition, no
+/// priority).
+pub(crate) fn update_compound_params<Tree: 'static + MerkleTreeTrait<Hasher = TreeHasher>>(
+    proof: UpdateProof,
+) -> Result<compound_proof::PublicParams<'static, EmptySectorUpdate<Tree>>> {
+    let setup = compound_proof::SetupParams {
+        vanilla_params: storage_proofs_update::SetupParams { sector_bytes: proof.size().bytes() },
+        partitions: Some(proof.partitions()),
+        priority: false,
+    };
+    EmptySectorUpdateCompound::<Tree>::setup(&setup)
+}
+
 fn porep_identifier<Tree: 'static + MerkleTreeTrait>(proof: SealProof) -> Result<String> {
     let public_params = StackedDrg::<Tree, PieceHasher>::setup(&porep_setup_params(proof))?;
     Ok(<StackedCompound<Tree, PieceHasher> as CacheableParameters<StackedCircuit<Tree, PieceHasher>, _>>::cache_identifier(
@@ -90,6 +105,15 @@ fn post_identifier<Tree: 'static + MerkleTreeTrait>(proof: PoStProof) -> Result<
     ))
 }
 
+fn update_identifier<Tree: 'static + MerkleTreeTrait<Hasher = TreeHasher>>(
+    proof: UpdateProof,
+) -> Result<String> {
+    let public_params = update_compound_params::<Tree>(proof)?.vanilla_params;
+    Ok(<EmptySectorUpdateCompound<Tree> as CacheableParameters<EmptySectorUpdateCircuit<Tree>, _>>::cache_identifier(
+        &public_params,
+    ))
+}
+
 /// The parameter-cache identifier of a PoRep circuit (filecoin-proofs `PoRepConfig::get_cache_identifier`),
 /// e.g. `stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d31…`.
 pub fn seal_identifier(proof: SealProof) -> Result<String, String> {
@@ -99,6 +123,12 @@ pub fn seal_identifier(proof: SealProof) -> Result<String, String> {
 /// The parameter-cache identifier of a PoSt circuit (filecoin-proofs `PoStConfig::get_cache_identifier`).
 pub fn post_identifier_of(proof: PoStProof) -> Result<String, String> {
     with_shape!(proof.size(), post_identifier, proof).map_err(|e| e.to_string())
+}
+
+/// The parameter-cache identifier of a SnapDeals update circuit (what filecoin-proofs'
+/// `get_empty_sector_update_verifying_key` looks up), e.g. `empty-sector-update-merkletree-poseidon_hasher-8-0-0-…`.
+pub fn update_identifier_of(proof: UpdateProof) -> Result<String, String> {
+    with_shape!(proof.size(), update_identifier, proof).map_err(|e| e.to_string())
 }
 
 /// `v28-<identifier>.<ext>`: the names filecoin-proofs looks for in `FIL_PROOFS_PARAMETER_CACHE`.
