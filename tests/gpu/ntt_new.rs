@@ -67,7 +67,7 @@ pub(crate) fn check(gpu: &Gpu, log_n: u32, old: bool, seed: u64) -> Result<Resul
 #[test]
 fn ntt_passes_match_cpu_every_size() {
     let Some(g) = gpu("ntt_passes_match_cpu_every_size") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let mut bad = Vec::new();
     for log_n in (1u32..=12).chain([20, 22]) {
         for old in [false, true] {
@@ -86,10 +86,10 @@ fn ntt_passes_match_cpu_every_size() {
 /// `PERF ntt_path {pass|old} 2^k median … ms` (Forward, data on the device) and
 /// `PERF compute_h_path {pass|old} 2^k median … ms` for 2^20, 2^22, 2^24 (`CUZK_PERF_MAX_LOG` caps).
 #[test]
-#[ignore]
+#[ignore = "device timings for docs/PERF.md, not a check: gpu-check runs it by name"]
 fn ntt_paths_perf() {
     let Some(g) = gpu("ntt_paths_perf") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let max_log: u32 = std::env::var("CUZK_PERF_MAX_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
     let fail = |e: GpuError| -> ! { panic!("{e}") };
     let sync = || dev.stream.synchronize().unwrap_or_else(|e| fail(e.into()));
