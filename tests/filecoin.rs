@@ -7,9 +7,9 @@
 //!   circuit's public inputs equal the verifier's (`filecoin_proofs::get_seal_inputs` for the PoRep); the PoRep's
 //!   `pce` path (witness-only synthesis + SpMV) gives the reference's witness and normal synthesis's a, b, c.
 //! * cuzk's WindowPoSt and WinningPoSt proofs (the `cuzk` binary, locally generated params) are accepted by
-//!   `filecoin_proofs::verify_window_post` / `verify_winning_post` and a flipped byte is rejected; the same for
-//!   the 2 KiB PoRep C2 with `verify_seal`, ignored by a plain `cargo test` (its 2^22 setup is too slow for CI;
-//!   `scripts/gpu-check.sh` runs it with `--include-ignored`).
+//!   `filecoin_proofs::verify_window_post` / `verify_winning_post` and a flipped byte is rejected; the same
+//!   for the 2 KiB PoRep C2 with `verify_seal`, ignored by a plain `cargo test` (its 2^22 setup is too slow
+//!   for CI; `scripts/gpu-check.sh` runs it with `--include-ignored`).
 //!
 //! filecoin-proofs reads its settings once per process and memoizes verifying keys, so every verification runs in
 //! a child process (this binary again, filtered to [`child_verifies_with_filecoin_proofs`]) with its own caches.

@@ -1,5 +1,5 @@
-//! The CUDA backend against the CPU backend. Without a GPU every device test prints one
-//! `*** SKIPPED <test>: no usable GPU: … ***` line and passes (`CUZK_REQUIRE_GPU=1`, set by gpu-check, makes it
+//! The CUDA backend against the CPU backend. Without a GPU every device test prints one line,
+//! `*** SKIPPED <test>: no usable GPU: … ***`, and passes (`CUZK_REQUIRE_GPU=1`, set by gpu-check, makes it
 //! fail instead: `support/require.rs`); the checks that need no device (backend selection, the NVRTC compile
 //! of every kernel module when libnvrtc can be found, the kernel cache, the prover's lane path on a fake
 //! device-timed backend) always run. On the device machine `scripts/gpu-check.sh` runs this binary.

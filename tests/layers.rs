@@ -1,6 +1,6 @@
-//! The architecture holds in the source (docs/ARCHITECTURE.md, "Layers"), as three rules over which file uses
-//! which (what "uses" means is in `layers/scan.rs`: a private `use` or a path in code naming an item the other
-//! file defines; a `pub use` re-export only where the re-exporting file's own code names the item):
+//! The architecture holds in the source (docs/ARCHITECTURE.md, "Layers"), as three rules over which file
+//! uses which (what "uses" means is in `layers/scan.rs`: a private `use` or a path in code naming an item the
+//! other file defines; a `pub use` re-export only where the re-exporting file's own code names the item):
 //! * layers: every module under `src/` has a layer in [`LAYERS`]; a file uses its own module and modules of
 //!   lower layers, never a module of a higher layer or another module of its own layer;
 //! * parent and child: a file inside a module (a child) may use the module's root file (`mod.rs`, or `x.rs`

@@ -12,7 +12,7 @@ use std::fmt::Display;
 use std::io::Write;
 use std::process::Command;
 
-/// Set to 1, a missing GPU (driver, device, or NVRTC for the kernel compile) fails the test; gpu-check sets it.
+/// Set to 1, a missing GPU (driver, device, or NVRTC for the kernel compile) fails the test (gpu-check).
 pub const REQUIRE_GPU: &str = "CUZK_REQUIRE_GPU";
 /// Set to 1, a missing host compiler or interpreter (g++, python3) fails the test.
 pub const REQUIRE_HOSTCC: &str = "CUZK_REQUIRE_HOSTCC";
