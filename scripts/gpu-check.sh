@@ -5,7 +5,7 @@
 # Needs no Rust and no network: only the release binary and the compiled tests/gpu.rs and tests/filecoin.rs
 # test binaries.
 #
-#   scripts/gpu-check.sh [--quick|--full] [--cuzk PATH] [--tests PATH] [--fil-tests PATH]
+#   scripts/gpu-check.sh [--quick|--full] [--cuzk PATH] [--tests PATH] [--fil-tests PATH] [--snap-tests PATH]
 #
 #   --quick   tests (porep-mini proofs skipped) + sizes 2^16 and 2^18 + a 20-proof soak; about 3 minutes
 #   --full    (default) every test + sizes 2^16..2^24 + porep-1m on GPU and CPU + a 100-proof soak + the real
@@ -13,6 +13,7 @@
 #             plus the C2's setup
 #   --cuzk    the cuzk binary (default: dev/cuzk, else target/release/cuzk)
 #   --tests   the tests/gpu.rs binary (default: dev/gpu, else the newest dev/gpu-*, else target/release/deps/gpu-*)
+#   --snap-tests the tests/filecoin_snap.rs binary (default: dev/filecoin_snap, as --fil-tests)
 #   --fil-tests  the tests/filecoin.rs binary (default: dev/filecoin, else the newest dev/filecoin-*, else
 #             target/release/deps/filecoin-*)
 #
@@ -21,7 +22,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
-mode=full cuzk="" tests="" fil_tests=""
+mode=full cuzk="" tests="" fil_tests="" snap_tests=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mode=quick ;;
@@ -29,7 +30,8 @@ while [ $# -gt 0 ]; do
     --cuzk) cuzk="$2"; shift ;;
     --tests) tests="$2"; shift ;;
     --fil-tests) fil_tests="$2"; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --snap-tests) snap_tests="$2"; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -43,6 +45,8 @@ cuzk=$(readlink -f "$cuzk")
 [ -n "$tests" ] && tests=$(readlink -f "$tests")
 [ -n "$fil_tests" ] || fil_tests=$(pick dev/filecoin $(ls -t dev/filecoin-* target/release/deps/filecoin-* 2>/dev/null | grep -v '\.d$'))
 [ -n "$fil_tests" ] && fil_tests=$(readlink -f "$fil_tests")
+[ -n "$snap_tests" ] || snap_tests=$(pick dev/filecoin_snap $(ls -t dev/filecoin_snap-* target/release/deps/filecoin_snap-* 2>/dev/null | grep -v '\.d$'))
+[ -n "$snap_tests" ] && snap_tests=$(readlink -f "$snap_tests")
 
 out="${OUT:-dev/gpu-check-out}"
 mkdir -p "$out" || exit 2
@@ -54,6 +58,8 @@ if [ -z "${CUZK_CACHE:-}" ]; then
   if mkdir -p "$base/cuzk" 2>/dev/null && [ -w "$base/cuzk" ]; then CUZK_CACHE="$base/cuzk"; else CUZK_CACHE=/tmp/cuzk-cache; fi
 fi
 export CUZK_CACHE CUZK_BIN="$cuzk"
+# The tests must not pass by skipping here: a missing GPU, device or NVRTC fails them (tests/support/require.rs).
+export CUZK_REQUIRE_GPU=1
 mkdir -p "$CUZK_CACHE"
 
 # NVRTC: found by the loader, or in a CUDA install; its builtins library must be on the path too.
@@ -76,7 +82,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,dri
 grep '^backend' "$out/info.txt" | tee -a "$out/summary.txt"
 status=0
 if ! grep -q '^backend auto *→ gpu' "$out/info.txt"; then
-  log "gpu-check: NO USABLE GPU on this machine (see the backend line above): device tests will skip, GPU columns read err"
+  log "gpu-check: NO USABLE GPU on this machine (see the backend line above): device tests will fail (CUZK_REQUIRE_GPU=1), GPU columns read err"
   status=1
 fi
 
@@ -97,8 +103,9 @@ else
 fi
 
 # 1b. The real 2 KiB PoRep C2 (full mode, or GPU_CHECK_FIL=1): the fixture's C1 proved on the CPU and on the GPU
-# with one seed must give identical proofs.bin; then tests/filecoin.rs with CUZK_REAL_POREP=1, whose PoRep test
-# has filecoin-proofs' verify_seal accept cuzk's proof (and every other filecoin test). The first prove builds the
+# with one seed must give identical proofs.bin; then tests/filecoin.rs with --include-ignored, whose PoRep test
+# (ignored in CI: its setup alone takes ~7 minutes on 2 cores) has filecoin-proofs' verify_seal accept cuzk's
+# proof (and every other filecoin test). The first prove builds the
 # 2^22 params into $CUZK_CACHE (seed 42), which the test binary then reuses.
 fil_default=1; [ "$mode" = quick ] && fil_default=0
 if [ "${GPU_CHECK_FIL:-$fil_default}" = 0 ]; then
@@ -118,13 +125,24 @@ else
   grep -E '^(wall|synthesis|ntt_msm_h|tail_msm|b_g2_msm) ' "$out/c2-2kib-gpu.txt" | sed 's/^/c2-2kib gpu: /' | tee -a "$out/summary.txt"
   if [ -n "$fil_tests" ]; then
     t0=$(date +%s)
-    CUZK_REAL_POREP=1 timeout 1500 "$fil_tests" --test-threads=1 --nocapture > "$out/filecoin-tests.txt" 2>&1
+    timeout 1500 "$fil_tests" --include-ignored --test-threads=1 --nocapture > "$out/filecoin-tests.txt" 2>&1
     rc=$?
     log "filecoin tests: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep '^test result' "$out/filecoin-tests.txt" | tail -1) (log filecoin-tests.txt)"
     grep -E 'FAILED|panicked|SKIPPED|^child:' "$out/filecoin-tests.txt" | head -40 | tee -a "$out/summary.txt"
     [ $rc -eq 0 ] || status=1
   else
     log "filecoin tests: SKIPPED (no tests/filecoin.rs binary; pass --fil-tests)"; status=1
+  fi
+  # tests/filecoin_snap.rs, its ignored end-to-end check included: filecoin-proofs accepts cuzk's 2 KiB update proof.
+  if [ -n "$snap_tests" ]; then
+    t0=$(date +%s)
+    timeout 900 "$snap_tests" --include-ignored --test-threads=1 --nocapture > "$out/snap-tests.txt" 2>&1
+    rc=$?
+    log "snap tests: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep '^test result' "$out/snap-tests.txt" | tail -1) (log snap-tests.txt)"
+    grep -E 'FAILED|panicked|SKIPPED|^child:' "$out/snap-tests.txt" | head -20 | tee -a "$out/summary.txt"
+    [ $rc -eq 0 ] || status=1
+  else
+    log "snap tests: SKIPPED (no tests/filecoin_snap.rs binary; pass --snap-tests)"; status=1
   fi
 fi
 

@@ -3,27 +3,21 @@
 //! sum, difference over Fp and Fr; the NTT's lazy Fr forms, results < 2r) equal to Python's big-integer
 //! arithmetic on edge and random operands.
 
+#[path = "support/require.rs"]
+mod require;
+
 use std::path::Path;
 use std::process::Command;
 
-/// `python3` if it runs here; the test says loudly when it is missing.
-fn python() -> Option<&'static str> {
-    let ok = Command::new("python3").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    ok.then_some("python3")
-}
-
 #[test]
 fn field32_is_its_generators_output_and_passes_its_check() {
-    let Some(py) = python() else {
-        eprintln!(
-            "*** field32_is_its_generators_output_and_passes_its_check: SKIPPED: python3 not found ***"
-        );
+    if !require::host_tools("field32_is_its_generators_output_and_passes_its_check", &["python3"]) {
         return;
-    };
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = root.join("cuda/hostcheck/gen_field.py");
     let run = |arg: &str| {
-        let out = Command::new(py).arg(&script).arg(arg).output();
+        let out = Command::new("python3").arg(&script).arg(arg).output();
         let out = out.unwrap_or_else(|e| panic!("running {} {arg}: {e}", script.display()));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(

@@ -7,9 +7,9 @@
 //!   circuit's public inputs equal the verifier's (`filecoin_proofs::get_seal_inputs` for the PoRep); the PoRep's
 //!   `pce` path (witness-only synthesis + SpMV) gives the reference's witness and normal synthesis's a, b, c.
 //! * cuzk's WindowPoSt and WinningPoSt proofs (the `cuzk` binary, locally generated params) are accepted by
-//!   `filecoin_proofs::verify_window_post` / `verify_winning_post` and a flipped byte is rejected; the same for
-//!   the 2 KiB PoRep C2 with `verify_seal` when `CUZK_REAL_POREP=1` (its 2^22 setup is too slow for CI;
-//!   `scripts/gpu-check.sh` runs it).
+//!   `filecoin_proofs::verify_window_post` / `verify_winning_post` and a flipped byte is rejected; the same
+//!   for the 2 KiB PoRep C2 with `verify_seal`, ignored by a plain `cargo test` (its 2^22 setup is too slow
+//!   for CI; `scripts/gpu-check.sh` runs it with `--include-ignored`).
 //!
 //! filecoin-proofs reads its settings once per process and memoizes verifying keys, so every verification runs in
 //! a child process (this binary again, filtered to [`child_verifies_with_filecoin_proofs`]) with its own caches.
@@ -386,16 +386,11 @@ fn winning_post_2kib_verified_by_filecoin_proofs() {
     prove_and_verify_with_filecoin_proofs("post", "--post", "winning-post-2kib.json");
 }
 
-/// The 2 KiB PoRep C2 end to end: cuzk's setup over a 2^22 domain (about 10–20 minutes on 2 cores) is too slow
-/// for CI, so it runs only with `CUZK_REAL_POREP=1` (scripts/gpu-check.sh sets it).
+/// The 2 KiB PoRep C2 end to end. Its params setup over the 2^22 domain takes about 7 minutes on CI's 2 cores
+/// (docs/PERF.md), more than CI's budget allows, so it runs in `scripts/gpu-check.sh` only
+/// (`--include-ignored`; there the params are already in `$CUZK_CACHE` from its own C2 proofs).
 #[test]
+#[ignore = "the real 2 KiB C2 needs a 2^22 setup (~7 min on 2 cores): runs in scripts/gpu-check.sh (--include-ignored)"]
 fn porep_2kib_verified_by_filecoin_proofs() {
-    if std::env::var("CUZK_REAL_POREP").as_deref() != Ok("1") {
-        eprintln!(
-            "\n*** porep_2kib_verified_by_filecoin_proofs: SKIPPED: the 2 KiB PoRep C2 needs a 2^22 setup; \
-             set CUZK_REAL_POREP=1 (runs in scripts/gpu-check.sh) ***\n"
-        );
-        return;
-    }
     prove_and_verify_with_filecoin_proofs("seal", "--c1", "c1-2kib.json");
 }

@@ -1,5 +1,6 @@
-//! The CUDA backend against the CPU backend. Without a GPU every device test prints a loud
-//! "skipped: no CUDA driver" and passes; the checks that need no device (backend selection, the NVRTC compile
+//! The CUDA backend against the CPU backend. Without a GPU every device test prints one line,
+//! `*** SKIPPED <test>: no usable GPU: … ***`, and passes (`CUZK_REQUIRE_GPU=1`, set by gpu-check, makes it
+//! fail instead: `support/require.rs`); the checks that need no device (backend selection, the NVRTC compile
 //! of every kernel module when libnvrtc can be found, the kernel cache, the prover's lane path on a fake
 //! device-timed backend) always run. On the device machine `scripts/gpu-check.sh` runs this binary.
 
@@ -27,15 +28,14 @@ use group::{Curve, Group};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The GPU backend, or a loud skip line naming why there is none.
+/// The GPU backend, or None after the skip line (a failure under `CUZK_REQUIRE_GPU=1`, as in gpu-check).
 fn gpu(test: &str) -> Option<GpuBackend> {
-    match GpuBackend::new() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("\n*** {test}: skipped: no CUDA driver / usable GPU ({e}) ***\n");
-            None
-        }
-    }
+    require::gpu(test, GpuBackend::new())
+}
+
+/// The backend's first device: a backend that opened has one.
+fn dev0(g: &GpuBackend) -> &Arc<Gpu> {
+    g.gpu(0).unwrap_or_else(|| panic!("GpuBackend::new opened no device"))
 }
 
 fn rng(seed: u64) -> ChaCha8Rng {
@@ -173,6 +173,9 @@ fn shaped_scalars(shape: &str, n: usize, seed: u64) -> Vec<Scalar> {
         })
         .collect()
 }
+
+#[path = "support/require.rs"]
+mod require;
 
 // First: its `delegate!` macro is used by the modules after it.
 #[macro_use]

@@ -4,19 +4,15 @@
 //! without a GPU. Sizes up to 2^14 here (the turn kernel from 2^11, radix-8 passes from 2^13); the script's
 //! defaults go to 2^16.
 
+#[path = "support/require.rs"]
+mod require;
+
 use std::path::Path;
 use std::process::Command;
 
-fn runs(cmd: &str) -> bool {
-    Command::new(cmd).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
-}
-
 #[test]
 fn ntt_kernel_bodies_match_naive_transforms_on_the_host() {
-    if !runs("g++") || !runs("python3") {
-        eprintln!(
-            "*** ntt_kernel_bodies_match_naive_transforms_on_the_host: SKIPPED: g++ or python3 not found ***"
-        );
+    if !require::host_tools("ntt_kernel_bodies_match_naive_transforms_on_the_host", &["g++", "python3"]) {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -5,9 +5,8 @@
 //! loaded, bases uploaded, allocator arenas filled) to the end of the last. Runs are not saved to the run store.
 //!
 //! The host's check is the heap in use where glibc reports it, as a share of RSS at the warm-up: RSS also holds
-//! free memory glibc keeps, which moves in steps of 1.5–2.5 MiB (a 1% limit on a ~175 MiB process failed 4 of
-//! 13 porep-tiny soaks on h200-16c with the heap growing +0.74 MiB in every one, docs/PERF.md). RSS is printed
-//! beside it, and checked where the heap is not known.
+//! free memory glibc keeps, which moves in steps of 1.5–2.5 MiB, so a 1% RSS limit failed soaks whose heap
+//! grew alike (docs/PERF.md, session m). RSS is printed beside it, and checked where the heap is not known.
 
 use serde::Serialize;
 
@@ -74,10 +73,9 @@ fn sample_now(proofs: usize) -> MemSample {
 }
 
 /// Runs before the baseline: a fifth of them, at least one. The first runs load params, upload bases and
-/// fill the allocator's per-thread arenas and caches (on h200-16c host RSS rose 172 → 194 MiB over the first
-/// 15 porep-tiny runs, then 194 → 196 MiB over the next 135, heap in use levelling off likewise; with `g2d`
-/// on, 235.9 → 238.3 MiB from run 5 to run 10, then 238.3 → 239.2 over the next 40, docs/PERF.md): a tenth
-/// (5 of gpu-check's 50 runs) ended inside that rise. Growth after the warm-up is what a leak looks like.
+/// fill the allocator's per-thread arenas and caches, and host RSS rises over the first 10–15 runs before
+/// it levels off: a tenth (5 of gpu-check's 50 runs) ended inside that rise (docs/PERF.md). Growth after the
+/// warm-up is what a leak looks like.
 fn warm_up_runs(runs: usize) -> usize {
     (runs / 5).max(1)
 }

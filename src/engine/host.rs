@@ -13,9 +13,8 @@ pub fn rss_bytes() -> u64 {
 }
 
 /// glibc malloc arenas a cuzk process uses (unless `MALLOC_ARENA_MAX` says otherwise). glibc's default is 8
-/// per core (128 on h200-16c), and each arena keeps its own free pages: a 100-proof GPU soak grew host RSS
-/// +4.2% after its warm-up with the default, +2.2% with 8 arenas, +0.5% with 4, while 4 arenas proved as fast
-/// (sha256-chain-156 GPU wall 340/373 ms against 344/386; porep-mini CPU 659/651 against 668/657; docs/PERF.md).
+/// per core, and each arena keeps its own free pages: with 4 a 100-proof GPU soak's host RSS grew +0.5% after
+/// its warm-up instead of +4.2%, and proofs were as fast (docs/PERF.md, "glibc arenas").
 pub const MALLOC_ARENAS: i32 = 4;
 
 /// Caps glibc's malloc arenas at [`MALLOC_ARENAS`] (a no-op elsewhere, or when `MALLOC_ARENA_MAX` is set).
@@ -31,9 +30,8 @@ pub fn cap_malloc_arenas() {
 }
 
 /// Hands the allocator's free pages back to the system (glibc `malloc_trim`; a no-op elsewhere) once a run's
-/// buffers are freed, for long-lived processes (the console, `cuzk soak`). Measured: alone it did not keep RSS
-/// flat (h200-16c GPU soak +13.9% over 300 porep-tiny proofs with glibc's default arenas); with the arena cap
-/// ([`MALLOC_ARENAS`]) the soak is flat; its own share was not isolated.
+/// buffers are freed, for long-lived processes (the console, `cuzk soak`). Alone it did not keep RSS flat;
+/// with the arena cap ([`MALLOC_ARENAS`]) the soak is flat; its own share was not isolated (docs/PERF.md).
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.

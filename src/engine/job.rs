@@ -77,9 +77,8 @@ fn synthesize_call(
 
 /// Synthesis workers of a pipelined job: one per 32 host threads (one on the 16-core H200 host), at most the
 /// budget's window and the number of calls; `CUZK_SYNTH_WORKERS` overrides it (still bounded by the window).
-/// Measured there (docs/PERF.md, sha256-chain-39 × 8 on the GPU with pool-written a/b/c): one worker
-/// 398–407 ms, two 453–465 ms — the host's prep_msm and b_g2_msm share those cores, so a second worker
-/// only slows them.
+/// A second worker on that host made eight 2^20 GPU proofs ~13% slower: the host's prep_msm and b_g2_msm
+/// share those cores (docs/PERF.md, session d).
 fn synth_workers(window: usize, calls: usize) -> usize {
     let by_cores = (rayon::current_num_threads() / 32).max(1);
     let want =

@@ -1,15 +1,13 @@
 //! The `.params` file: a memory-mapped reader that checks the layout arithmetic before decoding any point and
 //! then decodes the sections in parallel, and an atomic writer (temp file in the same folder, fsync, rename).
 //!
-//! Validation: the verifying key is always checked fully (on the curve and in the subgroup). The large sections
-//! use [`PointCheck::OnCurve`] by default: blst's deserializer rejects non-canonical coordinates and points off
-//! the curve, and the reader also rejects the compression flag, so a corrupted byte inside a point is caught with
-//! overwhelming probability; a corrupted count fails the length arithmetic. [`PointCheck::Subgroup`] adds the
-//! subgroup check. Measured (2-core x86 dev box, release, one thread per point): decoding costs 0.41 µs per G1
-//! and 1.09 µs per G2 point on-curve-checked, but 70 µs and 99 µs with the subgroup check (~100× more). A file
-//! with 2^16 points in each of H, L, A, B_G1 and B_G2 (37.8 MB) reads in 0.22–0.42 s with `OnCurve` versus 32–44 s
-//! with `Subgroup`; its layout check takes ~5 µs and its SHA-256 0.03–0.07 s. Hence `OnCurve` is the default.
-//! The params cache additionally checks a SHA-256 of the whole file, so any corrupted byte is detected there.
+//! Validation: the verifying key is always checked fully (on the curve and in the subgroup). The large
+//! sections use [`PointCheck::OnCurve`] by default: blst's deserializer rejects non-canonical coordinates and
+//! points off the curve, and the reader also rejects the compression flag, so a corrupted byte inside a point
+//! is caught with overwhelming probability; a corrupted count fails the length arithmetic.
+//! [`PointCheck::Subgroup`] adds the subgroup check. The subgroup check makes decoding ~100× slower per point
+//! (docs/PERF.md), hence `OnCurve` is the default. The params cache additionally checks a SHA-256 of the
+//! whole file, so any corrupted byte is detected there.
 
 use std::fs::File;
 use std::io::Write;

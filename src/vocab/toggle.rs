@@ -84,38 +84,39 @@ toggles! {
         ablate false, help "Keep the SRS bases on the device across calls.";
     Verify = "verify", short "verify", default true, applies Applies::All, ablate false,
         help "Pairing-check every proof after proving.";
-    // Default on: 3.7–4.3× shorter GPU proofs of a 2^20–2^22 SHA chain, 1.6–1.8× of the real 2 KiB C2 (h200-16c,
-    // docs/PERF.md); neutral on the CPU, where the pipeline hides synthesis.
+    // Default on: synthesis is the GPU proof's long pole, and this makes the SHA chains' GPU proofs about 4×
+    // shorter (docs/PERF.md); neutral on the CPU, where the pipeline hides synthesis.
     Pce = "pce", short "pce", default true, applies Applies::All, ablate true,
         help "Record a circuit shape's A, B, C once; later circuits: witness-only synthesis + SpMV.";
-    // Default on: measured in docs/PERF.md (the pool against pageable copies, h200-16c).
+    // Default on: page-locked memory uploads at 55 GB/s against 8 GB/s pageable on the H200 host
+    // (docs/PERF.md).
     B2 = "b2", short "B2 pin pool", default true, applies Applies::DeviceOnly, ablate true,
         help "B2: a/b/c via reusable pinned host memory: with pce synthesis writes them there, else copied through it (B1 wins).";
-    // Default on: after synthesis of sha256-chain-156 (2^22) 111 → 89 ms, b_g2_msm 70 → 27 ms (h200-16c,
-    // 2026-12-01, docs/PERF.md); with no room on the device it falls back to the host with one warning.
+    // Default on: it takes the host's b_g2_msm off a 2^22 proof's critical path (docs/PERF.md); with no room
+    // on the device it falls back to the host with one warning.
     G2d = "g2d", short "g2d B_G2 dev", default true, applies Applies::DeviceOnly, ablate true,
         help "g2d: B_G2 batch addition on the device (bases resident, a second stream) beside the host's G2 MSMs.";
-    // Default on: after synthesis chain-156 69.9 → 66.1 ms, chain-39 27.5 → 25.6 ms (h200-16c, 2026-12-01,
-    // docs/PERF.md); off is the driver's default (freed scratch returned at every synchronisation).
+    // Default on: no per-call device allocations, a few ms after synthesis at 2^22 (docs/PERF.md); off is the
+    // driver's default (freed scratch returned at every synchronisation).
     Dpool = "dpool", short "dpool devmem", default true, applies Applies::DeviceOnly, ablate true,
         help "dpool: the device's memory pool keeps freed scratch mapped between calls (no per-call device allocations).";
-    // Default on: after synthesis chain-156 64.2–69.0 → 59.6–64.2 ms (ntt_h 16.4–18.0 → 11.8–13.3), chain-39
-    // 26.1–27.2 → 24.7–25.7 ms (h200-16c, 2026-12-01, docs/PERF.md); off: uploads and transforms on one stream.
+    // Default on: a's transforms run under b's and c's uploads, about 5 ms off ntt_h at 2^22 (docs/PERF.md);
+    // off: uploads and transforms on one stream.
     Streams = "streams", short "strms a/b/c", default true, applies Applies::DeviceOnly, ablate true,
         help "streams: a/b/c uploads on a stream of their own, b's and c's NTTs on two more, so a's run under their copies.";
     Msm2s = "msm2s", short "msm2s passes", default true, applies Applies::DeviceOnly, ablate true,
         help "msm2s: G1 MSMs from 2^22 points in two window passes on two streams: the next pass's sort and this one's reduction under its accumulation.";
-    // Default off: msm_h 38.9 → 31.6 ms at 2^22 (chain-156 after synthesis 60.1 → 55.8) and 140 → 121 ms at 2^24
-    // (porep-16m), but the copies' one-time build (0.65 s at 2^22, 3.3 s at 2^24, per params and process) pays
-    // back only after ~150 proofs, so one-shot proves and short console sessions are slower with it (h200-16c,
-    // 2026-12-01, docs/PERF.md). From 2^21 points only; with no room it falls back, saying so.
+    // Default off: msm_h is shorter with it, but the copies' one-time build per params and process pays back
+    // only after ~150 proofs, so one-shot proves and short console sessions are slower with it
+    // (docs/PERF.md). From 2^21 points only; with no room it falls back, saying so.
     Shift = "shift", short "shift bases", default false, applies Applies::DeviceOnly, ablate true,
         help "shift: msm_h over resident H bases stored once per window as 2^(c·j)·P (one shared bucket set, wider windows; 96 B per copy).";
-    // Default on: measured in docs/PERF.md (h200-16c, 2026-12-01, session l); a second set of a/b/c device
-    // buffers (96 B per domain element), off when it does not fit.
+    // Default on: 7% off after synthesis with eight 2^20 circuits per call (docs/PERF.md); it costs a second
+    // set of a/b/c device buffers (96 B per domain element) and is off when that does not fit.
     Hpipe = "hpipe", short "hpipe next H", default true, applies Applies::DeviceOnly, ablate true,
         help "hpipe: with several circuits per call, the next circuit's a/b/c upload and NTTs run under this one's msm_h.";
-    // Default on: measured in docs/PERF.md (h200-16c, 2026-12-01, session l).
+    // Default on: one wait instead of one per tail, a third off the lane's tails with several circuits per
+    // call (docs/PERF.md).
     Tailseq = "tailseq", short "tails queued", default true, applies Applies::DeviceOnly, ablate true,
         help "tailseq: a lane's batch additions and tail MSMs of all its circuits queued back to back, one wait at the end.";
 }

@@ -1,5 +1,5 @@
-//! What needs no device: backend selection and its reasons, the CLI without a GPU, the NVRTC compile of
-//! every module, the kernel cache.
+//! What needs no device: backend selection and its reasons, `--backend gpu` from the CLI (an error without a
+//! GPU, a run with one), the NVRTC compile of every module, the kernel cache.
 
 use super::*;
 
@@ -32,42 +32,47 @@ fn cuzk_bin() -> PathBuf {
     }
 }
 
+/// `--backend gpu` on either kind of machine: without a usable GPU one line and exit 1, with one the command
+/// runs (and `prove` verifies its proofs).
 #[test]
-fn cli_backend_gpu_without_gpu_is_one_line() {
-    if discover::discovery().usable() {
-        eprintln!("\n*** cli_backend_gpu_without_gpu_is_one_line: skipped: a GPU is present ***\n");
-        return;
-    }
+fn cli_backend_gpu_is_one_line_without_a_gpu_and_runs_with_one() {
     let bin = cuzk_bin();
-    if !bin.exists() {
-        eprintln!("\n*** cli test skipped: {} not found (set CUZK_BIN) ***\n", bin.display());
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("cuzk-gpu-cli-{}", std::process::id()));
+    assert!(bin.exists(), "{} not found: set CUZK_BIN to the cuzk binary", bin.display());
+    let usable = discover::discovery().usable();
+    let tmp = std::env::temp_dir().join(format!("cuzk-gpu-cli-{}", std::process::id()));
+    // gpu-check's cache holds the compiled kernels; else a fresh one.
+    let cache = std::env::var_os("CUZK_CACHE").map_or_else(|| tmp.join("cache"), PathBuf::from);
     for args in [
         &["bench", "msm", "--backend", "gpu", "--log-size", "4"][..],
         &["prove", "--sample", "samples/porep-tiny.toml", "--backend", "gpu"],
     ] {
         let o = std::process::Command::new(&bin)
             .args(args)
-            .env("CUZK_CACHE", &dir)
+            .env("CUZK_CACHE", &cache)
+            .env("CUZK_HOME", tmp.join("home"))
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("error: --backend gpu: no usable GPU"), "{err}");
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        if usable {
+            assert!(o.status.success(), "{args:?} with a GPU: {out}{err}");
+            assert!(args[0] != "prove" || out.contains("verified: all"), "{args:?}: {out}");
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+            assert!(err.starts_with("error: --backend gpu: no usable GPU"), "{err}");
+        }
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]
 fn nvrtc_compiles_every_module() {
-    if !discover::nvrtc_present() {
-        eprintln!(
-            "\n*** nvrtc_compiles_every_module: SKIPPED: libnvrtc not found (set {} or CUDA_HOME, or LD_LIBRARY_PATH) ***\n",
-            discover::NVRTC_LIB_ENV
-        );
+    let found = if discover::nvrtc_present() {
+        Ok(())
+    } else {
+        Err(format!("libnvrtc not found (set {} or CUDA_HOME, or LD_LIBRARY_PATH)", discover::NVRTC_LIB_ENV))
+    };
+    if require::gpu("nvrtc_compiles_every_module", found).is_none() {
         return;
     }
     // The device's own arch when there is one, else the H200's (sm_90): one compile per module (each takes

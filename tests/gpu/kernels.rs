@@ -68,7 +68,7 @@ fn msm_g1_matches_cpu() {
 #[test]
 fn msm_two_stream_passes_match_cpu() {
     let Some(g) = gpu("msm_two_stream_passes_match_cpu") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let n = 1usize << 22;
     assert_eq!(
         cuzk::backend::gpu::kernels::msm::split_for(n),
@@ -92,7 +92,7 @@ fn msm_two_stream_passes_match_cpu() {
 #[test]
 fn batch_add_matches_cpu() {
     let Some(g) = gpu("batch_add_matches_cpu") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let cpu = CpuBackend::new();
     for (k, &n) in [1usize, 64, 100, 4097, 1 << 16].iter().enumerate() {
         let b1 = g1_points(n, 20 + k as u64);
@@ -116,7 +116,7 @@ fn batch_add_matches_cpu() {
 #[test]
 fn ntt_and_compute_h_match_cpu() {
     let Some(g) = gpu("ntt_and_compute_h_match_cpu") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     for log_n in [1u32, 4, 10, 11, 16, 20] {
         let r =
             ntt_check_against_cpu(dev, log_n, 7 + log_n as u64).unwrap_or_else(|e| panic!("2^{log_n}: {e}"));

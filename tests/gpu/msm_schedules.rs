@@ -3,7 +3,7 @@
 //! concentrate buckets (all equal, runs of ±1, half equal, the porep mix, zeros), bases at infinity, and wide
 //! windows. Schedules are arguments, never environment variables (tests run in parallel).
 
-use super::{g1_points, gpu, rng, scalars, shaped_scalars};
+use super::{dev0, g1_points, gpu, rng, scalars, shaped_scalars};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use cuzk::backend::api::{Backend, Bases};
 use cuzk::backend::cpu::backend::CpuBackend;
@@ -41,7 +41,7 @@ fn check_all(dev: &Gpu, what: &str, bases: &[G1Affine], sc: &[Scalar], windows: 
 #[test]
 fn msm_schedules_match_cpu() {
     let Some(g) = gpu("msm_schedules_match_cpu") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     // Random scalars (and the 0 / 1 / −1 mix) at odd sizes, default window.
     for (k, &n) in [1usize, 3, 255, 1000, 4097, 65_537, 1 << 18].iter().enumerate() {
         let bases = g1_points(n, 200 + k as u64);

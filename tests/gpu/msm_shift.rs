@@ -3,7 +3,7 @@
 //! at infinity, MSMs shorter than the shifted set (the copies' stride is not n), narrow and wide windows, and
 //! the one-stream schedule; plus the copies themselves against blstrs (2^(c·j)·P).
 
-use super::{g1_points, gpu, rng, scalars, shaped_scalars};
+use super::{dev0, g1_points, gpu, rng, scalars, shaped_scalars};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use cuzk::backend::api::{Backend, Bases};
 use cuzk::backend::cpu::backend::CpuBackend;
@@ -37,7 +37,7 @@ fn check(dev: &Gpu, what: &str, bases: &[G1Affine], sc: &[Scalar], windows: &[us
 #[test]
 fn shifted_msm_matches_cpu() {
     let Some(g) = gpu("shifted_msm_matches_cpu") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     for (k, &n) in [1usize, 3, 255, 4097, 65_537].iter().enumerate() {
         let bases = g1_points(n, 400 + k as u64);
         for mix in [false, true] {
@@ -68,7 +68,7 @@ fn shifted_msm_matches_cpu() {
 #[test]
 fn shifted_copies_are_the_doubled_bases() {
     let Some(g) = gpu("shifted_copies_are_the_doubled_bases") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let mut bases = g1_points(1000, 430);
     bases[7] = G1Projective::identity().to_affine();
     let db = dev.stream.clone_htod(limbs(&bases)).unwrap_or_else(|e| panic!("{e}"));

@@ -73,7 +73,7 @@ pub(crate) fn check(gpu: &Gpu, log_n: u32, seed: u64) -> Result<Result<(), Strin
 #[test]
 fn ntt_matches_cpu_every_size() {
     let Some(g) = gpu("ntt_matches_cpu_every_size") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let mut bad = Vec::new();
     for log_n in (1u32..=12).chain([20, 22]) {
         match check(dev, log_n, 100 + log_n as u64) {
@@ -90,10 +90,10 @@ fn ntt_matches_cpu_every_size() {
 /// (Forward, data on the device) and `PERF compute_h 2^k median … ms` (side streams) for 2^20, 2^22, 2^24
 /// (`CUZK_PERF_MAX_LOG` caps); `scripts/gpu-check.sh` reads them.
 #[test]
-#[ignore = "a benchmark, not a check: scripts/gpu-check.sh runs it on the device"]
+#[ignore = "device timings for docs/PERF.md, not a check: gpu-check runs it by name"]
 fn ntt_perf() {
     let Some(g) = gpu("ntt_perf") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let max_log: u32 = std::env::var("CUZK_PERF_MAX_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
     let fail = |e: GpuError| -> ! { panic!("{e}") };
     let sync = || dev.stream.synchronize().unwrap_or_else(|e| fail(e.into()));

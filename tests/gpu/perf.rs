@@ -10,13 +10,13 @@ use super::*;
 /// (default 24). Points beyond 2^22 repeat the first 2^22 (distinct random scalars; 400 MB of bases is far
 /// beyond the L2). Lines start with `PERF`.
 #[test]
-#[ignore = "a benchmark, not a check: run by hand on the device"]
+#[ignore = "device timings for docs/PERF.md, not a check: run it by name on the device"]
 fn perf_probe() {
     use cuzk::backend::gpu::kernels::ntt::{compute_h, ntt, NttDir};
     use cuzk::backend::gpu::kernels::{batch_add, msm};
     use cuzk::backend::gpu::streams::HStreams;
     let Some(g) = gpu("perf_probe") else { return };
-    let Some(dev) = g.gpu(0) else { return };
+    let dev = dev0(&g);
     let max_log: u32 = std::env::var("CUZK_PERF_MAX_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
     let cpu = CpuBackend::new();
     let t0 = std::time::Instant::now();

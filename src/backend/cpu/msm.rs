@@ -6,8 +6,7 @@
 //! ([`reduce_runs`]), reduced to Σ (b+1)·B_b by row and column sums (batch-affine again) and short running
 //! sums, and windows are combined by doubling (Horner). Work is split over (window, slice of points) tasks
 //! on rayon. Against blst's Pippenger (`multi_exp`, Jacobian/XYZZ buckets) this saves about 40% of the field
-//! multiplications per point: G1 at 2^16 on the 2-core development machine took 347–415 ms against
-//! `multi_exp`'s 418–552 ms in the same interleaved runs; G2 at 2^14, 472 ms against 882 ms.
+//! multiplications per point, and G1 at 2^16 runs in 0.75× blst's time (docs/PERF.md).
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;

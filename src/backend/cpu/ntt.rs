@@ -7,9 +7,8 @@
 //! into the same pass). [`compute_h`] takes C through one transform instead of three (its doc says why),
 //! skips the permutation for the coset evaluations (a pointwise step does not care about order) and comes
 //! back with a decimation-in-time (Cooley–Tukey) transform, bit-reversed in and natural out. Out-of-cache
-//! stages run two at a time (radix 4), the rest block by block in cache (`ntt_kernels`). On the 2-core
-//! development machine: forward 2^16 in 12–17 ms, 2^20 in 274–360 ms; `compute_h` at 2^20 in ~2.4 s with
-//! seven transforms (docs/PERF.md has the six-transform figure).
+//! stages run two at a time (radix 4), the rest block by block in cache (`ntt_kernels`). Figures:
+//! docs/PERF.md.
 
 use blstrs::Scalar;
 use ff::{Field, PrimeField};

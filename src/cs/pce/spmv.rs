@@ -1,10 +1,9 @@
 //! The SpMV: a = A·w, b = B·w, c = C·w over the record's CSR, in parallel over chunks of constraints.
 //!
-//! Measured on dev-2c (sha256-chain, one thread, kernel alone; docs/PERF.md): with the limb add/sub written
-//! as adc/sbb chains 38–45 ms against 82–87 ms with u128 carries; a branchless sign (negate by mask, then
-//! add) 45–57 ms and unchecked indexing 49–56 ms, both slower, so the sign stays a branch; non-temporal
-//! stores of a/b/c 42–47 ms (no gain). A loop that only streams the indices and gathers one limb of each
-//! value takes 20–23 ms: memory traffic is half of the kernel.
+//! The limb additions are adc/sbb chains (`overflowing_add`), twice as fast as u128 carries; the sign stays
+//! a branch and indexing stays checked, because the branchless and unchecked variants measured slower. About
+//! half the kernel is memory traffic. The variants and their figures: docs/PERF.md ("SpMV kernel, measured
+//! variants").
 
 use std::mem::MaybeUninit;
 
