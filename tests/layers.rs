@@ -46,18 +46,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "issue 31 (branch daemon): src/main.rs chooses the front end, cli stops calling tui",
     ),
     (
-        "parent/child: src/backend/gpu/backend.rs and its children bases.rs, h.rs use each other",
-        "issue 31 (the lead's src/backend/gpu/ restructuring)",
-    ),
-    (
-        "parent/child: src/backend/gpu/ntt.rs and its children pass.rs, quotient.rs, turn.rs use each other",
-        "issue 31 (the lead's src/backend/gpu/ restructuring)",
-    ),
-    (
-        "cycle: src/backend/gpu/ntt/pass.rs -> src/backend/gpu/ntt/quotient.rs -> src/backend/gpu/ntt/pass.rs",
-        "issue 31 (the lead's src/backend/gpu/ restructuring)",
-    ),
-    (
         "parent/child: src/cli/mod.rs and its children ablate.rs, bench.rs, bench_gpu.rs, bench_synth.rs, info.rs, \
          job.rs, outputs.rs, prove.rs, runs.rs, soak.rs use each other",
         "issue 31 line 6: CliError into src/cli/error.rs",
