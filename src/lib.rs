@@ -14,3 +14,4 @@ pub mod timeline;
 pub mod tui;
 pub mod util;
 pub mod vocab;
+pub mod wire;

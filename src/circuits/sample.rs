@@ -32,6 +32,9 @@ pub struct Sample {
     pub filecoin: Option<Arc<FilecoinJob>>,
     /// A params file to prove with (`[circuit] params`, `--params`), instead of the params cache.
     pub params_file: Option<PathBuf>,
+    /// The seed of the proofs' randomizers when it is not `seed`: the daemon draws one per job from the OS,
+    /// keeping `seed` (the params') fixed so every job proves with the same params.
+    pub proof_seed: Option<u64>,
 }
 
 /// Which circuit a sample proves, with its knobs.
@@ -355,6 +358,7 @@ impl Sample {
             toggles: raw.toggles,
             filecoin: None,
             params_file,
+            proof_seed: None,
         };
         if let CircuitSpec::Filecoin { file } = &sample.circuit {
             let job = FilecoinJob::load(file).map_err(|e| err("circuit", "file", e.to_string()))?;
@@ -373,18 +377,38 @@ impl Sample {
     pub fn from_request(file: &Path, seed: u64) -> Result<Sample, FilecoinError> {
         let job = FilecoinJob::load(file)?;
         let stem = file.file_stem().map_or_else(|| "request".into(), |s| s.to_string_lossy().into_owned());
-        Ok(Sample {
-            name: stem,
-            description: format!("{} from {}", job.registered.name(), file.display()),
-            path: file.into(),
+        let description = format!("{} from {}", job.registered.name(), file.display());
+        Ok(Sample::of_job(job, stem, description, CircuitSpec::Filecoin { file: file.into() }, seed))
+    }
+
+    /// A sample proving a request that came as bytes (a daemon job): `name` and `description` as shown,
+    /// `circuit` the key the engine's memos know its circuit by (one per registered proof, so every job of
+    /// one kind shares the shape count and the params).
+    pub fn of_job(
+        job: FilecoinJob,
+        name: String,
+        description: String,
+        circuit: CircuitSpec,
+        seed: u64,
+    ) -> Sample {
+        Sample {
+            name,
+            description,
+            path: job.path.clone(),
             seed,
             partitions: job.partitions(),
             sectors: 1,
-            circuit: CircuitSpec::Filecoin { file: file.into() },
+            circuit,
             toggles: Toggles::default(),
             filecoin: Some(Arc::new(job)),
             params_file: None,
-        })
+            proof_seed: None,
+        }
+    }
+
+    /// The seed of the proofs' randomizers: `proof_seed` when set, else `seed`.
+    pub fn randomizer_seed(&self) -> u64 {
+        self.proof_seed.unwrap_or(self.seed)
     }
 
     /// Circuits per proof call for one sector.
