@@ -7,6 +7,7 @@ pub mod backend;
 pub mod circuits;
 pub mod cli;
 pub mod cs;
+pub mod daemon;
 pub mod engine;
 pub mod gadgets;
 pub mod groth16;

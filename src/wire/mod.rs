@@ -4,6 +4,8 @@
 //! no code generator; `tests/wire_proto.rs` fails when it and the .proto files disagree. Imports nothing from
 //! the crate: the daemon maps these types to `engine::service`, and a console or client uses them as they are.
 
+pub mod dial;
+
 /// The largest message either side sends or accepts: a 64 GiB sector's C1 output is about 100 MB, and Curio
 /// dials with 256 MiB limits both ways.
 pub const MAX_MESSAGE_BYTES: usize = 256 << 20;

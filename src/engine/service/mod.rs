@@ -351,6 +351,7 @@ impl Inner {
                 st.completed += 1;
                 *m.completed.entry(kind).or_default() += 1;
                 m.latency.entry(kind).or_default().observe(outcome.timings.total_ms as f64 / 1e3);
+                m.queue_wait.entry(kind).or_default().observe(outcome.timings.queue_wait_ms as f64 / 1e3);
             }
             JobState::Failed => {
                 st.failed += 1;
@@ -492,6 +493,52 @@ impl Service {
         inner.emit(EventBody::Status(Box::new(inner.status_of(&st))));
         inner.moved.notify_all();
         Ok(Submitted { job_id, queue_position: position as u32, existing: false })
+    }
+
+    /// Records a job that ends FAILED at once (a request this build cannot prove), so its caller's await and
+    /// the counters see it like any other; a repeated request id answers with the first.
+    pub fn reject(
+        &self,
+        request_id: &str,
+        kind: JobKind,
+        priority: Priority,
+        circuit_id: &str,
+        why: &str,
+    ) -> Submitted {
+        let inner = &self.inner;
+        let mut st = lock(&inner.state);
+        if let Some(id) = st.by_request.get(request_id).filter(|_| !request_id.is_empty()) {
+            return Submitted { job_id: id.clone(), queue_position: 0, existing: true };
+        }
+        let job_id = crate::engine::host::run_id(std::time::SystemTime::now());
+        let job = Job {
+            request_id: request_id.to_string(),
+            kind,
+            priority,
+            circuit_id: circuit_id.to_string(),
+            sample: None,
+            estimate: 0,
+            params_bytes: 0,
+            state: JobState::Queued,
+            submitted: Instant::now(),
+            started: None,
+            finished_seq: 0,
+            cancel: CancelToken::new(),
+            done: watch::channel(None).0,
+        };
+        if !request_id.is_empty() {
+            st.by_request.insert(request_id.to_string(), job_id.clone());
+        }
+        st.jobs.insert(job_id.clone(), job);
+        let o = Outcome {
+            state: JobState::Failed,
+            proof: Vec::new(),
+            error: why.to_string(),
+            timings: Timings::default(),
+            run_id: None,
+        };
+        inner.finish(&mut st, &job_id, o);
+        Submitted { job_id, queue_position: 0, existing: false }
     }
 
     fn existing(&self, request_id: &str) -> Result<Option<Submitted>, SubmitError> {
