@@ -25,7 +25,7 @@ pub use types::{
     EventBody, JobEvent, JobKind, JobState, MemoryEvent, Outcome, PhaseEvent, Priority, ServiceEvent, Timings,
 };
 
-use super::budget::human;
+use super::budget::{human, PlanError};
 use super::gate::DeviceGate;
 use super::store::RunStore;
 use super::{Engine, EngineError, RunSpec};
@@ -339,7 +339,7 @@ impl Inner {
         j.sample = None;
         let (kind, circuit, estimate) = (j.kind, j.circuit_id.clone(), j.estimate);
         let outcome = Arc::new(outcome);
-        let _ = j.done.send(Some(outcome.clone()));
+        j.done.send_replace(Some(outcome.clone()));
         let ev = self.job_event(id, j, &outcome.error, outcome.run_id.clone(), outcome.timings);
         if admitted {
             st.in_use = st.in_use.saturating_sub(estimate);
@@ -553,6 +553,12 @@ impl Service {
         }))
     }
 
+    /// What a job of `sample` needs of the memory budget while its SRS is not resident (its estimate plus
+    /// its params), or why it can never fit.
+    pub fn need_bytes(&self, sample: &Sample) -> Result<u64, SubmitError> {
+        self.admission(sample).map(|(e, p)| e.saturating_add(p))
+    }
+
     /// The job's estimate without its params, and its params' bytes; refused when the two can never fit.
     fn admission(&self, sample: &Sample) -> Result<(u64, u64), SubmitError> {
         let inner = &self.inner;
@@ -563,8 +569,24 @@ impl Service {
             repeats: 1,
             mem_budget: inner.cfg.memory_budget,
         };
+        let budget = inner.cfg.memory_budget;
         let plan = inner.engine.plan(&spec).map_err(|e| match e {
-            EngineError::Memory(m) => SubmitError::Memory(m.to_string()),
+            EngineError::Memory(m) => match *m {
+                // The budget is below one proof call: said in the daemon's terms, not `--mem-budget`'s.
+                PlanError::Budget(_) => {
+                    let fp = inner.engine.footprint(sample);
+                    let call = crate::engine::bytes_per_circuit(&fp.shape)
+                        .saturating_mul((sample.circuits_per_sector() * inner.cfg.toggles.batch.max(1)) as u64);
+                    SubmitError::Memory(format!(
+                        "{}: one proof call holds {} of synthesized data, more than the daemon's memory budget of \
+                         {}; raise `memory_budget` in the daemon's config",
+                        sample.name,
+                        human(call),
+                        human(budget)
+                    ))
+                }
+                m => SubmitError::Memory(m.to_string()),
+            },
             e => SubmitError::Invalid(e.to_string()),
         })?;
         let est = &plan.estimate;
@@ -572,7 +594,6 @@ impl Service {
         let params_bytes = inner.engine.footprint(sample).params_bytes();
         let estimate = est.total().saturating_sub(params_part);
         let need = estimate.saturating_add(params_bytes);
-        let budget = inner.cfg.memory_budget;
         if need > budget {
             return Err(SubmitError::Memory(format!(
                 "{} needs about {} (params {}, proving {}), more than the daemon's memory budget of {}; raise \
