@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("vocab", 0),
     ("util", 0),
+    ("wire", 0),
     ("cs", 1),
     ("gadgets", 2),
     ("circuits", 3),
@@ -17,6 +18,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("engine", 5),
     ("cli", 6),
     ("tui", 6),
+    ("daemon", 6),
 ];
 
 fn layer(top: &str) -> Option<u8> {

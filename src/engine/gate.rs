@@ -111,7 +111,8 @@ mod tests {
     /// Waiters get the turn by priority, then arrival; a cancelled waiter leaves the line.
     #[test]
     fn turns_go_by_priority_then_arrival() {
-        let gate = DeviceGate::new();
+        let owned = DeviceGate::new();
+        let gate = &owned;
         let none = CancelToken::new();
         let first = gate.enter(1, "first", &none).expect("free gate");
         let (tx, rx) = channel();
@@ -120,7 +121,7 @@ mod tests {
             for (i, (name, prio)) in
                 [("low", 1u8), ("normal-a", 2), ("critical", 4), ("normal-b", 2)].into_iter().enumerate()
             {
-                let (tx, gate, none) = (tx.clone(), &gate, none.clone());
+                let (tx, none) = (tx.clone(), none.clone());
                 s.spawn(move || {
                     let turn = gate.enter(prio, name, &none).expect("not cancelled");
                     let _ = tx.send(name);

@@ -38,7 +38,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("cuzk-pagecache-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let path = dir.join("f");
-        let bytes: Vec<u8> = (0..64 * 1024u32).map(|i| (i * 2_654_435_761u32 >> 24) as u8).collect();
+        let bytes: Vec<u8> = (0..64 * 1024u32).map(|i| ((i * 2_654_435_761u32) >> 24) as u8).collect();
         std::fs::write(&path, &bytes).expect("write");
         let f = resident_fraction(&path).expect("mapped");
         assert!(f > 0.9, "{f}");

@@ -117,7 +117,11 @@ fn run(inner: &Inner, id: &str) {
     };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.engine.run(&spec, &ctl)));
     drop(loading);
-    lock(&inner.live).remove(inner, id);
+    let record = match &r {
+        Ok(Ok(result)) => Some(&result.record),
+        _ => None,
+    };
+    lock(&inner.live).remove(inner, id, record);
     let queue_wait_ms = started.duration_since(submitted).as_millis() as u64;
     let mut outcome = match r {
         Ok(Ok(result)) => completed(inner, &circuit, &result, queue_wait_ms),

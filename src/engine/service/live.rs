@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::{lock, EventBody, Inner, MemoryEvent, PhaseEvent, ServiceEvent};
 use crate::engine::events::{live_event, open_event};
+use crate::timeline::record::RunRecord;
 use crate::timeline::{LiveFeed, LiveTap};
 
 /// How often the running jobs' feeds are read.
@@ -23,6 +24,8 @@ struct LiveJob {
     origin_us: Option<u64>,
     /// Open spans already announced (phase, lane, circuit, start).
     open: BTreeSet<(String, String, Option<u64>, u64)>,
+    /// Closed spans sent so far (phase, circuit, start).
+    closed_sent: BTreeSet<(String, Option<u64>, u64)>,
     backlog: Vec<ServiceEvent>,
 }
 
@@ -35,15 +38,35 @@ pub(super) struct LiveJobs {
 impl LiveJobs {
     /// A job starts: watch its feed.
     pub(super) fn add(&mut self, id: &str, feed: LiveFeed) {
-        let job =
-            LiveJob { tap: LiveTap::new(feed), origin_us: None, open: BTreeSet::new(), backlog: Vec::new() };
+        let job = LiveJob {
+            tap: LiveTap::new(feed),
+            origin_us: None,
+            open: BTreeSet::new(),
+            closed_sent: BTreeSet::new(),
+            backlog: Vec::new(),
+        };
         self.jobs.insert(id.to_string(), job);
     }
 
-    /// A job ended: read what its feed still holds, then forget it.
-    pub(super) fn remove(&mut self, inner: &Inner, id: &str) {
-        if let Some(mut j) = self.jobs.remove(id) {
-            poll_one(inner, id, &mut j);
+    /// A job ended: send the spans its feed closed after the last poll (from its record, when it has one:
+    /// the capture is gone by then), then forget it.
+    pub(super) fn remove(&mut self, inner: &Inner, id: &str, record: Option<&RunRecord>) {
+        let Some(mut j) = self.jobs.remove(id) else { return };
+        let (Some(rec), Some(origin)) = (record, j.origin_us) else { return };
+        let sent = std::mem::take(&mut j.closed_sent);
+        for e in rec.events.iter().filter(|e| !sent.contains(&(e.phase.clone(), e.circuit, e.start_us))) {
+            let p = PhaseEvent {
+                job_id: id.to_string(),
+                phase: e.phase.clone(),
+                lane: e.lane.clone(),
+                circuit: e.circuit,
+                device: e.device,
+                start_us: origin + e.start_us,
+                dur_us: e.dur_us,
+                args: e.args.clone(),
+                open: false,
+            };
+            send(inner, &mut j, EventBody::Phase(p));
         }
     }
 
@@ -87,6 +110,7 @@ fn poll_one(inner: &Inner, id: &str, j: &mut LiveJob) {
         }
     }
     for c in &p.closed {
+        j.closed_sent.insert((c.site.phase.name().to_string(), c.site.circuit, c.start_us));
         j.open.remove(&(c.site.phase.name().to_string(), String::new(), c.site.circuit, c.start_us));
         send(inner, j, EventBody::Phase(phase(live_event(c), false)));
     }
