@@ -1,5 +1,45 @@
-//! The `cuzk` binary: see `cuzk --help`.
+//! The `cuzk` binary: see `cuzk --help`. Parses the command line and hands it to its front-end: the console
+//! (`cuzk tui`, bare `cuzk` on a terminal), the daemon (`cuzk daemon`), or the CLI (everything else). The
+//! three front-ends never call one another.
 
-fn main() -> std::process::ExitCode {
-    cuzk::cli::main()
+use std::process::ExitCode;
+
+use cuzk::cli::{Cli, Command, DEFAULT_SAMPLE};
+use cuzk::vocab::BackendKind;
+
+fn main() -> ExitCode {
+    cuzk::engine::host::cap_malloc_arenas();
+    let cli: Cli = match cuzk::cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    let tui = |opts: cuzk::tui::TuiOptions| match cuzk::tui::run(opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    };
+    match cli.command {
+        None if cuzk::tui::stdout_is_terminal() => tui(cuzk::tui::TuiOptions {
+            sample: DEFAULT_SAMPLE.into(),
+            backend: BackendKind::Auto,
+            theme: cli.theme,
+        }),
+        Some(Command::Tui { sample, backend, theme }) => {
+            tui(cuzk::tui::TuiOptions { sample, backend, theme: theme.or(cli.theme) })
+        }
+        Some(Command::Daemon(a)) => cuzk::daemon::main(cuzk::daemon::DaemonOptions {
+            config: a.config,
+            listen: a.listen,
+            http_listen: a.http_listen,
+            data_dir: a.data_dir,
+            memory_budget: a.memory_budget,
+            workers: a.workers,
+            backend: a.backend,
+            seed: a.seed,
+            print_config: a.print_config,
+        }),
+        _ => cuzk::cli::main(cli),
+    }
 }

@@ -32,6 +32,9 @@ pub struct Sample {
     pub filecoin: Option<Arc<FilecoinJob>>,
     /// A params file to prove with (`[circuit] params`, `--params`), instead of the params cache.
     pub params_file: Option<PathBuf>,
+    /// The seed of the proofs' randomizers when it is not `seed`: the daemon draws one per job from the OS,
+    /// keeping `seed` (the params') fixed so every job proves with the same params.
+    pub proof_seed: Option<u64>,
 }
 
 /// Which circuit a sample proves, with its knobs.
@@ -355,6 +358,7 @@ impl Sample {
             toggles: raw.toggles,
             filecoin: None,
             params_file,
+            proof_seed: None,
         };
         if let CircuitSpec::Filecoin { file } = &sample.circuit {
             let job = FilecoinJob::load(file).map_err(|e| err("circuit", "file", e.to_string()))?;
@@ -371,29 +375,40 @@ impl Sample {
     /// A sample proving a Filecoin request file (`cuzk prove --c1 FILE` / `--post FILE` / `--snap FILE`): one sector, its
     /// partitions, default toggles.
     pub fn from_request(file: &Path, seed: u64) -> Result<Sample, FilecoinError> {
-        Ok(Sample::from_job(FilecoinJob::load(file)?, seed))
+        let job = FilecoinJob::load(file)?;
+        let stem = file.file_stem().map_or_else(|| "request".into(), |s| s.to_string_lossy().into_owned());
+        let description = format!("{} from {}", job.registered.name(), file.display());
+        Ok(Sample::of_job(job, stem, description, CircuitSpec::Filecoin { file: file.into() }, seed))
     }
 
-    /// A sample proving a loaded request: a file's, or one built from a request's fields (the daemon's
-    /// `FilecoinJob::from_update_fields`, whose path is empty).
-    pub fn from_job(job: FilecoinJob, seed: u64) -> Sample {
-        let file = job.path.clone();
-        let (name, from) = match file.file_stem() {
-            Some(s) => (s.to_string_lossy().into_owned(), file.display().to_string()),
-            None => (job.registered.kind().to_string(), "request fields".to_string()),
-        };
+    /// A sample proving a request that came as bytes (a daemon job): `name` and `description` as shown,
+    /// `circuit` the key the engine's memos know its circuit by (one per registered proof, so every job of
+    /// one kind shares the shape count and the params).
+    pub fn of_job(
+        job: FilecoinJob,
+        name: String,
+        description: String,
+        circuit: CircuitSpec,
+        seed: u64,
+    ) -> Sample {
         Sample {
             name,
-            description: format!("{} from {from}", job.registered.name()),
-            path: file.clone(),
+            description,
+            path: job.path.clone(),
             seed,
             partitions: job.partitions(),
             sectors: 1,
-            circuit: CircuitSpec::Filecoin { file },
+            circuit,
             toggles: Toggles::default(),
             filecoin: Some(Arc::new(job)),
             params_file: None,
+            proof_seed: None,
         }
+    }
+
+    /// The seed of the proofs' randomizers: `proof_seed` when set, else `seed`.
+    pub fn randomizer_seed(&self) -> u64 {
+        self.proof_seed.unwrap_or(self.seed)
     }
 
     /// Circuits per proof call for one sector.

@@ -141,6 +141,7 @@ impl Session {
             progress: &report,
             feed: None,
             timing_log: self.timing_log,
+            device: None,
         };
         let r = f(&ctl);
         progress.finish();

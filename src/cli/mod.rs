@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bench_data;
 mod bench_gpu;
 mod bench_synth;
+pub mod client;
 pub mod info;
 mod interrupt;
 pub mod job;
@@ -188,6 +189,10 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Many proofs in one process with resident bases: host RSS and GPU memory must stay flat.
     Soak(soak::SoakArgs),
+    /// Serve Curio's proving API (cuzk.v1 over gRPC) as a long-running daemon; SIGTERM drains it.
+    Daemon(DaemonArgs),
+    /// Talk to a running daemon: status, one proof, or a mixed burst with latency and throughput.
+    Client(client::ClientArgs),
     /// Open the console: live timeline, toggles, history, compare, ablation (needs a terminal).
     Tui {
         /// The sample file.
@@ -202,14 +207,47 @@ pub enum Command {
     },
 }
 
-/// Runs the command line and maps errors to one line on stderr and exit code 1 (usage errors included;
-/// `--help` and `--version` print and exit 0).
-pub fn main() -> ExitCode {
-    crate::engine::host::cap_malloc_arenas();
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => return usage_error(&e),
-    };
+/// `cuzk daemon`'s flags (the binary's `main` hands them to the daemon; each overrides its config key).
+#[derive(clap::Args, Debug, Clone)]
+pub struct DaemonArgs {
+    /// Where Curio dials: host:port or unix:///path/to/cuzk.sock (default 127.0.0.1:9820).
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// The TOML config (`cuzk daemon --print-config` prints every key, documented).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// HTTP GET /status and /metrics on host:port.
+    #[arg(long)]
+    pub http_listen: Option<String>,
+    /// The run store's folder (default: $CUZK_HOME, else the user data dir).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Memory the admitted jobs and resident SRS may hold, e.g. 400G (default: half the machine's).
+    #[arg(long)]
+    pub memory_budget: Option<String>,
+    /// Jobs proving at once, 1..=64 (default 2).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// auto, gpu or cpu.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// FOR TESTING ONLY: fixed params and randomizer seed (same request → same proof bytes).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Print the documented config and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+/// Parses the command line: the parsed command, or the exit code of `--help`, `--version` or a usage error
+/// (printed already).
+pub fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| usage_error(&e))
+}
+
+/// Runs a command of the CLI's own (not `tui`, `daemon` or a bare `cuzk` on a terminal, which the binary
+/// routes to their front-ends) and maps errors to one line on stderr and exit code 1.
+pub fn main(cli: Cli) -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -241,12 +279,6 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<(), CliError> {
     let json_err = |e: serde_json::Error| CliError::Msg(format!("json: {e}"));
     match cli.command {
-        None if crate::tui::stdout_is_terminal() => crate::tui::run(crate::tui::TuiOptions {
-            sample: DEFAULT_SAMPLE.into(),
-            backend: BackendKind::Auto,
-            theme: cli.theme,
-        })
-        .map_err(CliError::Msg)?,
         None => {
             eprintln!(
                 "note: stdout is not a terminal, so no console; this is `cuzk info` (see `cuzk --help`)"
@@ -255,10 +287,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             println!("{} — {}", sample.name, sample.description);
             print!("{}", info::render(&info::shape_info_checked(&sample)?));
         }
-        Some(Command::Tui { sample, backend, theme }) => {
-            let theme = theme.or(cli.theme);
-            crate::tui::run(crate::tui::TuiOptions { sample, backend, theme }).map_err(CliError::Msg)?
+        Some(Command::Tui { .. } | Command::Daemon(_)) => {
+            return Err(CliError::Msg("this command runs through the cuzk binary's own front-end".into()))
         }
+        Some(Command::Client(args)) => client::run(args)?,
         Some(Command::Info { sample, json }) => {
             let sample = Sample::load(&sample)?;
             let i = info::shape_info_checked(&sample)?;

@@ -142,7 +142,8 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
     let mut samples = vec![sample_now(0)];
     let progress = LineProgress::new(format!("setup {}:", sample.name));
     let report = |stage: &str, done: usize, total: usize| progress.update(stage, done, total);
-    let ctl = RunCtl { cancel: cancel.clone(), progress: &report, feed: None, timing_log: false };
+    let ctl =
+        RunCtl { cancel: cancel.clone(), progress: &report, feed: None, timing_log: false, device: None };
     let (mut made, mut failed) = (0usize, 0usize);
     for r in 0..runs {
         let result = engine.run(&spec, &ctl);

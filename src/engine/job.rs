@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use blstrs::Scalar;
 
+use super::gate::DeviceClaim;
 use super::EngineError;
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
@@ -32,6 +33,8 @@ pub struct JobSpec<'a> {
     pub mem_budget: u64,
     /// The PCE record slot of the circuit's shape (used when the `pce` toggle is on).
     pub pce: Option<&'a PceSlot>,
+    /// The device gate this job's proof calls take turns at (`None`: the job is alone on the device).
+    pub device: Option<DeviceClaim<'a>>,
 }
 
 /// What one repeat produced.
@@ -158,7 +161,14 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     let mut out = JobOutput { pipelined, ..JobOutput::default() };
     let prove = |call: Call, out: &mut JobOutput| -> Result<(), EngineError> {
         out.inputs.extend(call.inputs);
-        let cs = CallSpec { params: &spec.params, toggles: t, seed: s.seed, first: call.first };
+        let cs = CallSpec { params: &spec.params, toggles: t, seed: s.randomizer_seed(), first: call.first };
+        // Other jobs' synthesis goes on while this call holds the device; their proof calls wait here.
+        let _turn = match spec.device {
+            Some(d) => {
+                Some(d.gate.enter(d.priority, d.label, probe.cancel_token()).map_err(ProveError::from)?)
+            }
+            None => None,
+        };
         out.proofs.extend(prove_assignments(probe, spec.backend, cs, call.asgs)?);
         Ok(())
     };

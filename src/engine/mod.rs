@@ -7,6 +7,7 @@ pub mod budget;
 pub mod compare;
 pub mod events;
 pub mod floor;
+pub mod gate;
 pub mod host;
 mod job;
 mod params;
@@ -14,6 +15,7 @@ mod pce;
 mod run;
 pub mod sample;
 mod sampler;
+pub mod service;
 pub mod setup_eta;
 pub mod stats;
 pub mod store;
@@ -133,6 +135,37 @@ impl Engine {
             est.check(&budget::mem_limit())?;
         }
         self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()))
+    }
+
+    /// Whether `sample`'s params are in this engine's memory now.
+    pub fn params_held(&self, sample: &Sample) -> bool {
+        self.params.holds(sample)
+    }
+
+    /// Drops `sample`'s params from this engine's memory (a run using them keeps its copy until it ends);
+    /// whether they were held.
+    pub fn evict_params(&self, sample: &Sample) -> bool {
+        self.params.evict(sample)
+    }
+
+    /// Whether the params file `file` is in this engine's memory.
+    pub fn params_file_held(&self, file: &std::path::Path) -> bool {
+        self.params.holds_file(file)
+    }
+
+    /// Drops the params file `file` from this engine's memory; whether it was held.
+    pub fn evict_params_file(&self, file: &std::path::Path) -> bool {
+        self.params.evict_file(file)
+    }
+
+    /// Reads a params file (production `v28-….params`) into memory before any circuit of it is known; a
+    /// later run proving with that file uses it. Whether it was already held.
+    pub fn preload_params_file(
+        &self,
+        file: &std::path::Path,
+        cancel: &CancelToken,
+    ) -> Result<bool, EngineError> {
+        self.params.preload_file(file, &Probe::quiet(cancel.clone()))
     }
 
     /// The circuit footprint of `sample` (worked out once per engine), for estimates before any work.

@@ -56,6 +56,11 @@ pub fn params_key(digest: u64, seed: u64) -> String {
     format!("v1-{digest:016x}-{seed:016x}")
 }
 
+/// The memo key of a params file.
+fn file_key(file: &std::path::Path) -> String {
+    format!("file:{}", file.display())
+}
+
 /// A synthesis failure while counting or setting up: circuit 0 of the sample.
 fn synthesis(e: crate::cs::SynthesisError) -> crate::groth16::Error {
     crate::groth16::Error::Synthesis(format!("circuit 0: {e}"))
@@ -68,8 +73,48 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl ParamsMemo {
     /// Whether the params of `sample` are already in this memo (so a run needs no setup memory).
     pub(super) fn holds(&self, sample: &Sample) -> bool {
+        self.key_of(sample).is_some_and(|k| lock(&self.params).contains_key(&k))
+    }
+
+    /// The memo key of `sample`'s params: its params file's, else the cache key once its shape is known.
+    fn key_of(&self, sample: &Sample) -> Option<String> {
+        if let Some(file) = params_file(sample) {
+            return Some(file_key(&file));
+        }
         let known = lock(&self.shapes).get(&(sample.circuit.clone(), sample.seed)).copied();
-        known.is_some_and(|(_, digest)| lock(&self.params).contains_key(&params_key(digest, sample.seed)))
+        known.map(|(_, digest)| params_key(digest, sample.seed))
+    }
+
+    /// Drops `sample`'s params from the memo (runs holding them keep their copy until they end); whether
+    /// they were held.
+    pub(super) fn evict(&self, sample: &Sample) -> bool {
+        self.key_of(sample).is_some_and(|k| lock(&self.params).remove(&k).is_some())
+    }
+
+    /// Whether the params file `file` is in the memo.
+    pub(super) fn holds_file(&self, file: &std::path::Path) -> bool {
+        lock(&self.params).contains_key(&file_key(file))
+    }
+
+    /// Drops the params file `file` from the memo; whether it was held.
+    pub(super) fn evict_file(&self, file: &std::path::Path) -> bool {
+        lock(&self.params).remove(&file_key(file)).is_some()
+    }
+
+    /// Reads a params file into the memo before any circuit of it is known (the daemon's `PreloadSRS` of
+    /// production params); a later run of a sample proving with that file finds it here. Whether it was
+    /// already held.
+    pub(super) fn preload_file(&self, file: &std::path::Path, probe: &Probe) -> Result<bool, EngineError> {
+        let key = file_key(file);
+        if lock(&self.params).contains_key(&key) {
+            return Ok(true);
+        }
+        let params = {
+            let _span = probe.open(Site::new(Phase::SrsLoad).arg("file", file.display()));
+            crate::groth16::params_file::read_params(file, crate::groth16::PointCheck::OnCurve)?
+        };
+        lock(&self.params).insert(key, (Arc::new(params), file.to_path_buf()));
+        Ok(false)
     }
 
     /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around reading the
@@ -154,7 +199,7 @@ impl ParamsMemo {
         digest: u64,
         probe: &Probe,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-        let key = format!("file:{}", file.display());
+        let key = file_key(file);
         let info = |outcome| ParamsInfo {
             path: file.to_path_buf(),
             origin: ParamsOrigin::File,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::budget::{Footprint, Plan};
+use super::gate::DeviceClaim;
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
 use super::params::{ParamsInfo, ParamsMemo};
@@ -45,6 +46,9 @@ pub struct RunCtl<'a> {
     pub feed: Option<LiveFeed>,
     /// Print a `CUZK_TIMING:` line per finished phase on stderr.
     pub timing_log: bool,
+    /// Take turns at the proving step with the other runs of the process (the daemon's jobs); `None`: this
+    /// run is alone.
+    pub device: Option<DeviceClaim<'a>>,
 }
 
 /// No progress reports.
@@ -53,7 +57,7 @@ fn no_progress(_: &str, _: usize, _: usize) {}
 impl RunCtl<'_> {
     /// A run that nobody watches, stopping on `cancel`.
     pub fn quiet(cancel: CancelToken) -> RunCtl<'static> {
-        RunCtl { cancel, progress: &no_progress, feed: None, timing_log: false }
+        RunCtl { cancel, progress: &no_progress, feed: None, timing_log: false, device: None }
     }
 }
 
@@ -113,6 +117,7 @@ pub(super) fn run(
                     shape: info.shape,
                     mem_budget: spec.mem_budget,
                     pce: slot.as_deref(),
+                    device: ctl.device,
                 },
                 &probe,
             );

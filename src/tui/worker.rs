@@ -207,6 +207,7 @@ impl Ctx {
             progress: &progress,
             feed: Some(feed.clone()),
             timing_log: false,
+            device: None,
         };
         let mut tap = LiveTap::new(feed);
         let mut quit = false;

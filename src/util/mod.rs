@@ -1,11 +1,12 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
-//! digit grouping, /proc memory facts, the removal of temp files that killed processes left, the median.
+//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median.
 
 pub mod atomic;
 pub mod digits;
 pub mod dirs;
 pub mod median;
 pub mod meminfo;
+pub mod pagecache;
 pub mod stale;
 
 pub use atomic::{publish_dir, write_atomic, write_atomic_new, write_atomic_with};

@@ -252,11 +252,25 @@ impl FilecoinJob {
         })
     }
 
-    /// A PoSt request's partitions.
+    /// A C1 output given as bytes (a daemon request), named `name` in messages.
+    pub fn from_c1_bytes(name: &Path, bytes: &[u8]) -> Result<FilecoinJob, FilecoinError> {
+        Self::from_c1(name, bytes).map_err(|msg| FilecoinError { path: name.to_path_buf(), msg })
+    }
+
+    /// A PoSt request given as a value (a daemon request), named `name` in messages.
+    pub fn from_post_request(name: &Path, req: &PostRequest) -> Result<FilecoinJob, FilecoinError> {
+        Self::from_post_req(name, req).map_err(|msg| FilecoinError { path: name.to_path_buf(), msg })
+    }
+
+    /// A PoSt request file's partitions.
     fn from_post(path: &Path, bytes: &[u8]) -> Result<FilecoinJob, String> {
-        let req: PostRequest = c1::parse_json(bytes)?;
+        Self::from_post_req(path, &c1::parse_json(bytes)?)
+    }
+
+    /// A PoSt request's partitions.
+    fn from_post_req(path: &Path, req: &PostRequest) -> Result<FilecoinJob, String> {
         let size: SectorSize = req.registered_proof.size();
-        let (circuits, inputs) = with_shape!(size, post_parts, &req).map_err(|e| format!("{e:#}"))?;
+        let (circuits, inputs) = with_shape!(size, post_parts, req).map_err(|e| format!("{e:#}"))?;
         Ok(FilecoinJob {
             path: path.to_path_buf(),
             registered: Registered::Post(req.registered_proof),

@@ -1,0 +1,221 @@
+//! The service's vocabulary: priorities, job kinds and states, timings, and the events watchers receive.
+
+use std::collections::BTreeMap;
+
+/// How soon a job should run: higher first, FIFO within one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Priority {
+    /// Background work.
+    Low,
+    /// The default.
+    Normal,
+    /// Ahead of normal work.
+    High,
+    /// WinningPoSt: due within its epoch, ahead of everything queued.
+    Critical,
+}
+
+impl Priority {
+    /// Every priority, lowest first.
+    pub const ALL: [Priority; 4] = [Priority::Low, Priority::Normal, Priority::High, Priority::Critical];
+
+    /// `low`, `normal`, `high`, `critical`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Priority::Low => "low",
+            Priority::Normal => "normal",
+            Priority::High => "high",
+            Priority::Critical => "critical",
+        }
+    }
+
+    /// The priority of a name (as [`Priority::name`] writes it).
+    pub fn parse(s: &str) -> Option<Priority> {
+        Priority::ALL.into_iter().find(|p| p.name() == s.trim().to_ascii_lowercase())
+    }
+
+    /// Its rank for the device gate (higher goes first).
+    pub fn rank(self) -> u8 {
+        self as u8
+    }
+}
+
+/// What a job proves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum JobKind {
+    /// PoRep C2 of one sector.
+    Porep,
+    /// A SnapDeals update proof.
+    Snap,
+    /// One WindowPoSt partition.
+    WindowPost,
+    /// A WinningPoSt.
+    WinningPost,
+    /// A sample circuit (cuzk's own: the console's submissions and the service's tests).
+    Sample,
+}
+
+impl JobKind {
+    /// Every kind.
+    pub const ALL: [JobKind; 5] =
+        [JobKind::Porep, JobKind::Snap, JobKind::WindowPost, JobKind::WinningPost, JobKind::Sample];
+
+    /// `porep`, `snap`, `window-post`, `winning-post`, `sample`: queue and metric labels.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobKind::Porep => "porep",
+            JobKind::Snap => "snap",
+            JobKind::WindowPost => "window-post",
+            JobKind::WinningPost => "winning-post",
+            JobKind::Sample => "sample",
+        }
+    }
+}
+
+/// Where a job is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobState {
+    /// Waiting in the queue.
+    Queued,
+    /// Admitted: synthesizing or proving.
+    Running,
+    /// Done: its proof is in the outcome.
+    Completed,
+    /// Stopped by an error (the outcome says which).
+    Failed,
+    /// Stopped by a cancel (or the daemon's shutdown).
+    Cancelled,
+}
+
+impl JobState {
+    /// `queued`, `running`, `completed`, `failed`, `cancelled`.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Completed => "completed",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether the job has ended.
+    pub fn is_final(self) -> bool {
+        matches!(self, JobState::Completed | JobState::Failed | JobState::Cancelled)
+    }
+}
+
+/// Where a finished job's time went, milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Submitted → admitted.
+    pub queue_wait_ms: u64,
+    /// Reading (or generating) its SRS.
+    pub srs_load_ms: u64,
+    /// Synthesis, wall time covered.
+    pub synthesis_ms: u64,
+    /// The compute lanes' phases (NTT, MSM, batch additions), wall time covered.
+    pub gpu_compute_ms: u64,
+    /// Submitted → finished.
+    pub total_ms: u64,
+}
+
+/// A finished job: its proof or why there is none.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Completed, failed or cancelled.
+    pub state: JobState,
+    /// The proof bytes (partition proofs of 192 bytes, concatenated), when completed.
+    pub proof: Vec<u8>,
+    /// One line, when failed or cancelled.
+    pub error: String,
+    /// Its timings.
+    pub timings: Timings,
+    /// Its run record's id in the run store (completed jobs).
+    pub run_id: Option<String>,
+}
+
+/// A phase span of a running job, on the service's clock (µs since it started).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseEvent {
+    /// The job.
+    pub job_id: String,
+    /// The phase's name.
+    pub phase: String,
+    /// Its timeline row.
+    pub lane: String,
+    /// Circuit index, for per-circuit phases.
+    pub circuit: Option<u64>,
+    /// GPU index, on a GPU.
+    pub device: Option<u64>,
+    /// Start, µs since the service started.
+    pub start_us: u64,
+    /// Duration, µs (0 while open).
+    pub dur_us: u64,
+    /// The span's fields.
+    pub args: BTreeMap<String, String>,
+    /// Started, not ended yet.
+    pub open: bool,
+}
+
+/// A memory counter sample of a running job's sampler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryEvent {
+    /// The job whose sampler took it.
+    pub job_id: String,
+    /// The counter (`host_rss`, `gpu0_mem`, …).
+    pub counter: String,
+    /// What bounds it, bytes (0: unknown).
+    pub capacity: u64,
+    /// When, µs since the service started.
+    pub at_us: u64,
+    /// The value, bytes.
+    pub bytes: u64,
+}
+
+/// A job changed state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobEvent {
+    /// The job.
+    pub job_id: String,
+    /// The caller's key.
+    pub request_id: String,
+    /// What it proves.
+    pub kind: JobKind,
+    /// Curio's circuit id or the sample's name.
+    pub circuit_id: String,
+    /// Its priority.
+    pub priority: Priority,
+    /// Its new state.
+    pub state: JobState,
+    /// Why it failed or was cancelled.
+    pub error: String,
+    /// Its run record, once completed.
+    pub run_id: Option<String>,
+    /// Its timings so far.
+    pub timings: Timings,
+}
+
+/// What a watcher receives.
+#[derive(Clone, Debug)]
+pub enum EventBody {
+    /// A phase span opened or closed.
+    Phase(PhaseEvent),
+    /// A memory sample.
+    Memory(MemoryEvent),
+    /// A job's state change.
+    Job(JobEvent),
+    /// The service's status (periodic, and after every job change).
+    Status(Box<super::ServiceStatus>),
+}
+
+/// One numbered event.
+#[derive(Clone, Debug)]
+pub struct ServiceEvent {
+    /// Increases by one per event of this service.
+    pub seq: u64,
+    /// µs since the service started.
+    pub t_us: u64,
+    /// The event.
+    pub body: EventBody,
+}
