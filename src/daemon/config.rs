@@ -198,7 +198,9 @@ fn read_file(p: &Path) -> Result<FileConfig, String> {
     let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
     toml::from_str(&text).map_err(|e| {
         let msg = e.message().to_string();
-        let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        let line = e
+            .span()
+            .map(|s| text.as_bytes()[..s.start.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1);
         match line {
             Some(l) => format!("{}:{l}: {msg}", p.display()),
             None => format!("{}: {msg}", p.display()),

@@ -89,7 +89,7 @@ async fn serve_one(mut sock: TcpStream, service: Service) {
 
 /// Serves `listener` until the daemon stops.
 pub async fn serve(listener: TcpListener, service: Service, stopping: tokio::sync::watch::Receiver<bool>) {
-    let stop = super::until_stopped(stopping);
+    let stop = super::stop::until_stopped(stopping);
     tokio::pin!(stop);
     loop {
         tokio::select! {

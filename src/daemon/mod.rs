@@ -10,6 +10,7 @@ pub mod prometheus;
 pub mod proving;
 pub mod request;
 mod routes;
+pub mod stop;
 pub mod watch;
 
 use std::process::ExitCode;
@@ -119,7 +120,7 @@ async fn serve(cfg: &Config, at: Listen, service: Service) -> Result<(), String>
         tokio::spawn(http::serve(l, service.clone(), stop_rx.clone()));
     }
     let budget = human(cfg.memory_budget);
-    let stopped = until_stopped(stop_rx.clone());
+    let stopped = stop::until_stopped(stop_rx.clone());
     tokio::spawn(signals(service.clone(), Duration::from_secs(cfg.drain_timeout_s), stop_tx));
     let preload = cfg.preload.clone();
     let svc = service.clone();
@@ -155,15 +156,6 @@ async fn serve(cfg: &Config, at: Listen, service: Service) -> Result<(), String>
     served.map_err(|e| format!("gRPC server: {e}"))?;
     eprintln!("cuzk daemon: stopped");
     Ok(())
-}
-
-/// Resolves once the daemon is stopping (the flag set, or its sender gone).
-pub async fn until_stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
-    while !*rx.borrow_and_update() {
-        if rx.changed().await.is_err() {
-            return;
-        }
-    }
 }
 
 /// Waits for SIGTERM or SIGINT, drains the service (running jobs finish within `grace`, then are cancelled),

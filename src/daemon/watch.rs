@@ -125,7 +125,7 @@ impl Watch for Watcher {
                 "watch: {n} events were dropped because this client read too slowly; reconnect to resync"
             )))),
         });
-        let stop = super::until_stopped(self.stopping.clone());
+        let stop = super::stop::until_stopped(self.stopping.clone());
         let s = futures_util::StreamExt::take_until(tokio_stream::iter(backlog).chain(live), stop);
         Ok(Response::new(Box::pin(s)))
     }
