@@ -4,7 +4,8 @@
 
 use std::process::ExitCode;
 
-use cuzk::cli::{Cli, Command, DEFAULT_SAMPLE};
+use cuzk::cli::job::DEFAULT_SAMPLE;
+use cuzk::cli::{Cli, Command};
 use cuzk::vocab::BackendKind;
 
 fn main() -> ExitCode {

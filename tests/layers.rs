@@ -42,11 +42,6 @@ const LAYERS: &[(&str, u8)] = &[
 /// type, drawing helpers) into a sibling file the root and its children both use removes the entry.
 const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
     (
-        "parent/child: src/cli/mod.rs and its children ablate.rs, bench.rs, bench_gpu.rs, bench_synth.rs, client.rs, \
-         info.rs, job.rs, outputs.rs, prove.rs, runs.rs, soak.rs use each other",
-        "issue 31 line 6: CliError into src/cli/error.rs",
-    ),
-    (
         "parent/child: src/cs/mod.rs and its children lc.rs use each other",
         "issue 31 line 6: Variable and Index beside the linear combinations (src/cs/lc.rs or a file of their own)",
     ),
@@ -55,21 +50,9 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "issue 31 line 6: Pce, Coeff and GENERAL into a file of their own under src/cs/pce/",
     ),
     (
-        "parent/child: src/engine/mod.rs and its children job.rs, params.rs, run.rs use each other",
-        "issue 31 line 6: EngineError into src/engine/error.rs",
-    ),
-    (
         "parent/child: src/engine/service/mod.rs and its children exec.rs, live.rs, srs.rs, types.rs use each other",
         "issue 31 line 6: Inner, State and the event bus into files of their own that exec, live and srs build on; \
          the status types beside the other types",
-    ),
-    (
-        "parent/child: src/groth16/prover/mod.rs and its children assemble.rs use each other",
-        "issue 31 line 6: Sums into src/groth16/prover/assemble.rs",
-    ),
-    (
-        "parent/child: src/timeline/export/mod.rs and its children chrome.rs, csv.rs, svg.rs use each other",
-        "issue 31 line 6: end_us, layout, fmt_us and args_compact into a file of their own under src/timeline/export/",
     ),
     (
         "parent/child: src/tui/mod.rs and its children app.rs, worker.rs use each other",

@@ -1,8 +1,8 @@
 //! `cuzk ablate`: the engine's ablation with a line per configuration on stderr and the matrix on stdout.
 
+use super::error::CliError;
 use super::job::{warn_params, EngineOpts, JobArgs, Session};
 use super::tables::{ablation_json, render_ablation};
-use super::CliError;
 use crate::engine::ablate::AblateEvent;
 use crate::vocab::Toggle;
 

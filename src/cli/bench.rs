@@ -10,7 +10,7 @@ pub use super::bench_data::BenchOp;
 use super::bench_data::{
     half_bitmap, median, random_points, random_scalars, shaped_scalars, time, ScalarShape,
 };
-use super::CliError;
+use super::error::CliError;
 use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::ntt::Domain;
 use crate::backend::select::select;
@@ -52,7 +52,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub passes: Option<u32>,
     /// Sample file (`synth` only).
-    #[arg(long, default_value = super::DEFAULT_SAMPLE)]
+    #[arg(long, default_value = super::job::DEFAULT_SAMPLE)]
     pub sample: std::path::PathBuf,
 }
 

@@ -8,7 +8,7 @@ use group::Curve;
 use super::bench_data::{
     half_bitmap, random_points, random_scalars, shaped_scalars, time, BenchOp, ScalarShape,
 };
-use super::CliError;
+use super::error::CliError;
 use crate::backend::api::{Backend, Bases};
 use crate::backend::cpu::backend::CpuBackend;
 use crate::backend::cpu::ntt::Domain;

@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::bench_data::median;
-use super::CliError;
+use super::error::CliError;
 use crate::cs::{Circuit, Pce, ProvingAssignment, RecordOptions, Shape, ShapeCounter, SmallStore, VecStore};
 use crate::cs::{SynthesisError, WitnessOnly};
 use crate::engine::budget;

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::CliError;
+use super::error::CliError;
 use crate::circuits::filecoin::c1::read_c1;
 use crate::circuits::filecoin::post::PostRequest;
 use crate::circuits::filecoin::registry::PoStType;

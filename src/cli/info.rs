@@ -7,7 +7,7 @@ use blstrs::Scalar;
 use ff::Field;
 use serde::Serialize;
 
-use super::CliError;
+use super::error::CliError;
 use crate::circuits::Sample;
 use crate::cs::{Pce, ProvingAssignment, Shape, VecStore};
 use crate::engine::budget;
@@ -93,8 +93,8 @@ pub fn memory_estimate(sample: &Sample) -> budget::Estimate {
 }
 
 /// [`shape_info`] after checking that one circuit's synthesis fits in memory (else one line saying so).
-pub fn shape_info_checked(sample: &Sample) -> Result<ShapeInfo, super::CliError> {
-    memory_estimate(sample).check(&budget::mem_limit()).map_err(|e| super::CliError::Engine(e.into()))?;
+pub fn shape_info_checked(sample: &Sample) -> Result<ShapeInfo, CliError> {
+    memory_estimate(sample).check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
     shape_info(sample)
 }
 

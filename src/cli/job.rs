@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::CliError;
 use super::progress::LineProgress;
-use super::CliError;
 use crate::backend::api::Backend;
 use crate::backend::select::{select, Selected};
 use crate::circuits::Sample;
@@ -13,11 +13,14 @@ use crate::engine::store::RunStore;
 use crate::engine::{default_mem_budget, Engine, EngineError, RunCtl, RunResult, RunSpec};
 use crate::vocab::{limits, BackendKind, CancelToken, Toggles};
 
+/// The default sample the console and bare `cuzk` open.
+pub const DEFAULT_SAMPLE: &str = "samples/porep-mini.toml";
+
 /// What to prove: the options `prove` and `ablate` share.
 #[derive(clap::Args, Debug, Clone)]
 pub struct JobArgs {
     /// The sample file.
-    #[arg(long, default_value = super::DEFAULT_SAMPLE)]
+    #[arg(long, default_value = DEFAULT_SAMPLE)]
     pub sample: PathBuf,
     /// Prove a sector's C1 output (PoRep C2): the Lotus/Curio `{"SectorNum","Phase1Out","SectorSize"}`
     /// wrapper or the bare SealCommitPhase1Output JSON.

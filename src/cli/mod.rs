@@ -7,6 +7,7 @@ pub mod bench_data;
 mod bench_gpu;
 mod bench_synth;
 pub mod client;
+pub mod error;
 pub mod info;
 mod interrupt;
 pub mod job;
@@ -22,34 +23,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use error::CliError;
+pub use job::DEFAULT_SAMPLE;
+
 use crate::circuits::Sample;
 use crate::vocab::BackendKind;
-
-/// The default sample the console and bare `cuzk` open.
-pub const DEFAULT_SAMPLE: &str = "samples/porep-mini.toml";
-
-/// Every error the CLI reports: one line, then a non-zero exit.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    /// A sample file problem.
-    #[error(transparent)]
-    Sample(#[from] crate::circuits::SampleError),
-    /// A params, proof, vk or inputs file problem.
-    #[error(transparent)]
-    Groth16(#[from] crate::groth16::Error),
-    /// A job failure.
-    #[error(transparent)]
-    Engine(#[from] crate::engine::EngineError),
-    /// A sample file or `--set` problem.
-    #[error(transparent)]
-    SampleLoad(#[from] crate::engine::sample::SampleLoadError),
-    /// No such backend here.
-    #[error(transparent)]
-    Backend(#[from] crate::backend::select::SelectError),
-    /// Anything else, already phrased.
-    #[error("{0}")]
-    Msg(String),
-}
 
 /// cuzk: a Groth16 prover for BLS12-381 and a console to profile it.
 #[derive(Parser, Debug)]
@@ -120,9 +98,8 @@ pub enum Command {
         #[command(flatten)]
         engine: job::EngineOpts,
     },
-    /// Baseline and each ablation toggle (a1 a2 a4 b1 d4 pipeline pce b2 g2d dpool streams msm2s; b1 b2 g2d
-    /// dpool streams msm2s only on a GPU) flipped alone, in interleaved rounds (--repeat of them): per-phase
-    /// deltas.
+    /// Baseline and each ablation toggle (a1 a2 a4 d4 pipeline pce; on a GPU also b1 b2 g2d dpool streams
+    /// msm2s shift hpipe tailseq) flipped alone, in interleaved rounds (--repeat of them): per-phase deltas.
     Ablate {
         /// What to prove.
         #[command(flatten)]

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::CliError;
+use super::error::CliError;
 use crate::engine::JobOutput;
 use crate::groth16::proof::{write_inputs, write_proofs};
 use crate::groth16::VerifyingKey;

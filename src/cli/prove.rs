@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
+use super::error::CliError;
 use super::job::{EngineOpts, JobArgs, Session};
 use super::outputs;
 use super::progress::LineProgress;
-use super::CliError;
 use crate::engine::sample::{self, Overrides};
 use crate::engine::stats::summarize;
 use crate::engine::{Engine, ParamsOrigin};

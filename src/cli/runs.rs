@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::CliError;
 use super::job::create_dir;
 use super::tables::{compare_json, render_compare};
-use super::CliError;
 use crate::engine::compare::{compare, shape_mismatch};
 use crate::engine::store::RunStore;
 use crate::timeline::export::{self, Format};

@@ -10,9 +10,9 @@
 
 use serde::Serialize;
 
+use super::error::CliError;
 use super::job::{EngineOpts, JobArgs};
 use super::progress::LineProgress;
-use super::CliError;
 use crate::engine::{host, Engine, RunCtl, RunSpec};
 use crate::vocab::{CancelToken, Toggle};
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use blstrs::Scalar;
 
+use super::error::EngineError;
 use super::gate::DeviceClaim;
-use super::EngineError;
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::cs::{ProvingAssignment, Shape};

@@ -5,6 +5,7 @@
 pub mod ablate;
 pub mod budget;
 pub mod compare;
+pub mod error;
 pub mod events;
 pub mod floor;
 pub mod gate;
@@ -22,6 +23,7 @@ pub mod store;
 
 use std::sync::Arc;
 
+pub use error::EngineError;
 pub use job::{bytes_per_circuit, run_job, JobOutput, JobSpec};
 pub use params::{params_file, params_key, ParamsInfo, ParamsOrigin, FIL_PARAMS_ENV};
 pub use pce::pce_file;
@@ -31,52 +33,6 @@ use crate::circuits::Sample;
 use crate::groth16::setup::Progress;
 use crate::groth16::Parameters;
 use crate::vocab::{CancelToken, Probe};
-
-/// Why a job could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// Params could not be loaded or built.
-    #[error(transparent)]
-    Params(#[from] crate::groth16::Error),
-    /// Proving failed.
-    #[error(transparent)]
-    Prove(#[from] crate::groth16::prover::ProveError),
-    /// The run store failed.
-    #[error(transparent)]
-    Store(#[from] store::StoreError),
-    /// The run would need more memory than the machine or `--mem-budget` gives (refused before any work).
-    #[error(transparent)]
-    Memory(Box<budget::PlanError>),
-    /// A count (repeats, batch) out of its range.
-    #[error(transparent)]
-    Limit(#[from] crate::vocab::limits::LimitError),
-    /// The params do not fit the circuit (named by file), or another one-line refusal.
-    #[error("{0}")]
-    Refused(String),
-}
-
-impl From<budget::PlanError> for EngineError {
-    fn from(e: budget::PlanError) -> EngineError {
-        EngineError::Memory(Box::new(e))
-    }
-}
-
-impl From<Box<budget::MemoryError>> for EngineError {
-    fn from(e: Box<budget::MemoryError>) -> EngineError {
-        budget::PlanError::from(e).into()
-    }
-}
-
-impl EngineError {
-    /// Whether the run stopped because a cancel was asked for.
-    pub fn is_cancelled(&self) -> bool {
-        matches!(
-            self,
-            EngineError::Prove(crate::groth16::prover::ProveError::Cancelled)
-                | EngineError::Params(crate::groth16::Error::Cancelled)
-        )
-    }
-}
 
 /// The default pipeline memory budget: half the machine's memory (4 GiB where unknown).
 pub fn default_mem_budget() -> u64 {

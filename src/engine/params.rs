@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::budget::Footprint;
-use super::EngineError;
+use super::error::EngineError;
 use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::{Shape, ShapeCounter};
 use crate::groth16::cache::{CacheOutcome, Expect, ParamsCache};

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::budget::{Footprint, Plan};
+use super::error::EngineError;
 use super::gate::DeviceClaim;
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
 use super::params::{ParamsInfo, ParamsMemo};
 use super::pce::PceMemo;
-use super::{events, sampler, EngineError};
+use super::{events, sampler};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::groth16::prover::ProveError;

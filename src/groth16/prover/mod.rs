@@ -32,6 +32,7 @@ use crate::backend::api::{
 };
 use crate::cs::{Evals, ProvingAssignment, SynthesisError};
 use crate::vocab::{Cancelled, Phase, Probe, Site, Toggle, Toggles};
+use assemble::Sums;
 
 /// Why a batch could not be proved.
 #[derive(Debug, thiserror::Error)]
@@ -150,16 +151,6 @@ pub struct CallSpec<'a> {
     pub seed: u64,
     /// Job-wide index of the call's first circuit (fixes its randomizers).
     pub first: usize,
-}
-
-/// Per-circuit MSM results before assembly.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sums {
-    h: G1Projective,
-    l: G1Projective,
-    a: G1Projective,
-    b_g1: G1Projective,
-    b_g2: G2Projective,
 }
 
 type G1x3 = [G1Projective; 3];

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{end_us, layout};
+use super::layout::{end_us, layout};
 use crate::timeline::record::{RecordEvent, RunRecord};
 
 /// The one process all lanes belong to.

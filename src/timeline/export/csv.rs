@@ -2,7 +2,7 @@
 //! `dur_us` 0, `bytes=N` in args), fields quoted per RFC 4180 only when they need it. Lines end in LF, which
 //! every RFC 4180 reader accepts and line tools (grep, awk) prefer.
 
-use super::args_compact;
+use super::layout::args_compact;
 use crate::timeline::record::RunRecord;
 
 /// The header row; column order is part of the export's contract.

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{args_compact, end_us, fmt_us, layout};
+use super::layout::{args_compact, end_us, fmt_us, layout};
 use crate::timeline::record::RunRecord;
 use crate::vocab::{is_sub_phase, phase_order, Phase};
 
