@@ -1,4 +1,6 @@
 // Pippenger MSM for G1: Σ sᵢ·Pᵢ with signed (Booth) window digits and buckets filled by a counting sort.
+// Steps 1–4 below are group-free and serve G2 too; steps 5–7 are templated over the point type in
+// msm_accum.cuh, instantiated here for G1 and in msm_g2.cu for G2 (B_G2, toggle `g2d`).
 //
 // Scalar recoding is the CPU's (src/backend/cpu/digits.rs): s (Montgomery) → canonical; if s > (r − 1)/2 use
 // r − s and flag the point as negated (bit 63 of limb 3), so values are < 2^254 and ⌈255/c⌉ windows suffice;
