@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-check.sh — on a machine with an NVIDIA GPU: run the GPU tests, then benchmark the GPU against the CPU of
-# the same host and print one table (G1 MSM, NTT, batch_add by size; a whole porep-1m proof by phase, medians
-# of three).
+# the same host and print one table (G1 MSM, NTT, batch_add by size, the G2 MSM up to 2^22; a whole porep-1m
+# proof by phase, medians of three).
 # Needs no Rust and no network: only the release binary and the compiled tests/gpu.rs and tests/filecoin.rs
 # test binaries.
 #
@@ -165,6 +165,13 @@ for op in msm ntt batch_add; do
     x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
     rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' "$op" "$k" "$g" "$c" "$x")")
   done
+done
+# The G2 MSM (B_G2 on the device with `g2d`) against the host's (blstrs' G2 on all cores), up to 2^22 points.
+for k in $sizes; do
+  [ "$k" -le 22 ] || continue
+  g=$(bench msm gpu $k --group g2); c=—; [ "$k" -le "$cpu_max" ] && c=$(bench msm cpu $k --group g2)
+  x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
+  rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_g2 "$k" "$g" "$c" "$x")")
 done
 # The MSM over precomputed shifted bases (toggle `shift`, from 2^21 points; the copies are built before timing).
 for k in $sizes; do

@@ -187,6 +187,8 @@ mod g2d;
 mod host;
 #[path = "gpu/kernels.rs"]
 mod kernels;
+#[path = "gpu/msm_g2.rs"]
+mod msm_g2;
 #[path = "gpu/msm_schedules.rs"]
 mod msm_schedules;
 #[path = "gpu/msm_shift.rs"]

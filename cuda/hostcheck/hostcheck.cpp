@@ -16,15 +16,20 @@
 //                    wanted (as the MSM's `passes` argument; 0 as 1))   → ⌈255/c⌉ window Jacobians (18 u64
 //                    each); folded,
 //                    pass k's sum in slot k and the identity after (the host adds them, no Horner)
+//   msm2 n c lgb acc var  as msm over G2 (msm_g2.cu's steps 5–7; no shifted bases), then n indices: the MSM's
+//                    bases are msm_g2_gather's bases[idx[i]]  → ⌈255/c⌉ window Jacobians (36 u64 each)
 //   ba1 / ba2 n    n bases, ⌈n/64⌉ words     → one Jacobian
 #include "../msm.cu"
+#include "../msm_g2.cu"
 #include "../batch_add.cu"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 static u64 rd() {
@@ -132,35 +137,84 @@ static Plan plan(u64 n, u32 window, u32 budget_log2, u32 accum_log2, u32 split, 
     while (p.levels.back() > 1) p.levels.push_back((2 * p.levels.back() + KR - 1) / KR);
     return p;
 }
-static const u32 B = 128, SCAN_T = 1024, FINAL_T = MSM_FINAL_T;
+static const u32 B = 128, SCAN_T = 1024;
 
-static void msm() {
+// Steps 5–7 of group F: msm.cu's G1 kernels or msm_g2.cu's G2 ones (the same templated bodies).
+template <class F> struct Steps;
+template <> struct Steps<fp_t> {
+    static const u32 FIN = MSM_FINAL_T;
+    static void flat(const g1_affine_t *b, const u32 *s, const u32 *o, u32 m, u32 k1, g1_xyzz_t *bk, g1_xyzz_t *pa,
+                     u32 *key) {
+        msm_g1_accum_flat(b, s, o, m, k1, bk, pa, key);
+    }
+    static void fix(const u32 *o, u32 m, u32 k1, const u32 *key, const g1_xyzz_t *pa, g1_xyzz_t *bk) {
+        msm_g1_accum_fix(o, m, k1, key, pa, bk);
+    }
+    static void parts(const u32 *o, u32 m, u32 l, u32 k1, u32 kr, const g1_xyzz_t *src, g1_xyzz_t *bk, g1_xyzz_t *dst) {
+        msm_g1_accum_parts(o, m, l, k1, kr, src, bk, dst);
+    }
+    static void reduce(const g1_xyzz_t *bk, u32 nb, u32 len, u32 segs, g1_xyzz_t *out) {
+        msm_g1_bucket_reduce(bk, nb, len, segs, out);
+    }
+};
+template <> struct Steps<fp2x_t> {
+    static const u32 FIN = MSM_G2_FINAL_T;
+    static void flat(const g2_affine_t *b, const u32 *s, const u32 *o, u32 m, u32 k1, g2_xyzz_t *bk, g2_xyzz_t *pa,
+                     u32 *key) {
+        msm_g2_accum_flat(b, s, o, m, k1, bk, pa, key);
+    }
+    static void fix(const u32 *o, u32 m, u32 k1, const u32 *key, const g2_xyzz_t *pa, g2_xyzz_t *bk) {
+        msm_g2_accum_fix(o, m, k1, key, pa, bk);
+    }
+    static void parts(const u32 *o, u32 m, u32 l, u32 k1, u32 kr, const g2_xyzz_t *src, g2_xyzz_t *bk, g2_xyzz_t *dst) {
+        msm_g2_accum_parts(o, m, l, k1, kr, src, bk, dst);
+    }
+    static void reduce(const g2_xyzz_t *bk, u32 nb, u32 len, u32 segs, g2_xyzz_t *out) {
+        msm_g2_bucket_reduce(bk, nb, len, segs, out);
+    }
+};
+
+template <class F> static void msm() {
+    typedef Affine<F> A;
+    typedef Xyzz<F> X;
+    typedef Jacobian<F> J;
+    const bool g2 = std::is_same<F, fp2x_t>::value;
     u32 n = (u32)rd(), window = (u32)rd(), budget = (u32)rd(), accum = (u32)rd(), var = (u32)rd();
-    bool fold = var & 8;
-    std::vector<g1_affine_t> bases(n);
+    bool fold = !g2 && (var & 8);  // shifted bases: G1 only
+    std::vector<A> bases(n);
     std::vector<fr_t> scalars(n);
-    for (auto &b : bases) b = rd_obj<g1_affine_t>();
+    for (auto &b : bases) b = rd_obj<A>();
     for (auto &s : scalars) s = rd_obj<fr_t>();
+    if (g2) {  // the MSM's bases gathered from the given ones (the prover's B_G2 positions)
+        std::vector<u32> idx(n);
+        for (auto &i : idx) i = (u32)rd();
+        std::vector<g2_affine_t> out(n);
+        launch(cdiv(n, B), 1, B,
+               [&] { msm_g2_gather((const g2_affine_t *)bases.data(), idx.data(), n, out.data()); });
+        memcpy((void *)bases.data(), out.data(), sizeof(A) * n);
+    }
     Plan p = plan(n, window, budget, accum, std::max(var >> 8, 1u), fold);
     u32 groups = fold ? 1 : p.gmax, fold32 = fold ? n : 0;
     if (fold) {
         std::vector<g1_affine_t> shifted((size_t)p.windows * n);
-        launch(cdiv(n, B), 1, B, [&] { msm_shift_bases(bases.data(), n, p.c, p.windows, shifted.data()); });
-        bases.swap(shifted);
+        launch(cdiv(n, B), 1, B,
+               [&] { msm_shift_bases((const g1_affine_t *)bases.data(), n, p.c, p.windows, shifted.data()); });
+        bases.resize(shifted.size());
+        memcpy((void *)bases.data(), shifted.data(), sizeof(A) * shifted.size());
     }
     std::vector<u64> limbs(4 * (size_t)n);
     // Folded (msm.rs Plan::slots): F window-sum blocks per pass, slots [pass·F, pass·F + F).
     u32 fin = fold ? std::min(64u, p.segs) : 1;  // msm.rs FOLD_FINAL
     u32 passes = (p.windows + p.gmax - 1) / p.gmax;
-    std::vector<g1_jacobian_t> windows(fold ? std::max(p.windows, passes * fin) : p.windows);
+    std::vector<J> windows(fold ? std::max(p.windows, passes * fin) : p.windows);
     launch(cdiv(n, B), 1, B, [&] { msm_prep(scalars.data(), n, limbs.data()); });
     std::vector<u32> keys((size_t)p.gmax * n), ranks((size_t)p.gmax * n), sorted((size_t)p.gmax * n);
     u32 mmax = groups * p.nb;
     std::vector<u32> offsets(mmax + 1), csum(SCAN_T);
-    std::vector<g1_xyzz_t> buckets(mmax), segs(2 * (size_t)groups * p.segs);
+    std::vector<X> buckets(mmax), segs(2 * (size_t)groups * p.segs);
     // msm.rs part_slots: A holds 2 per level-1 thread, B 2 per level-2 thread (same sizes, so ASAN=1 catches
     // an overrun).
-    std::vector<g1_xyzz_t> pa(2 * (size_t)p.levels[0]), pb(p.levels.size() > 1 ? 2 * (size_t)p.levels[1] : 1);
+    std::vector<X> pa(2 * (size_t)p.levels[0]), pb(p.levels.size() > 1 ? 2 * (size_t)p.levels[1] : 1);
     std::vector<u32> bkey(p.levels[0]);
     for (u32 w0 = 0, pass = 0; w0 < p.windows; w0 += p.gmax, pass++) {
         u32 gc = p.windows - w0 < p.gmax ? p.windows - w0 : p.gmax;
@@ -168,7 +222,7 @@ static void msm() {
         u32 m = gr * p.nb;
         u32 len = cdiv(m + 1, SCAN_T), t = cdiv(m + 1, len);
         launch(cdiv(m + 1, B), 1, B, [&] { msm_zero_u32(offsets.data(), m + 1); });
-        std::fill(buckets.begin(), buckets.end(), g1_xyzz_t::identity());  // memset_zeros
+        std::fill(buckets.begin(), buckets.end(), X::identity());  // memset_zeros
         launch(cdiv(n, B), 1, B, [&] {
             msm_digits(limbs.data(), n, p.c, w0, p.nb, gc, fold32, keys.data(), ranks.data(), offsets.data());
         });
@@ -178,37 +232,38 @@ static void msm() {
         launch(cdiv(n, B), gc, B,
                [&] { msm_scatter(keys.data(), ranks.data(), n, p.nb, w0, fold32, offsets.data(), sorted.data()); });
         launch(cdiv(p.levels[0], B), 1, B, [&] {
-            msm_g1_accum_flat(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
-                              bkey.data());
+            Steps<F>::flat(bases.data(), sorted.data(), offsets.data(), m, p.k1, buckets.data(), pa.data(),
+                           bkey.data());
         });
         launch(cdiv(p.levels[0], B), 1, B,
-               [&] { msm_g1_accum_fix(offsets.data(), m, p.k1, bkey.data(), pa.data(), buckets.data()); });
+               [&] { Steps<F>::fix(offsets.data(), m, p.k1, bkey.data(), pa.data(), buckets.data()); });
         for (u32 i = 1; i < p.levels.size(); i++) {
             u32 level = i + 1;
             auto &src = level % 2 == 0 ? pa : pb;
             auto &dst = level % 2 == 0 ? pb : pa;
             launch(cdiv(p.levels[i], B), 1, B, [&] {
-                msm_g1_accum_parts(offsets.data(), m, level, p.k1, KR, src.data(), buckets.data(), dst.data());
+                Steps<F>::parts(offsets.data(), m, level, p.k1, KR, src.data(), buckets.data(), dst.data());
             });
         }
         launch(cdiv(p.segs, B), gr, B,
-               [&] { msm_g1_bucket_reduce(buckets.data(), p.nb, p.seg_len, p.segs, segs.data()); });
-        // msm_g1_window_final: one block of FINAL_T per window, its phases run for all threads in turn.
+               [&] { Steps<F>::reduce(buckets.data(), p.nb, p.seg_len, p.segs, segs.data()); });
+        // msm_gX_window_final: one block of FIN threads per window, its phases run for all threads in turn.
         u32 slot = fold ? pass * fin : w0, fsegs = fold ? p.segs / fin : p.segs;
         for (u32 g = 0; g < (fold ? fin : gc); g++) {
-            std::vector<g1_xyzz_t> sm(FINAL_T);
-            for (u32 tid = 0; tid < FINAL_T; tid++)
-                msm_final_sum(segs.data(), fsegs, p.seg_len, g, fold32, tid, sm.data());
-            for (u32 h = FINAL_T / 2; h > 0; h /= 2)
-                for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_tree(sm.data(), tid, h);
-            for (u32 tid = 0; tid < FINAL_T; tid++) msm_final_out(sm.data(), tid, g, slot, windows.data());
+            const u32 FIN = Steps<F>::FIN;
+            std::vector<X> sm(FIN);
+            for (u32 tid = 0; tid < FIN; tid++)
+                msm_final_sum<F, FIN>(segs.data(), fsegs, p.seg_len, g, fold32, tid, sm.data());
+            for (u32 h = FIN / 2; h > 0; h /= 2)
+                for (u32 tid = 0; tid < FIN; tid++) msm_final_tree(sm.data(), tid, h);
+            for (u32 tid = 0; tid < FIN; tid++) msm_final_out(sm.data(), tid, g, slot, windows.data());
         }
     }
-    fprintf(stderr, "msm n=%u c=%u var=%u: k1=%u, %zu accumulation levels\n", n, p.c, var, p.k1, p.levels.size());
+    fprintf(stderr, "msm%s n=%u c=%u var=%u: k1=%u, %zu accumulation levels\n", g2 ? "2" : "", n, p.c, var, p.k1, p.levels.size());
     if (fold) {  // the host's sum of the slots (as Jacobian → XYZZ: ZZ = z², ZZZ = z³), into slot 0
-        g1_xyzz_t acc = g1_xyzz_t::identity();
+        X acc = X::identity();
         for (auto &w : windows) acc.add({w.x, w.y, w.z.sqr(), w.z.sqr() * w.z});
-        windows.assign(p.windows, g1_jacobian_t{});
+        windows.assign(p.windows, J{});
         windows[0] = acc.to_jacobian();
     }
     for (auto &w : windows) wr_obj(w);
@@ -252,7 +307,8 @@ int main() {
         std::string c(cmd);
         if (c == "g1ops") ops<fp_t>();
         else if (c == "g2ops") ops<fp2x_t>();
-        else if (c == "msm") msm();
+        else if (c == "msm") msm<fp_t>();
+        else if (c == "msm2") msm<fp2x_t>();
         else if (c == "ba1") ba<fp_t>(true);
         else if (c == "ba2") ba<fp2x_t>(false);
         else {

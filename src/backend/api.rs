@@ -179,7 +179,7 @@ pub struct CallOpts {
     pub pinned_pool: bool,
     /// Keep the SRS bases on the device across calls (uploaded once per process and params).
     pub srs_resident: bool,
-    /// `g2d`: keep B_G2 on the device too and add `b_g2_msm`'s selected bases there.
+    /// `g2d`: keep B_G2 on the device too and run `b_g2_msm` there (batch addition and MSM).
     pub g2_device: bool,
     /// `dpool`: the device's memory pool keeps freed scratch mapped between calls.
     pub device_pool: bool,
@@ -328,8 +328,20 @@ pub trait Backend: Send + Sync {
     /// Σ sᵢ·Pᵢ in G1; `window` forces the Pippenger window (D4 off), `None` picks it from the size.
     fn msm_g1(&self, bases: Bases<'_>, scalars: &[Scalar], window: Option<usize>) -> BResult<G1Projective>;
 
-    /// Σ sᵢ·Pᵢ in G2 (B_G2 stays on the host on every backend).
+    /// Σ sᵢ·Pᵢ in G2 over host bases (the prover's B_G2 MSM goes through [`Backend::msm_b_g2`] first).
     fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective>;
+
+    /// Σ sᵢ·B_G2[idxᵢ] over the params' B_G2 query (`scalars`: the concatenation of `parts`, aligned with
+    /// `idx`): `Some` where a device lane holding B_G2 (`g2d`) ran it on its device, `None` where the caller
+    /// runs it on the host with [`Backend::msm_g2`] (every other backend, or a lane without room for it).
+    fn msm_b_g2(
+        &self,
+        _srs: SrsRef<'_>,
+        _idx: &[u32],
+        _parts: &[&[Scalar]],
+    ) -> Option<BResult<G2Projective>> {
+        None
+    }
 
     /// The window this backend's MSM picks for `n` points (used for D4's shared window).
     fn window_for(&self, n: usize) -> usize;

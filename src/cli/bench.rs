@@ -1,14 +1,16 @@
 //! `cuzk bench`: time one building block on random data (seeded), median of repeats; MSM also times blst's
-//! Pippenger (`G1Projective::multi_exp`) on the same points and scalars and reports the ratio.
+//! Pippenger (`G1Projective::multi_exp`, with `--group g2` `G2Projective::multi_exp`) on the same points and
+//! scalars and reports the ratio.
 
-use blstrs::{G1Projective, Scalar};
+use blstrs::{G1Projective, G2Projective, Scalar};
 use group::prime::PrimeCurveAffine;
 use group::Group;
 use serde::Serialize;
 
 pub use super::bench_data::BenchOp;
 use super::bench_data::{
-    half_bitmap, median, random_points, random_scalars, shaped_scalars, time, ScalarShape,
+    half_bitmap, median, random_points, random_points_g2, random_scalars, shaped_scalars, time, MsmGroup,
+    ScalarShape,
 };
 use super::error::CliError;
 use crate::backend::api::{Backend, Bases};
@@ -44,6 +46,9 @@ pub struct BenchArgs {
     /// 2^(c·j)·P, built once before timing; 96 bytes per copy), as a resident SRS could.
     #[arg(long)]
     pub shifted: bool,
+    /// `msm` only: the group (g2: the B_G2 MSM, on the GPU `g2d`'s kernels; no --shifted, no --passes).
+    #[arg(long, value_enum, default_value_t = MsmGroup::G1)]
+    pub group: MsmGroup,
     /// `msm` only: window width (default: the size's table; 1..=22).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=22))]
     pub window: Option<u32>,
@@ -79,6 +84,9 @@ pub struct BenchResult {
     /// Over precomputed shifted bases (MSM on the GPU only).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shifted: bool,
+    /// The group (MSM only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<MsmGroup>,
     /// The window width asked for (MSM only; none: the size's table).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<u32>,
@@ -126,17 +134,20 @@ fn mul_chain_footprint(c: u64) -> budget::Footprint {
 
 /// What a benchmark of 2^log_size holds on the host: its data, the copies it compares against, setup's work.
 fn memory_estimate(args: &BenchArgs, on_gpu: bool) -> Option<budget::Estimate> {
-    use budget::{fixed_base_table_bytes, FR, G1, G1P};
+    use budget::{fixed_base_table_bytes, FR, G1, G1P, G2, G2P};
     let n = 1u64 << args.log_size;
     let knob = format!("lower --log-size (now {})", args.log_size);
-    // Random points come from a fixed-base table (up to 133 MB) and the scalars they were made from.
-    let points =
-        vec![("points".into(), n * (G1 + FR)), ("table".into(), fixed_base_table_bytes(n, G1P + G1))];
+    let (g, gp) = match (args.op, args.group) {
+        (BenchOp::Msm, MsmGroup::G2) => (G2, G2P),
+        _ => (G1, G1P),
+    };
+    // Random points come from a fixed-base table (up to 133 MB in G1) and the scalars they were made from.
+    let points = vec![("points".into(), n * (g + FR)), ("table".into(), fixed_base_table_bytes(n, gp + g))];
     let parts: Vec<(String, u64)> = match args.op {
         // Measured at 2^18 on the CPU: 129 MB peak; this model says 146 MB.
         BenchOp::Msm if on_gpu => [points, vec![("scalars".into(), n * FR)]].concat(),
         BenchOp::Msm => {
-            [points, vec![("scalars".into(), n * FR), ("blst copies".into(), n * (G1P + G1 + FR))]].concat()
+            [points, vec![("scalars".into(), n * FR), ("blst copies".into(), n * (gp + g + FR))]].concat()
         }
         BenchOp::Ntt => vec![("scalars and twiddles".into(), n * 3 * FR)],
         BenchOp::BatchAdd => points,
@@ -208,6 +219,12 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             backend.name()
         )));
     }
+    let g2 = args.op == BenchOp::Msm && args.group == MsmGroup::G2;
+    if args.group == MsmGroup::G2 && (args.op != BenchOp::Msm || args.shifted || args.passes.is_some()) {
+        return Err(CliError::Msg(
+            "--group g2: only `msm`, without --shifted or --passes (G2 runs in one buffer set)".into(),
+        ));
+    }
     let window = args.window.map(|w| w as usize);
     let (runs, blst) = if on_gpu {
         let msm = super::bench_gpu::MsmOpts {
@@ -215,10 +232,26 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             shifted: args.shifted,
             window,
             passes: args.passes,
+            g2,
         };
         (super::bench_gpu::time_op(args.op, args.log_size, reps, msm)?, None)
     } else {
         match args.op {
+            BenchOp::Msm if g2 => {
+                let points = random_points_g2(n, 1);
+                let scalars = shaped_scalars(args.scalars, n, 2);
+                let mut ours = None;
+                let runs = time(reps, || ours = Some(backend.msm_g2(&points, &scalars, window)));
+                let proj: Vec<G2Projective> = points.iter().map(|p| p.to_curve()).collect();
+                let mut theirs = G2Projective::identity();
+                let blst = time(reps, || theirs = G2Projective::multi_exp(&proj, &scalars));
+                match ours {
+                    Some(Ok(r)) if r == theirs => {}
+                    Some(Err(e)) => return Err(CliError::Msg(e.to_string())),
+                    _ => return Err(CliError::Msg("msm g2 result differs from blst's".into())),
+                }
+                (runs, Some(blst))
+            }
             BenchOp::Msm => {
                 let points = random_points(n, 1);
                 let scalars = shaped_scalars(args.scalars, n, 2);
@@ -266,6 +299,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         ratio_vs_blst: blst_ms.map(|b| ms / b),
         scalars: (args.op == BenchOp::Msm).then_some(args.scalars),
         shifted: args.shifted,
+        group: (args.op == BenchOp::Msm).then_some(args.group),
         window: args.window.filter(|_| args.op == BenchOp::Msm),
         passes: args.passes,
     };
@@ -274,6 +308,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     } else {
         let op =
             serde_json::to_value(r.op).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let op = if r.group == Some(MsmGroup::G2) { format!("{op} g2") } else { op };
         let shape = match r.scalars {
             Some(sh) if sh != ScalarShape::Random => format!(" ({sh:?} scalars)"),
             _ => String::new(),

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use blstrs::{G1Affine, G1Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
 use group::Group;
 use rand_chacha::ChaCha20Rng;
@@ -31,6 +31,16 @@ pub enum BenchOp {
     /// This machine's floors (peak 64-bit multiply rate, memory and host-to-device bandwidth), measured once
     /// and cached for the console's "% of floor".
     Floor,
+}
+
+/// The group `bench msm` runs in (`--group`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MsmGroup {
+    /// G1 (the H, L, A and B_G1 queries).
+    G1,
+    /// G2 (the B_G2 query; on the device with `g2d`).
+    G2,
 }
 
 /// The median of timings in ms (the one statistic every table reports).
@@ -93,6 +103,12 @@ pub(super) fn shaped_scalars(shape: ScalarShape, n: usize, seed: u64) -> Vec<Sca
 /// Random points as multiples of the generator (one fixed-base table, batch-normalized).
 pub fn random_points(n: usize, seed: u64) -> Vec<G1Affine> {
     let table = FixedBaseTable::<G1Affine>::new(&G1Projective::generator(), fixed_base_window(n));
+    table.mul_many(&random_scalars(n, seed))
+}
+
+/// Random G2 points as multiples of the generator (as [`random_points`]).
+pub fn random_points_g2(n: usize, seed: u64) -> Vec<G2Affine> {
+    let table = FixedBaseTable::<G2Affine>::new(&G2Projective::generator(), fixed_base_window(n));
     table.mul_many(&random_scalars(n, seed))
 }
 

@@ -6,7 +6,7 @@ use blstrs::Scalar;
 use group::Curve;
 
 use super::bench_data::{
-    half_bitmap, random_points, random_scalars, shaped_scalars, time, BenchOp, ScalarShape,
+    half_bitmap, random_points, random_points_g2, random_scalars, shaped_scalars, time, BenchOp, ScalarShape,
 };
 use super::error::CliError;
 use crate::backend::api::{Backend, Bases};
@@ -32,6 +32,8 @@ pub(super) struct MsmOpts {
     pub window: Option<usize>,
     /// Passes the windows are split into (`None`: the size's default), overlapped on two streams.
     pub passes: Option<u32>,
+    /// In G2 (`g2d`'s kernels, on the device's stream; one buffer set).
+    pub g2: bool,
 }
 
 /// Times `op` at 2^log_size on GPU0 (`m`: the MSM's options); returns every repeat's milliseconds.
@@ -42,6 +44,22 @@ pub(super) fn time_op(op: BenchOp, log_size: u32, reps: usize, m: MsmOpts) -> Re
     let mismatch =
         |what: &str| CliError::Msg(format!("{what} 2^{log_size}: GPU result differs from the CPU's"));
     match op {
+        BenchOp::Msm if m.g2 => {
+            let (points, scalars) = (random_points_g2(n, 1), shaped_scalars(m.shape, n, 2));
+            let w = m.window.unwrap_or_else(|| msm::window_for(n));
+            gpu.check_mem("bench msm g2", n * (192 + 32) + msm::scratch_bytes_g2(n, w)).map_err(e)?;
+            let db = gpu.stream.clone_htod(limbs(&points)).map_err(|x| e(x.into()))?;
+            let ds = gpu.stream.clone_htod(limbs(&scalars)).map_err(|x| e(x.into()))?;
+            let run = || msm::msm_g2_on(&gpu, &gpu.stream, &db.slice(..), &ds.slice(..), n, m.window, None);
+            let got = run().map_err(e)?;
+            let want = cpu.msm_g2(&points, &scalars, None).map_err(|x| CliError::Msg(x.to_string()))?;
+            if got.to_affine() != want.to_affine() {
+                return Err(mismatch("msm g2"));
+            }
+            let mut err = None;
+            let runs = time(reps, || run().map_err(|x| err = Some(x)));
+            err.map_or(Ok(runs), |x| Err(e(x)))
+        }
         BenchOp::Msm => {
             let (points, scalars) = (random_points(n, 1), shaped_scalars(m.shape, n, 2));
             let w = m.window.unwrap_or_else(|| {

@@ -1,6 +1,7 @@
-//! `g2d`: B_G2's batch addition on a lane's device (bases resident, a second stream) against the CPU: random
-//! bases and bitmaps with edge cases, whole proofs with g2d on and off, bases kept across calls, the fallback
-//! when the device has no room; and, on any machine, the prover's g2d path over fake device lanes.
+//! `g2d`: B_G2's batch addition and MSM on a lane's device (bases resident, a second stream) against the CPU:
+//! random bases and bitmaps with edge cases, whole proofs with g2d on and off, bases kept across calls, the
+//! fallback when the device has no room; and, on any machine, the prover's g2d path over fake device lanes
+//! (MSMs run by the lane, or declined and run on the host). The MSM alone: `msm_g2.rs`.
 
 use std::sync::atomic::AtomicU64;
 
@@ -156,6 +157,7 @@ fn g2d_proofs_match_cpu_for_every_toggle_combination() {
     assert_eq!(prove(&g, &params, &circuits, &t), want, "sha chain: toggles {}", t.compact());
     assert!(g.first().g2().resident(), "g2d's last resident call kept B_G2");
     assert!(g.first().g2().adds().0 >= 64, "the sha chain's g2d runs added on the device");
+    assert!(g.first().g2().msms().0 >= 128, "the g2d runs' B_G2 MSMs ran on the device");
     let (params, circuits) = setup_for("samples/porep-mini.toml");
     let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
     for mask in [0u32, 0b111111, 0b100100] {
@@ -173,6 +175,10 @@ struct G2Lanes {
 struct G2Lane {
     cpu: CpuBackend,
     adds: AtomicU64,
+    /// MSMs run by the lane.
+    msms: AtomicU64,
+    /// Declines every MSM (a lane without room): the prover runs them on the host.
+    decline: bool,
 }
 
 impl G2Lane {
@@ -195,6 +201,14 @@ impl Backend for G2Lane {
     fn batch_add_b_g2(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
         self.adds.fetch_add(1, Ordering::SeqCst);
         self.cpu.batch_add_g2(&srs.b_g2[start..], bitmap)
+    }
+    fn msm_b_g2(&self, srs: SrsRef<'_>, idx: &[u32], parts: &[&[Scalar]]) -> Option<BResult<G2Projective>> {
+        if self.decline {
+            return None;
+        }
+        self.msms.fetch_add(1, Ordering::SeqCst);
+        let bases: Vec<G2Affine> = idx.iter().map(|&i| srs.b_g2[i as usize]).collect();
+        Some(self.cpu.msm_g2(&bases, &parts.concat(), None))
     }
 }
 
@@ -224,6 +238,9 @@ impl Backend for G2Lanes {
     fn batch_add_b_g2(&self, _: SrsRef<'_>, _: usize, _: &[u64]) -> BResult<G2Projective> {
         panic!("g2d goes to a lane, never to the whole backend");
     }
+    fn msm_b_g2(&self, _: SrsRef<'_>, _: &[u32], _: &[&[Scalar]]) -> Option<BResult<G2Projective>> {
+        panic!("g2d goes to a lane, never to the whole backend");
+    }
 }
 
 /// A two-circuit SHA-256 chain small enough to set up on a laptop: its B aux scalars are mostly 0/1, so
@@ -236,24 +253,42 @@ fn small_sha() -> (Arc<Parameters>, Vec<SampleCircuit>) {
     (Arc::new(generate(&circuits[0], shape, s.seed, &|_, _, _| {}).expect("setup")), circuits)
 }
 
-/// Runs without a GPU: with g2d on each circuit's B_G2 batch addition goes to a lane (beside the host MSMs)
-/// and the proofs equal the CPU's; with g2d off none does.
+/// Runs without a GPU: with g2d on each circuit's B_G2 batch addition and MSM go to a lane and the proofs equal
+/// the CPU's, also when the lanes decline the MSMs (the host runs them); with g2d off none does. porep-tiny's B
+/// does not split: its MSM (over all of B's bases) still goes to the lane.
 #[test]
 fn g2d_prover_path_over_fake_device_lanes() {
     let (params, circuits) = small_sha();
     let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    let count = |b: &G2Lanes| -> (u64, u64) {
+        b.lanes
+            .iter()
+            .fold((0, 0), |(a, m), l| (a + l.adds.load(Ordering::SeqCst), m + l.msms.load(Ordering::SeqCst)))
+    };
     for lanes in [1usize, 2] {
-        let b = G2Lanes { lanes: (0..lanes).map(|_| G2Lane::default()).collect() };
-        for (mask, g2d) in [(0u32, true), (0b111111, true), (0b000100, true), (0b111111, false)] {
-            let before: u64 = b.lanes.iter().map(|l| l.adds.load(Ordering::SeqCst)).sum();
-            let t = with_g2d(mask, g2d, true);
-            assert_eq!(prove(&b, &params, &circuits, &t), want, "{lanes} lanes, {}", t.compact());
-            let after: u64 = b.lanes.iter().map(|l| l.adds.load(Ordering::SeqCst)).sum();
-            let want_adds = if g2d { circuits.len() as u64 } else { 0 };
-            assert_eq!(after - before, want_adds, "{lanes} lanes, {}: lane batch additions", t.compact());
-        }
-        if lanes == 2 && circuits.len() > 1 {
-            assert!(b.lanes.iter().all(|l| l.adds.load(Ordering::SeqCst) > 0), "circuits spread over lanes");
+        for decline in [false, true] {
+            let b = G2Lanes { lanes: (0..lanes).map(|_| G2Lane { decline, ..G2Lane::default() }).collect() };
+            for (mask, g2d) in [(0u32, true), (0b111111, true), (0b000100, true), (0b111111, false)] {
+                let before = count(&b);
+                let t = with_g2d(mask, g2d, true);
+                let what = format!("{lanes} lanes, decline={decline}, {}", t.compact());
+                assert_eq!(prove(&b, &params, &circuits, &t), want, "{what}");
+                let after = count(&b);
+                let on = if g2d { circuits.len() as u64 } else { 0 };
+                assert_eq!(after.0 - before.0, on, "{what}: lane batch additions");
+                assert_eq!(after.1 - before.1, if decline { 0 } else { on }, "{what}: lane MSMs");
+            }
+            if lanes == 2 && circuits.len() > 1 {
+                assert!(
+                    b.lanes.iter().all(|l| l.adds.load(Ordering::SeqCst) > 0),
+                    "circuits spread over lanes"
+                );
+            }
         }
     }
+    let (params, circuits) = setup_for("samples/porep-tiny.toml");
+    let want = prove(&CpuBackend::new(), &params, &circuits, &Toggles::default());
+    let b = G2Lanes { lanes: vec![G2Lane::default()] };
+    assert_eq!(prove(&b, &params, &circuits, &with_g2d(0, true, true)), want, "porep-tiny, g2d");
+    assert_eq!(count(&b), (0, circuits.len() as u64), "porep-tiny: no batch addition, every MSM on the lane");
 }

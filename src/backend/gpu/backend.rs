@@ -164,6 +164,10 @@ impl Backend for GpuBackend {
         self.first().msm_g2(bases, scalars, window)
     }
 
+    fn msm_b_g2(&self, srs: SrsRef<'_>, idx: &[u32], parts: &[&[Scalar]]) -> Option<BResult<G2Projective>> {
+        self.first().msm_b_g2(srs, idx, parts)
+    }
+
     fn window_for(&self, n: usize) -> usize {
         msm::window_for(n)
     }

@@ -1,6 +1,6 @@
 //! [`GpuLane`]: one device as a `Backend` (the prover's `gpu<d>` lane). `ntt_msm_h`, `batch_add` and the G1
-//! tail MSMs run on the device; `msm_g2` (phase `b_g2_msm`) stays on the host, which the prover runs beside
-//! the lanes, and so does B_G2's batch addition unless `g2d` puts it on the lane's second stream. Lane phases
+//! tail MSMs run on the device; `b_g2_msm` (B_G2's batch addition and MSM) runs on the lane's second stream
+//! when `g2d` holds B_G2 there, else on the host beside the lanes. Lane phases
 //! are timed with CUDA events on the lane's stream. Every method of the lane is here; what it holds is
 //! [`LaneCore`], the schemes it runs are `h` (one circuit's H), `sched::hpipe`, `sched::tailseq` and
 //! `sched::g2d`, each whole in its file.
@@ -140,6 +140,28 @@ impl GpuLane {
             None => self.core.cpu.batch_add_g2(host, bitmap),
         }
     }
+
+    /// B_G2's MSM on the device when `g2d` made the bases resident (and there is room), else `None`.
+    fn msm_b_g2_impl(
+        &self,
+        srs: SrsRef<'_>,
+        idx: &[u32],
+        parts: &[&[Scalar]],
+    ) -> Option<BResult<G2Projective>> {
+        if idx.is_empty() {
+            return Some(Ok(<G2Projective as group::Group>::identity()));
+        }
+        let gpu = &self.core.gpu;
+        let r = self.g2().msm(gpu, srs.id, idx, parts)?;
+        Some(r.map_err(berr("b_g2_msm")).map(|(sum, ms)| {
+            tracing::debug!(
+                "g2d: GPU{}: {}-point B_G2 MSM on the device in {ms:.2} ms",
+                gpu.ordinal,
+                idx.len()
+            );
+            sum
+        }))
+    }
 }
 
 impl Backend for GpuLane {
@@ -239,9 +261,13 @@ impl Backend for GpuLane {
         self.msm_g1_impl(bases, scalars, window).map_err(berr("msm_g1"))
     }
 
-    /// On the host on every backend.
+    /// Anonymous G2 bases: on the host (the prover's B_G2 goes through `msm_b_g2`).
     fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective> {
         self.core.cpu.msm_g2(bases, scalars, window)
+    }
+
+    fn msm_b_g2(&self, srs: SrsRef<'_>, idx: &[u32], parts: &[&[Scalar]]) -> Option<BResult<G2Projective>> {
+        self.msm_b_g2_impl(srs, idx, parts)
     }
 
     fn window_for(&self, n: usize) -> usize {

@@ -289,15 +289,14 @@ impl Ctx<'_, '_> {
             .collect()
     }
 
-    /// `b_g2_msm` of every circuit (the G2 MSMs on the host, the batch addition on a device lane with g2d),
-    /// in parallel with A4.
+    /// `b_g2_msm` of every circuit (with g2d on a device lane that holds B_G2, else on the host), in parallel
+    /// with A4.
     fn b_g2(&self, probe: &Probe, backend: &dyn Backend) -> Result<Vec<G2Projective>, ProveError> {
         let (params, prep, toggles) = (self.call.params, self.prep, self.call.toggles);
         let n = self.asgs.len();
         let a4 = toggles.on(Toggle::A4);
-        // g2d: circuit i's batch addition on lane i mod lanes (which holds B_G2), on a thread of its own so
-        // the host's two G2 MSMs run meanwhile.
-        let g2d = toggles.on(Toggle::G2d) && backend.has_device() && prep.b.split;
+        // g2d: circuit i's batch addition and MSM on lane i mod lanes (which holds B_G2), on its second stream.
+        let g2d = toggles.on(Toggle::G2d) && backend.has_device();
         let site = Site::new(Phase::BG2Msm)
             .arg("first", self.call.first)
             .arg("circuits", n)
@@ -306,12 +305,13 @@ impl Ctx<'_, '_> {
         let _span = probe.open(site);
         let b_inputs = self.b_inputs;
         let srs = self.srs;
-        let host_msms = |i: usize| -> Result<G2Projective, BackendError> {
+        let b_in = |i: usize| -> Vec<Scalar> {
             let g = &self.asgs[i];
-            let b_in_scalars: Vec<Scalar> =
-                g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect();
-            Ok(backend.msm_g2(&params.b_g2[..b_inputs], &b_in_scalars, None)?
-                + backend.msm_g2(&prep.b_g2_bases, &prep.b.tail_scalars[i], None)?)
+            g.b_input_density.iter_set().map(|k| g.input_assignment[k]).collect()
+        };
+        let host_msms = |i: usize| -> Result<G2Projective, BackendError> {
+            Ok(backend.msm_g2(&params.b_g2[..b_inputs], &b_in(i), None)?
+                + backend.msm_g2(prep.b_g2_bases(), &prep.b.tail_scalars[i], None)?)
         };
         let par = |f: &(dyn Fn(usize) -> Result<G2Projective, BackendError> + Sync)| {
             if a4 {
@@ -320,31 +320,44 @@ impl Ctx<'_, '_> {
                 (0..n).map(f).collect()
             }
         };
+        let host_ones = |i: usize| -> Result<G2Projective, BackendError> {
+            if prep.b.split {
+                backend.batch_add_g2(&params.b_g2[b_inputs..], &prep.b.ones[i])
+            } else {
+                Ok(G2Projective::identity())
+            }
+        };
         if !g2d {
-            let one = |i: usize| -> Result<G2Projective, BackendError> {
-                let ones = if prep.b.split {
-                    backend.batch_add_g2(&params.b_g2[b_inputs..], &prep.b.ones[i])?
-                } else {
-                    G2Projective::identity()
-                };
-                Ok(ones + host_msms(i)?)
-            };
-            return Ok(par(&one)?);
+            return Ok(par(&|i| Ok(host_ones(i)? + host_msms(i)?))?);
         }
-        // Every circuit's batch addition on a thread of its own (never a rayon worker blocked on a device:
-        // a lane that falls back adds on the host's pool, which then must not be waiting for it), started
-        // before the host's MSMs and joined after them.
-        let r = std::thread::scope(|s| {
+        // The MSM's entries in B_G2: the B-dense inputs' bases (the query's first b_inputs), then the aux tail.
+        let aux: Box<dyn Iterator<Item = u32>> = match &prep.b.tail_index {
+            Some(t) => Box::new(t.iter().map(|&j| j + b_inputs as u32)),
+            None => Box::new(b_inputs as u32..(b_inputs + prep.b.bases) as u32),
+        };
+        let idx: Vec<u32> = (0..b_inputs as u32).chain(aux).collect();
+        // Every circuit's device work on a thread of its own (never a rayon worker blocked on a device: a lane
+        // that falls back adds on the host's pool, which then must not be waiting for it); the MSMs no lane
+        // could run then go to the host.
+        let lanes: Vec<(G2Projective, Option<G2Projective>)> = std::thread::scope(|s| {
             let devs: Vec<_> = (0..n)
                 .map(|i| {
                     let lane = backend.lane(i % backend.lanes().max(1)).unwrap_or(backend);
-                    let ones = &prep.b.ones[i];
-                    s.spawn(move || lane.batch_add_b_g2(srs, b_inputs, ones))
+                    let (idx, b_in) = (&idx, &b_in);
+                    s.spawn(move || -> Result<_, BackendError> {
+                        let ones = if prep.b.split {
+                            lane.batch_add_b_g2(srs, b_inputs, &prep.b.ones[i])?
+                        } else {
+                            G2Projective::identity()
+                        };
+                        let scalars = b_in(i);
+                        let msm =
+                            lane.msm_b_g2(srs, idx, &[&scalars, &prep.b.tail_scalars[i]]).transpose()?;
+                        Ok((ones, msm))
+                    })
                 })
                 .collect();
-            let rest = par(&host_msms);
-            let ones: Result<Vec<G2Projective>, BackendError> = devs
-                .into_iter()
+            devs.into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
                         Err(BackendError {
@@ -354,10 +367,13 @@ impl Ctx<'_, '_> {
                         })
                     })
                 })
-                .collect();
-            Ok::<_, BackendError>(ones?.into_iter().zip(rest?).map(|(a, b)| a + b).collect::<Vec<_>>())
-        });
-        Ok(r?)
+                .collect::<Result<Vec<_>, BackendError>>()
+        })?;
+        let rest = par(&|i| match lanes[i].1 {
+            Some(m) => Ok(m),
+            None => host_msms(i),
+        })?;
+        Ok(lanes.iter().zip(rest).map(|((ones, _), m)| ones + m).collect())
     }
 }
 

@@ -3,6 +3,7 @@
 //! and the tail scalars per circuit.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use blstrs::{G1Affine, G2Affine, Scalar};
 use ff::Field;
@@ -46,8 +47,11 @@ pub struct Prep<'p> {
     pub a_bases: Cow<'p, [G1Affine]>,
     /// Tail bases of B_G1's aux part.
     pub b_g1_bases: Cow<'p, [G1Affine]>,
-    /// Tail bases of B_G2's aux part.
-    pub b_g2_bases: Cow<'p, [G2Affine]>,
+    /// Tail bases of B_G2's aux part, gathered on first use ([`Prep::b_g2_bases`]): with `g2d` a device
+    /// gathers its own from the resident query, and the host's gather (192 B per base) is not made.
+    b_g2_tail: OnceLock<Cow<'p, [G2Affine]>>,
+    /// B_G2's aux part, for that gather.
+    b_g2_aux: &'p [G2Affine],
 }
 
 /// The aux positions a density-filtered query (A, B) sees, shared by all circuits of a batch
@@ -208,11 +212,19 @@ impl<'p> Prep<'p> {
             l_bases: tail_bases(&l, bases.l),
             a_bases: tail_bases(&a, bases.a),
             b_g1_bases: tail_bases(&b, bases.b_g1),
-            b_g2_bases: tail_bases(&b, bases.b_g2),
+            b_g2_tail: OnceLock::new(),
+            b_g2_aux: bases.b_g2,
             l,
             a,
             b,
         }
+    }
+}
+
+impl Prep<'_> {
+    /// Tail bases of B_G2's aux part (gathered once, on the first call).
+    pub fn b_g2_bases(&self) -> &[G2Affine] {
+        self.b_g2_tail.get_or_init(|| tail_bases(&self.b, self.b_g2_aux))
     }
 }
 

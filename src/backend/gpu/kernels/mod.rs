@@ -14,6 +14,8 @@ pub enum Module {
     Ntt,
     /// `cuda/msm.cu`: Pippenger MSM in G1 and its shifted bases ([`msm`]).
     Msm,
+    /// `cuda/msm_g2.cu`: the G2 MSM's bucket steps and B_G2's gather ([`msm`], `g2d`).
+    MsmG2,
     /// `cuda/batch_add.cu`: bitmap batch additions in G1 and G2 ([`batch_add`]).
     BatchAdd,
     /// `cuda/floor.cu`: the machine-floor microbenchmarks of `cuzk bench floor` ([`floor`]).
@@ -22,13 +24,14 @@ pub enum Module {
 
 impl Module {
     /// Every module: what a device loads at start and the compile-everything check covers.
-    pub const ALL: [Module; 4] = [Module::Ntt, Module::Msm, Module::BatchAdd, Module::Floor];
+    pub const ALL: [Module; 5] = [Module::Ntt, Module::Msm, Module::MsmG2, Module::BatchAdd, Module::Floor];
 
     /// The module's file in `cuda/`.
     pub fn file(self) -> &'static str {
         match self {
             Module::Ntt => "ntt.cu",
             Module::Msm => "msm.cu",
+            Module::MsmG2 => "msm_g2.cu",
             Module::BatchAdd => "batch_add.cu",
             Module::Floor => "floor.cu",
         }

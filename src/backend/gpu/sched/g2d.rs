@@ -1,20 +1,24 @@
 //! `g2d`: B_G2 on a lane's device. The params' B_G2 bases (192 B each) stay resident across calls like the G1
-//! SRS (uploaded at `begin_call`, once per params, checked by sampled points before reuse), and `b_g2_msm`'s
-//! batch addition of the density-one bases runs on a second stream of the lane, so it overlaps the lane's G1
-//! work (`ntt_msm_h`, `batch_add`, tails) while the host runs the G2 MSMs. When the bases do not fit (device
-//! memory checked first; tests can lower the room with [`G2Dev::limit`]) the lane says so once and the batch
-//! addition stays on the host: `g2d` changes speed, never whether or what a proof computes. The second stream
-//! has the default priority, as the lane's (the lane made more urgent than it measured no change: docs/PERF.md).
+//! SRS (uploaded at `begin_call`, once per params, checked by sampled points before reuse), and all of
+//! `b_g2_msm` runs on a second stream of the lane, so it overlaps the lane's G1 work (`ntt_msm_h`,
+//! `batch_add`, tails): the batch addition of the density-one bases ([`G2Dev::add`]) and the G2 MSM over the
+//! entries whose scalar is neither 0 nor 1 ([`G2Dev::msm`]: their positions go up, the bases are gathered
+//! from the resident query, then `kernels::msm::msm_g2_on`). When the bases or a step's scratch do not fit
+//! (device memory checked first; tests can lower the room with [`G2Dev::limit`]) the lane says so once and
+//! that step stays on the host: `g2d` changes speed, never whether or what a proof computes. The second
+//! stream has the default priority, as the lane's (the lane made more urgent than it measured no change:
+//! docs/PERF.md).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use blstrs::{G2Affine, G2Projective};
+use blstrs::{G2Affine, G2Projective, Scalar};
 use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::super::device::Gpu;
 use super::super::error::{GResult, GpuError};
 use super::super::kernels::batch_add::{batch_add_g2_on, g2_scratch_bytes};
+use super::super::kernels::msm::{gather_g2_on, msm_g2_on, scratch_bytes_g2, window_for};
 use super::super::mem::resident::{matches, upload};
 use crate::backend::api::ParamsId;
 
@@ -33,6 +37,8 @@ pub struct G2Dev {
     uploads: u64,
     /// Batch additions run on the device so far, and their summed wall time in ms.
     adds: (u64, f64),
+    /// G2 MSMs run on the device so far, and their summed wall time in ms.
+    msms: (u64, f64),
 }
 
 impl G2Dev {
@@ -49,6 +55,11 @@ impl G2Dev {
     /// Batch additions this lane ran on its device, and their summed wall time (ms).
     pub fn adds(&self) -> (u64, f64) {
         self.adds
+    }
+
+    /// G2 MSMs this lane ran on its device, and their summed wall time (ms).
+    pub fn msms(&self) -> (u64, f64) {
+        self.msms
     }
 
     /// Whether B_G2 of some params is on the device now.
@@ -71,7 +82,7 @@ impl G2Dev {
     fn fall_back(&mut self, gpu: &Gpu, why: &GpuError) {
         if !self.warned {
             self.warned = true;
-            tracing::warn!("g2d: GPU{}: B_G2 batch addition stays on the host: {why}", gpu.ordinal);
+            tracing::warn!("g2d: GPU{}: B_G2 work stays on the host: {why}", gpu.ordinal);
         }
     }
 
@@ -123,12 +134,9 @@ impl G2Dev {
             self.fall_back(gpu, &e);
             return None;
         }
-        let stream = match &self.stream {
-            Some(s) => s.clone(),
-            None => match gpu.ctx.new_stream() {
-                Ok(s) => self.stream.insert(s).clone(),
-                Err(e) => return Some(Err(e.into())),
-            },
+        let stream = match self.stream(gpu) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
         };
         let (_, _, dev) = self.bases.as_ref()?;
         let view = dev.slice(start * L..(start + n) * L);
@@ -138,6 +146,65 @@ impl G2Dev {
             self.adds = (self.adds.0 + 1, self.adds.1 + ms);
         }
         Some(r)
+    }
+
+    /// Σ sᵢ·B_G2[idxᵢ] over the resident bases of `params` (`scalars`: the concatenation of `parts`, aligned
+    /// with `idx`), on the second stream, with the call's wall time in ms (uploads, gather, MSM, result read
+    /// back); `None` when the bases are not held or there is no room (the caller runs the MSM on the host).
+    pub fn msm(
+        &mut self,
+        gpu: &Gpu,
+        params: ParamsId,
+        idx: &[u32],
+        parts: &[&[Scalar]],
+    ) -> Option<GResult<(G2Projective, f64)>> {
+        let len = match &self.bases {
+            Some((p, len, _)) if *p == params => *len,
+            _ => return None,
+        };
+        let n = idx.len();
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total != n || idx.iter().any(|&i| i as usize >= len) {
+            return Some(Err(GpuError::Invalid(format!(
+                "g2d msm: {n} positions (each below {len}) for {total} scalars"
+            ))));
+        }
+        let need = n * (192 + 4 + 32) + scratch_bytes_g2(n, window_for(n));
+        if let Err(e) = self.check(gpu, "B_G2 MSM scratch (g2d)", need) {
+            self.fall_back(gpu, &e);
+            return None;
+        }
+        let stream = match self.stream(gpu) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let (_, _, dev) = self.bases.as_ref()?;
+        let t = Instant::now();
+        let r = (|| -> GResult<G2Projective> {
+            let didx = stream.clone_htod(idx)?;
+            let bases = gather_g2_on(gpu, &stream, &dev.slice(..), &didx, n)?;
+            // SAFETY: every limb is written by the copies below (the parts cover all n scalars).
+            let mut ds = unsafe { stream.alloc::<u64>((4 * n).max(1)) }?;
+            let mut at = 0;
+            for p in parts.iter().copied().filter(|p| !p.is_empty()) {
+                stream.memcpy_htod(super::super::limbs(p), &mut ds.slice_mut(4 * at..4 * (at + p.len())))?;
+                at += p.len();
+            }
+            msm_g2_on(gpu, &stream, &bases.slice(..), &ds.slice(..), n, None, None)
+        })()
+        .map(|p| (p, t.elapsed().as_secs_f64() * 1e3));
+        if let Ok((_, ms)) = &r {
+            self.msms = (self.msms.0 + 1, self.msms.1 + ms);
+        }
+        Some(r)
+    }
+
+    /// The second stream, made on first use.
+    fn stream(&mut self, gpu: &Gpu) -> GResult<Arc<CudaStream>> {
+        match &self.stream {
+            Some(s) => Ok(s.clone()),
+            None => Ok(self.stream.insert(gpu.ctx.new_stream()?).clone()),
+        }
     }
 
     /// At `end_call` without `srs_resident`: frees the bases with the rest of the SRS.

@@ -1,18 +1,26 @@
-//! `msm2s`: the order of a G1 MSM's stages over its passes. With two buffer sets (the plan splits the windows
+//! `msm2s`: the order of an MSM's stages over its passes. With two buffer sets (the plan splits the windows
 //! into passes and both sets fit, `kernels::msm::plan::sets`) the accumulation (the multiply-bound bulk) runs
 //! on the main stream while the counting sort of pass k + 1 and the bucket reduction of pass k run on
 //! [`LaneStreams::msm_aux`](super::super::streams::LaneStreams): a set is sorted again only after its
 //! accumulation and reduction have read it, which cudarc's per-buffer events enforce. With one set every stage
 //! runs in order on the main stream.
 
-use cudarc::driver::CudaView;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaStream, CudaView};
 
 use super::super::kernels::msm::stages::Stages;
 use super::super::{GResult, Gpu};
 
-/// Runs every pass of `st` over `bases` and `scalars` (the sums land in `st`'s result slots).
-pub(crate) fn run(gpu: &Gpu, st: &mut Stages, bases: &CudaView<u64>, scalars: &CudaView<u64>) -> GResult<()> {
-    let a = &gpu.stream;
+/// Runs every pass of `st` over `bases` and `scalars` with `a` as the main stream (the lane's, or `g2d`'s for
+/// a G2 MSM, which has one buffer set); the sums land in `st`'s result slots.
+pub(crate) fn run(
+    gpu: &Gpu,
+    a: &Arc<CudaStream>,
+    st: &mut Stages,
+    bases: &CudaView<u64>,
+    scalars: &CudaView<u64>,
+) -> GResult<()> {
     let two = st.sets.len() == 2;
     let s = if two {
         let aux = &gpu.streams()?.msm_aux;

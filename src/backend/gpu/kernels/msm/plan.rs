@@ -1,4 +1,4 @@
-//! The shape of one device G1 MSM: its window width, how its windows split into passes, the level-1 slice
+//! The shape of one device MSM (G1, or G2 for `g2d`'s B_G2): its window width, how its windows split into passes, the level-1 slice
 //! length and accumulation levels, and the exact device bytes it needs. `cuda/hostcheck/hostcheck.cpp`
 //! mirrors [`plan`] (keep them in step). Measured figures behind the constants: docs/PERF.md (the MSM
 //! sections of 2026-11-30 and 2026-12-01).
@@ -15,10 +15,57 @@ pub const MAX_PASSES: u32 = 8;
 pub(super) const PASS_BUDGET_LOG2: u32 = 28;
 /// Chunks of the bucket-counter scan (one thread each; the chunk sums are scanned by one thread).
 pub(super) const SCAN_T: usize = 1024;
-/// Bytes of one XYZZ G1 point on the device (4 × 6 u64).
-pub(super) const XYZZ_BYTES: usize = 192;
-/// Bytes of one Jacobian G1 point (blst_p1: 3 × 6 u64).
-pub(super) const JAC_BYTES: usize = 144;
+
+/// The group an MSM runs in: the sizes of its points on the device and the module of its steps 5–7 (the
+/// counting sort before them is the same for both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Curve {
+    /// G1 (`cuda/msm.cu`'s `msm_g1_*`).
+    G1,
+    /// G2 (`cuda/msm_g2.cu`'s `msm_g2_*`), over bases in blst_p2_affine's layout.
+    G2,
+}
+
+impl Curve {
+    /// u64 limbs of one coordinate (Fp: 6, Fp2: 12).
+    fn fe_limbs(self) -> usize {
+        match self {
+            Curve::G1 => 6,
+            Curve::G2 => 12,
+        }
+    }
+    /// u64 limbs of one affine point (x, y).
+    pub fn affine_limbs(self) -> usize {
+        2 * self.fe_limbs()
+    }
+    /// Bytes of one XYZZ point on the device (G1 192, G2 384).
+    pub(super) fn xyzz_bytes(self) -> usize {
+        32 * self.fe_limbs()
+    }
+    /// u64 limbs of one Jacobian point (blst_p1 / blst_p2: x, y, z).
+    pub(super) fn jac_limbs(self) -> usize {
+        3 * self.fe_limbs()
+    }
+    /// Bytes of one Jacobian point.
+    pub(super) fn jac_bytes(self) -> usize {
+        8 * self.jac_limbs()
+    }
+    /// The kernels' name prefix (`msm_g1`, `msm_g2`).
+    pub(super) fn prefix(self) -> &'static str {
+        match self {
+            Curve::G1 => "msm_g1",
+            Curve::G2 => "msm_g2",
+        }
+    }
+    /// Threads per block of the window sum (`MSM_FINAL_T`, `MSM_G2_FINAL_T` in cuda/msm_accum.cuh: G2's
+    /// 384-byte points keep its shared tree at 24 KiB).
+    pub(super) fn final_threads(self) -> u32 {
+        match self {
+            Curve::G1 => 128,
+            Curve::G2 => 64,
+        }
+    }
+}
 /// Level-1 accumulation aims at this many threads per pass (entries per thread k1 = ⌈G·n / this⌉, at least
 /// [`K1_MIN`]), or half as many when that gives k1 ≥ [`K1_LONG`]: 2^19 was best at 2^20 points, 2^18 from
 /// 2^22 (2^24: 166.2 against 170.7 ms with 2^19).
@@ -104,6 +151,8 @@ pub(super) struct Plan {
     pub levels: Vec<u32>,
     /// Shifted bases (`shift`): a pass's windows share one bucket set.
     pub fold: bool,
+    /// The group of the points.
+    pub curve: Curve,
 }
 
 impl Plan {
@@ -161,7 +210,7 @@ impl Plan {
 
 /// `split`: passes wanted at least (windows shared out evenly), beyond those the sort scratch budget makes;
 /// `fold`: shifted bases (one bucket set per pass, so the reduction's segments are those of one window).
-pub(super) fn plan(n: usize, window: usize, split: u32, fold: bool) -> Plan {
+pub(super) fn plan(curve: Curve, n: usize, window: usize, split: u32, fold: bool) -> Plan {
     let c = window.clamp(MIN_WINDOW, MAX_WINDOW) as u32;
     let windows = 255u32.div_ceil(c);
     let nb = 1u32 << (c - 1);
@@ -181,7 +230,7 @@ pub(super) fn plan(n: usize, window: usize, split: u32, fold: bool) -> Plan {
     while let Some(&t) = levels.last().filter(|&&t| t > 1) {
         levels.push((2 * t).div_ceil(KR));
     }
-    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, kr: KR, levels, fold }
+    Plan { c, windows, nb, gmax, seg_len: nb / segs, segs, k1, kr: KR, levels, fold, curve }
 }
 
 /// Buffer sets a plan uses: two when its passes overlap (pass k + 1 sorts while pass k accumulates) and both
@@ -196,31 +245,38 @@ pub(super) fn sets(p: &Plan, n: usize, overlap: bool) -> usize {
 }
 
 /// Recoded scalars 32n; per buffer set: keys, ranks, sorted 12·G·n, bucket offsets 4·(M + 1), XYZZ
-/// buckets 192·M (M = [`Plan::mb`]); once: scan chunk sums 4·1024, partial sums 192·2·(T1 + T2) (threads of
-/// accumulation levels 1 and 2) and their bucket keys 4·T1, segment sums 2·192·G'·segs (G' bucket groups per
-/// pass), window results 144·[`Plan::slots`].
+/// buckets X·M (M = [`Plan::mb`], X = 192 in G1, 384 in G2); once: scan chunk sums 4·1024, partial sums
+/// X·2·(T1 + T2) (threads of accumulation levels 1 and 2) and their bucket keys 4·T1, segment sums
+/// 2·X·G'·segs (G' bucket groups per pass), window results J·[`Plan::slots`] (J = 144 in G1, 288 in G2).
 pub(super) fn plan_bytes(p: &Plan, n: usize, sets: usize) -> usize {
     let (g, mb) = (p.gmax as usize, p.mb());
     let (pa, pb) = p.part_slots();
-    XYZZ_BYTES * (pa + pb)
+    let x = p.curve.xyzz_bytes();
+    x * (pa + pb)
         + 4 * p.levels[0] as usize
         + 32 * n
-        + sets * (12 * g * n + 4 * (mb + 1) + XYZZ_BYTES * mb)
+        + sets * (12 * g * n + 4 * (mb + 1) + x * mb)
         + 4 * SCAN_T
-        + 2 * XYZZ_BYTES * p.groups(p.gmax) as usize * p.segs as usize
-        + JAC_BYTES * p.slots()
+        + 2 * x * p.groups(p.gmax) as usize * p.segs as usize
+        + p.curve.jac_bytes() * p.slots()
 }
 
 /// Device bytes `msm_g1` needs beyond bases and scalars, for the memory check (exact, before allocator
 /// rounding), with the default split ([`split_for`]) and overlap.
 pub fn scratch_bytes(n: usize, window: usize) -> usize {
-    let p = plan(n.max(1), window, split_for(n), false);
+    let p = plan(Curve::G1, n.max(1), window, split_for(n), false);
     plan_bytes(&p, n, sets(&p, n, true))
+}
+
+/// Device bytes `msm_g2` needs beyond bases and scalars (one stream, so one buffer set).
+pub fn scratch_bytes_g2(n: usize, window: usize) -> usize {
+    let p = plan(Curve::G2, n.max(1), window, split_for(n), false);
+    plan_bytes(&p, n, 1)
 }
 
 /// [`scratch_bytes`] for an MSM over shifted bases, bases not included.
 pub(super) fn scratch_bytes_fold(n: usize, window: usize) -> usize {
-    let p = plan(n.max(1), window, split_for(n), true);
+    let p = plan(Curve::G1, n.max(1), window, split_for(n), true);
     plan_bytes(&p, n, sets(&p, n, true))
 }
 
@@ -240,7 +296,7 @@ mod tests {
         assert_eq!(window_for(1 << 27), 19);
         for c in MIN_WINDOW..=MAX_WINDOW {
             for n in [1usize, 1000, 1 << 20] {
-                let p = plan(n, c, 1, false);
+                let p = plan(Curve::G1, n, c, 1, false);
                 assert_eq!(p.segs * p.seg_len, p.nb);
                 assert!(p.windows * p.c >= 255);
                 // Enough levels for every entry of the pass in one bucket: the last level has one thread.
@@ -252,16 +308,25 @@ mod tests {
             }
         }
         // The split halves the windows per pass, not the reduction's segments per window; two sets overlap.
-        let (one, two) = (plan(1 << 24, 19, 1, false), plan(1 << 24, 19, 2, false));
+        let (one, two) = (plan(Curve::G1, 1 << 24, 19, 1, false), plan(Curve::G1, 1 << 24, 19, 2, false));
         assert_eq!((one.gmax, two.gmax, one.segs), (14, 7, two.segs));
         let n = 1 << 24;
         assert_eq!((sets(&one, n, true), sets(&two, n, true), sets(&two, n, false)), (1, 2, 1));
-        assert_eq!(sets(&plan(1 << 27, 18, 2, false), 1 << 27, true), 1);
-        assert_eq!(plan(1000, 8, 99, false).gmax, 1);
+        assert_eq!(sets(&plan(Curve::G1, 1 << 27, 18, 2, false), 1 << 27, true), 1);
+        assert_eq!(plan(Curve::G1, 1000, 8, 99, false).gmax, 1);
         assert!(plan_bytes(&two, 1 << 24, 2) < plan_bytes(&one, 1 << 24, 1) + (64 << 20));
         assert_eq!((split_for(1 << 21), split_for(1 << 22)), (1, OVERLAP_SPLIT));
         // A 2^27 MSM processes 2 windows per pass: 3 GiB of sort scratch.
-        assert_eq!(plan(1 << 27, 18, 1, false).gmax, 2);
+        assert_eq!(plan(Curve::G1, 1 << 27, 18, 1, false).gmax, 2);
         assert!(scratch_bytes(1 << 27, 18) < 8 << 30);
+        // G2's points are twice G1's: its buckets and partial sums take twice the bytes, the sort the same.
+        let (g1, g2) = (plan(Curve::G1, 1 << 20, 15, 1, false), plan(Curve::G2, 1 << 20, 15, 1, false));
+        assert_eq!((g1.k1, g1.levels.clone(), g1.segs), (g2.k1, g2.levels.clone(), g2.segs));
+        let sort = 32 * (1 << 20)
+            + 12 * g1.gmax as usize * (1 << 20)
+            + 4 * (g1.mb() + 1)
+            + 4 * SCAN_T
+            + 4 * g1.levels[0] as usize;
+        assert_eq!(plan_bytes(&g2, 1 << 20, 1) - sort, 2 * (plan_bytes(&g1, 1 << 20, 1) - sort));
     }
 }

@@ -10,7 +10,7 @@ use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use super::super::super::{GResult, Gpu, GpuError};
 use super::super::Module;
 use super::plan::{scratch_bytes_fold, MAX_WINDOW, MIN_WINDOW};
-use super::{launch, Schedule};
+use super::{launch, Curve, Schedule};
 
 /// Bytes of one affine G1 base on the device.
 const AFFINE_BYTES: usize = 96;
@@ -123,5 +123,6 @@ pub fn msm_g1_shifted(
     if n > sb.n {
         return Err(GpuError::Invalid(format!("msm_g1_shifted: {n} points, {} bases shifted", sb.n)));
     }
-    launch(gpu, &sb.buf.slice(..), scalars, n, sb.c, Schedule::overlap(overlap), Some(sb.n))?.collect(gpu)
+    let sched = Schedule::overlap(overlap);
+    launch(gpu, &gpu.stream, Curve::G1, &sb.buf.slice(..), scalars, n, sb.c, sched, Some(sb.n))?.collect(gpu)
 }

@@ -1,5 +1,6 @@
 //! One MSM's kernels, plan and scratch, launching one stage at a time on the stream it is given
-//! (`sched::msm2s` decides the order and the streams).
+//! (`sched::msm2s` decides the order and the streams). Steps 1–4 (recoding, the counting sort) are
+//! `cuda/msm.cu`'s for both groups; steps 5–7 its `msm_g1_*` or `cuda/msm_g2.cu`'s `msm_g2_*`.
 
 use std::sync::Arc;
 
@@ -7,22 +8,22 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, CudaView, LaunchConfig
 
 use super::super::super::{GResult, Gpu, GpuError};
 use super::super::Module;
-use super::plan::{Plan, JAC_BYTES, SCAN_T, XYZZ_BYTES};
+use super::plan::{Curve, Plan, SCAN_T};
 
-/// Threads per block of every launch.
+/// Threads per block of every launch but the window sum's ([`Curve::final_threads`]).
 const BLOCK: u32 = 128;
-/// Threads per block of `msm_g1_window_final` (`MSM_FINAL_T` in cuda/msm.cu).
-const FINAL_T: u32 = 128;
 
 fn cfg(threads: usize, gy: u32) -> LaunchConfig {
     let blocks = threads.div_ceil(BLOCK as usize).max(1) as u32;
     LaunchConfig { grid_dim: (blocks, gy, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// Uninitialised device buffer of `len` (≥ 1) elements; every kernel writes what it later reads.
-fn alloc<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, len: usize) -> GResult<CudaSlice<T>> {
+/// Uninitialised device buffer of `len` (≥ 1) elements, ordered on stream `s` (the MSM's own: an allocation
+/// on another stream would make the MSM wait for that stream's queued work); every kernel writes what it
+/// later reads.
+fn alloc<T: cudarc::driver::DeviceRepr>(s: &Arc<CudaStream>, len: usize) -> GResult<CudaSlice<T>> {
     // SAFETY: the MSM kernels write every element they read (see cuda/msm.cu).
-    Ok(unsafe { gpu.stream.alloc::<T>(len.max(1)) }?)
+    Ok(unsafe { s.alloc::<T>(len.max(1)) }?)
 }
 
 /// One pass's counting-sort output and buckets (two of them when passes overlap).
@@ -35,20 +36,21 @@ pub(crate) struct SortSet {
 }
 
 impl SortSet {
-    fn new(gpu: &Gpu, gmax: usize, n: usize, mmax: usize) -> GResult<SortSet> {
+    fn new(s: &Arc<CudaStream>, gmax: usize, n: usize, mmax: usize, xyzz: usize) -> GResult<SortSet> {
         Ok(SortSet {
-            keys: alloc(gpu, gmax * n)?,
-            ranks: alloc(gpu, gmax * n)?,
-            sorted: alloc(gpu, gmax * n)?,
-            offsets: alloc(gpu, mmax + 1)?,
-            buckets: alloc(gpu, mmax * XYZZ_BYTES / 8)?,
+            keys: alloc(s, gmax * n)?,
+            ranks: alloc(s, gmax * n)?,
+            sorted: alloc(s, gmax * n)?,
+            offsets: alloc(s, mmax + 1)?,
+            buckets: alloc(s, mmax * xyzz / 8)?,
         })
     }
 }
 
 /// One MSM's kernels, plan and scratch, launching one stage at a time on the stream it is given
 /// (`sched::msm2s` decides the order and the streams). Every launch's arguments match its kernel's signature
-/// in cuda/msm.cu, and every buffer holds at least the elements its threads index (sizes from the same plan).
+/// in cuda/msm.cu (steps 5–7 of G2: cuda/msm_g2.cu, the same signatures over G2 points), and every buffer
+/// holds at least the elements its threads index (sizes from the same plan, point sizes from its [`Curve`]).
 pub(crate) struct Stages {
     p: Plan,
     n: usize,
@@ -79,49 +81,50 @@ const K_FIX: usize = 8;
 const K_PARTS: usize = 9;
 const K_REDUCE: usize = 10;
 const K_FINAL: usize = 11;
-const KERNELS: [&str; 12] = [
-    "msm_prep",
-    "msm_zero_u32",
-    "msm_digits",
-    "msm_scan_a",
-    "msm_scan_b",
-    "msm_scan_c",
-    "msm_scatter",
-    "msm_g1_accum_flat",
-    "msm_g1_accum_fix",
-    "msm_g1_accum_parts",
-    "msm_g1_bucket_reduce",
-    "msm_g1_window_final",
-];
+/// Steps 1–4, group-free (cuda/msm.cu).
+const SORT_KERNELS: [&str; 7] =
+    ["msm_prep", "msm_zero_u32", "msm_digits", "msm_scan_a", "msm_scan_b", "msm_scan_c", "msm_scatter"];
+/// Steps 5–7 after the group's prefix (`msm_g1_accum_flat`, …).
+const POINT_KERNELS: [&str; 5] = ["accum_flat", "accum_fix", "accum_parts", "bucket_reduce", "window_final"];
 
 impl Stages {
+    /// Loads the kernels and allocates the scratch, ordered on stream `s`.
     pub(super) fn new(
         gpu: &Gpu,
+        s: &Arc<CudaStream>,
         p: &Plan,
         n: usize,
         stride: usize,
         fold: bool,
         nsets: usize,
     ) -> GResult<Stages> {
-        let mut k = Vec::with_capacity(KERNELS.len());
-        for name in KERNELS {
+        let module = match p.curve {
+            Curve::G1 => Module::Msm,
+            Curve::G2 => Module::MsmG2,
+        };
+        let mut k = Vec::with_capacity(SORT_KERNELS.len() + POINT_KERNELS.len());
+        for name in SORT_KERNELS {
             k.push(gpu.kernel(Module::Msm, name)?);
+        }
+        for name in POINT_KERNELS {
+            k.push(gpu.kernel(module, &format!("{}_{name}", p.curve.prefix()))?);
         }
         let k: [CudaFunction; 12] =
             k.try_into().map_err(|_| GpuError::Invalid("msm: kernel table".into()))?;
         let (gmax, mmax) = (p.gmax as usize, p.mb());
         let (pa, pb) = p.part_slots();
+        let x = p.curve.xyzz_bytes();
         Ok(Stages {
             fold32: if fold { stride as u32 } else { 0 },
             k,
-            limbs: alloc(gpu, 4 * n)?,
-            sets: (0..nsets).map(|_| SortSet::new(gpu, gmax, n, mmax)).collect::<GResult<Vec<_>>>()?,
-            csum: alloc(gpu, SCAN_T)?,
-            segs: alloc(gpu, 2 * p.groups(p.gmax) as usize * p.segs as usize * XYZZ_BYTES / 8)?,
-            wins: alloc(gpu, p.slots() * JAC_BYTES / 8)?,
-            parts_a: alloc(gpu, pa * XYZZ_BYTES / 8)?,
-            parts_b: alloc(gpu, pb * XYZZ_BYTES / 8)?,
-            b_key: alloc(gpu, p.levels[0] as usize)?,
+            limbs: alloc(s, 4 * n)?,
+            sets: (0..nsets).map(|_| SortSet::new(s, gmax, n, mmax, x)).collect::<GResult<Vec<_>>>()?,
+            csum: alloc(s, SCAN_T)?,
+            segs: alloc(s, 2 * p.groups(p.gmax) as usize * p.segs as usize * x / 8)?,
+            wins: alloc(s, p.slots() * p.curve.jac_limbs())?,
+            parts_a: alloc(s, pa * x / 8)?,
+            parts_b: alloc(s, pb * x / 8)?,
+            b_key: alloc(s, p.levels[0] as usize)?,
             p: p.clone(),
             n,
         })
@@ -258,7 +261,8 @@ impl Stages {
         let mut b = s.launch_builder(&self.k[K_FINAL]);
         b.arg(&self.segs).arg(&fin_segs).arg(&p.seg_len).arg(&slot).arg(&self.fold32).arg(&mut self.wins);
         let grid = if p.fold { fin_blocks } else { gc };
-        let fin = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FINAL_T, 1, 1), shared_mem_bytes: 0 };
+        let threads = p.curve.final_threads();
+        let fin = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
         unsafe { b.launch(fin) }?;
         Ok(())
     }
