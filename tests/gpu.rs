@@ -197,3 +197,5 @@ mod ntt;
 mod perf;
 #[path = "gpu/pools.rs"]
 mod pools;
+#[path = "gpu/setup.rs"]
+mod setup;
