@@ -177,6 +177,14 @@ done
 for k in $sizes; do
   [ "$k" -ge 21 ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_shift "$k" "$(bench msm gpu $k --shifted)" — —)")
 done
+# Setup at 2^k rows (a multiplication chain): fixed-base multiplications on the GPU vs the CPU, the QAP evaluation
+# on the host in both; sizes up to 2^20 (the CPU's 2^20 takes ~10 s a repeat on 16 cores).
+for k in $sizes; do
+  [ "$k" -le 20 ] || continue
+  g=$(bench setup gpu $k); c=—; [ "$k" -le "$cpu_max" ] && c=$(bench setup cpu $k)
+  x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
+  rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' setup "$k" "$g" "$c" "$x")")
+done
 # compute_h (six transforms, data on the device, b and c on side streams): medians of 7 from the ignored `ntt_perf`
 # test, for the sizes above among 2^20/22/24.
 max_k=$(printf '%s\n' $sizes | sort -n | tail -1)
@@ -214,6 +222,20 @@ if [ "$mode" = full ] && [ "${GPU_CHECK_PROVE:-1}" != 0 ]; then
     eval "wall_$b=\${w:-—}"
   done
   prows+=("$(printf '%-10s %-6s %12s %12s' porep-1m wall "$wall_gpu" "$wall_cpu")")
+fi
+
+# 3b. GPU_CHECK_SETUP_32G=1: params of samples/porep-32g.toml (2^27 domain) made on the GPU into a scratch cache,
+# the stage lines (per query) and the wall time kept; needs ~40 GB of disk and ~60 GB of memory, then removed.
+if [ "${GPU_CHECK_SETUP_32G:-0}" = 1 ]; then
+  mkdir -p "$out/cache-32g" && cp -r "$CUZK_CACHE/kernels" "$out/cache-32g/" 2>/dev/null
+  t0=$(date +%s)
+  CUZK_CACHE="$out/cache-32g" timeout 1200 "$cuzk" setup --sample samples/porep-32g.toml --backend gpu \
+    > "$out/setup-32g.txt" 2>&1
+  rc=$?
+  log "setup porep-32g on the GPU: rc=$rc in $(( $(date +%s) - t0 )) s (log setup-32g.txt)"
+  grep -E 'done in|constraints' "$out/setup-32g.txt" | tee -a "$out/summary.txt"
+  rm -rf "$out/cache-32g/params"
+  [ $rc -eq 0 ] || status=1
 fi
 
 # 4. Soak: many proofs in one process with resident bases (srs_resident on); host RSS, the heap in use and

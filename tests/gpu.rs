@@ -199,3 +199,5 @@ mod ntt;
 mod perf;
 #[path = "gpu/pools.rs"]
 mod pools;
+#[path = "gpu/setup.rs"]
+mod setup;

@@ -346,6 +346,17 @@ pub trait Backend: Send + Sync {
     /// The window this backend's MSM picks for `n` points (used for D4's shared window).
     fn window_for(&self, n: usize) -> usize;
 
+    /// kᵢ·base in G1 for every scalar, affine and in order: setup's fixed-base multiplications, which a device
+    /// backend runs on its device (`cuda/fixed_base.cu`); by default the CPU's window table.
+    fn fixed_base_g1(&self, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<G1Affine>> {
+        Ok(crate::backend::cpu::fixed_base::fixed_base_g1(base, scalars))
+    }
+
+    /// kᵢ·base in G2 for every scalar, as [`Backend::fixed_base_g1`].
+    fn fixed_base_g2(&self, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<G2Affine>> {
+        Ok(crate::backend::cpu::fixed_base::fixed_base_g2(base, scalars))
+    }
+
     /// Pinned host bytes and device memory now, for the memory lanes (the CPU backend has none). Called every
     /// few milliseconds from a sampler thread, so it must be cheap and never block on a lane's work.
     fn memory(&self) -> MemoryUse {

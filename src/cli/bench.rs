@@ -95,6 +95,30 @@ pub struct BenchResult {
     pub passes: Option<u32>,
     /// ms / blst_ms (MSM only; below 1.0 means faster than blst).
     pub ratio_vs_blst: Option<f64>,
+    /// Setup only: each stage's time in the last repeat, in order (`evaluate`, `h`, `l`, `a`, `b_g1`,
+    /// `b_g2`; the query stages run on the device with `--backend gpu`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stages_ms: Vec<(String, f64)>,
+}
+
+/// Stage times of one setup from its progress callbacks: a stage runs from its first report to its last.
+#[derive(Default)]
+struct StageClock(std::sync::Mutex<Vec<(String, std::time::Instant, std::time::Instant)>>);
+
+impl StageClock {
+    fn report(&self, stage: &str) {
+        let now = std::time::Instant::now();
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match v.last_mut() {
+            Some((s, _, end)) if s == stage => *end = now,
+            _ => v.push((stage.to_string(), now, now)),
+        }
+    }
+
+    fn take(&self) -> Vec<(String, f64)> {
+        let v = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        v.into_iter().map(|(s, a, b)| (s, (b - a).as_secs_f64() * 1e3)).collect()
+    }
 }
 
 /// A chain of multiplications x·y = z: the simplest circuit of a chosen size, for setup timing.
@@ -226,6 +250,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         ));
     }
     let window = args.window.map(|w| w as usize);
+    let clock = StageClock::default();
     let (runs, blst) = if on_gpu {
         let msm = super::bench_gpu::MsmOpts {
             shape: args.scalars,
@@ -282,7 +307,20 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));
                 let shape = ShapeCounter::count(&c).map_err(|e| CliError::Msg(e.to_string()))?;
-                (time(reps, || setup::generate(&c, shape, 7, &|_, _, _| {})), None)
+                let cancel = crate::vocab::CancelToken::new();
+                let progress = |stage: &str, _: usize, _: usize| clock.report(stage);
+                let mut out = Ok(());
+                let runs = time(reps, || {
+                    drop(clock.take());
+                    if let Err(e) = setup::generate_on(&c, shape, 7, &progress, &cancel, Some(backend)) {
+                        out = Err(e);
+                    }
+                });
+                out.map_err(|e| match e {
+                    setup::SetupStop::Device(e) => CliError::Msg(e.to_string()),
+                    _ => CliError::Msg("setup failed".into()),
+                })?;
+                (runs, None)
             }
         }
     };
@@ -297,6 +335,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         runs_ms: runs,
         blst_ms,
         ratio_vs_blst: blst_ms.map(|b| ms / b),
+        stages_ms: clock.take(),
         scalars: (args.op == BenchOp::Msm).then_some(args.scalars),
         shifted: args.shifted,
         group: (args.op == BenchOp::Msm).then_some(args.group),
@@ -335,6 +374,10 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             print!("; blst {b:.2} ms; ratio {q:.3}");
         }
         println!();
+        if !r.stages_ms.is_empty() {
+            let st: Vec<String> = r.stages_ms.iter().map(|(s, ms)| format!("{s} {ms:.1} ms")).collect();
+            println!("  stages: {}", st.join(", "));
+        }
     }
     Ok(())
 }

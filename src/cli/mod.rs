@@ -53,6 +53,10 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// How to get the shape: auto synthesizes circuits up to 2^22 rows and extrapolates larger ones from
+        /// counts at 1 and 2 of the scale knob (seconds at any size); synthesize, count or extrapolate force one.
+        #[arg(long, value_enum, default_value_t = info::Method::Auto)]
+        method: info::Method,
     },
     /// Generate (or load from the cache) a sample's params; prints the params file path last.
     Setup {
@@ -72,6 +76,10 @@ pub enum Command {
         /// Setup seed (default: the sample's).
         #[arg(long)]
         seed: Option<u64>,
+        /// Where the fixed-base multiplications run: auto (the GPU when usable), cpu or gpu; the file is the
+        /// same bytes either way.
+        #[arg(long, default_value_t = BackendKind::Auto)]
+        backend: BackendKind,
     },
     /// Prove a sample's circuits, print the per-phase table and save the run.
     Prove {
@@ -268,17 +276,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
             return Err(CliError::Msg("this command runs through the cuzk binary's own front-end".into()))
         }
         Some(Command::Client(args)) => client::run(args)?,
-        Some(Command::Info { sample, json }) => {
+        Some(Command::Info { sample, json, method }) => {
             let sample = Sample::load(&sample)?;
-            let i = info::shape_info_checked(&sample)?;
+            let i = info::shape_info_by(&sample, method)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&i).map_err(json_err)?);
             } else {
                 print!("{}", info::render(&i));
             }
         }
-        Some(Command::Setup { sample, c1, post, snap, seed }) => {
-            prove::setup(&sample, c1.as_deref().or(post.as_deref()).or(snap.as_deref()), seed)?
+        Some(Command::Setup { sample, c1, post, snap, seed, backend }) => {
+            prove::setup(&sample, c1.as_deref().or(post.as_deref()).or(snap.as_deref()), seed, backend)?
         }
         Some(Command::Prove { job, repeat, json, export, out, out_failed, engine }) => {
             prove::prove(prove::ProveArgs { job, repeat, out, export, json, engine, out_failed })?

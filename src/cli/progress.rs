@@ -75,3 +75,22 @@ impl LineProgress {
         }
     }
 }
+
+/// Runs `work`, and when it takes longer than a second says so on stderr (`{what}…`, then `{what}: done in
+/// 2.9 s`), so a slow count or synthesis never looks like a hang and a quick one prints nothing.
+pub fn with_notice<T>(what: &str, work: impl FnOnce() -> T) -> T {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let t = Instant::now();
+    let label = what.to_string();
+    let watcher = std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(Duration::from_secs(1)) {
+            eprintln!("{label}…");
+            let _ = rx.recv();
+            eprintln!("{label}: done in {:.1} s", t.elapsed().as_secs_f64());
+        }
+    });
+    let out = work();
+    drop(tx);
+    let _ = watcher.join();
+    out
+}

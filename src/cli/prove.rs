@@ -17,7 +17,12 @@ use crate::timeline::record::RunRecord;
 use crate::vocab::{is_setup_phase, is_sub_phase, phase_order};
 
 /// `cuzk setup`: prints the params file path as its last line (`request`: a C1 or PoSt file instead of a sample).
-pub fn setup(sample_path: &Path, request: Option<&Path>, seed: Option<u64>) -> Result<(), CliError> {
+pub fn setup(
+    sample_path: &Path,
+    request: Option<&Path>,
+    seed: Option<u64>,
+    backend: crate::vocab::BackendKind,
+) -> Result<(), CliError> {
     let o = Overrides { seed, ..Overrides::default() };
     let (sample, _) = match request {
         Some(file) => sample::load_request(file, &o)?,
@@ -25,9 +30,11 @@ pub fn setup(sample_path: &Path, request: Option<&Path>, seed: Option<u64>) -> R
     };
     let cancel = crate::vocab::CancelToken::new();
     super::interrupt::install(cancel.clone());
+    let chosen = crate::backend::select::select(backend)?;
     let progress = LineProgress::new(format!("generating params for {}:", sample.name));
-    let r = Engine::new().load_params(
+    let r = Engine::new().load_params_on(
         &sample,
+        Some(chosen.backend.as_ref()),
         &|stage, done, total| progress.update(stage, done, total),
         &cancel,
     );
@@ -48,8 +55,14 @@ pub fn setup(sample_path: &Path, request: Option<&Path>, seed: Option<u64>) -> R
         None if info.origin == ParamsOrigin::File => "read from the params file (not generated)",
         Some(CacheOutcome::NotStored { .. }) | None => "in memory",
     };
+    let on = match &info.outcome {
+        Some(CacheOutcome::Built | CacheOutcome::Rebuilt { .. }) if chosen.backend.has_device() => {
+            format!(", fixed-base multiplications on {}", chosen.backend.device())
+        }
+        _ => String::new(),
+    };
     eprintln!(
-        "{} constraints, {} aux, domain 2^{}: {how}",
+        "{} constraints, {} aux, domain 2^{}: {how}{on}",
         info.shape.rows(),
         info.shape.aux,
         info.shape.domain().trailing_zeros()

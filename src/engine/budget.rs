@@ -363,11 +363,21 @@ fn extrapolate(one: usize, two: usize, n: usize) -> usize {
 /// The footprint of one of `sample`'s circuits without building it: counted at 1 and 2 of its scale knob and
 /// extrapolated (counted directly when the knob is 1 or 2).
 pub fn footprint(sample: &Sample) -> Footprint {
+    footprint_with_counts(sample).0
+}
+
+/// [`footprint`] and the two counts it was extrapolated from (at 1 and 2 of the knob; `None` when the circuit
+/// was counted directly), so a report can say how its figures were reached.
+pub fn footprint_with_counts(sample: &Sample) -> (Footprint, Option<[Footprint; 2]>) {
     let (_, n) = scale_knob(&sample.circuit);
     if n <= 2 {
-        return count_scaled(sample, n.max(1));
+        return (count_scaled(sample, n.max(1)), None);
     }
     let (f1, f2) = (count_scaled(sample, 1), count_scaled(sample, 2));
+    (extrapolated(&f1, &f2, n), Some([f1, f2]))
+}
+
+fn extrapolated(f1: &Footprint, f2: &Footprint, n: usize) -> Footprint {
     let x = |a: usize, b: usize| extrapolate(a, b, n);
     Footprint {
         shape: Shape {

@@ -78,6 +78,18 @@ impl Engine {
         progress: Progress,
         cancel: &CancelToken,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
+        self.load_params_on(sample, None, progress, cancel)
+    }
+
+    /// [`Engine::load_params`] with a generation's fixed-base multiplications on `backend` when it has a device
+    /// (`cuzk setup --backend gpu`); the params are the same bytes either way.
+    pub fn load_params_on(
+        &self,
+        sample: &Sample,
+        backend: Option<&dyn crate::backend::api::Backend>,
+        progress: Progress,
+        cancel: &CancelToken,
+    ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
         let fp = self.footprints.get(sample);
         if !self.params.holds(sample) {
             let est = budget::Estimate {
@@ -90,7 +102,7 @@ impl Engine {
             };
             est.check(&budget::mem_limit())?;
         }
-        self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()))
+        self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()), backend)
     }
 
     /// Whether `sample`'s params are in this engine's memory now.

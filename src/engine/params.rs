@@ -127,6 +127,7 @@ impl ParamsMemo {
         fp: &Footprint,
         progress: Progress,
         probe: &Probe,
+        device: Option<&dyn crate::backend::api::Backend>,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
         let id = (sample.circuit.clone(), sample.seed);
         let circuit = || sample.sector_circuits(0).swap_remove(0);
@@ -178,9 +179,10 @@ impl ParamsMemo {
         let built = cache.load_or_build_checked(&key, &expect, || {
             drop(load.take());
             gen.set(Some(probe.open(Site::new(Phase::ParamsGen).arg("constraints", shape.rows()))));
-            setup::generate_with(&circuit(), shape, seed, progress, &cancel).map_err(|e| match e {
+            setup::generate_on(&circuit(), shape, seed, progress, &cancel, device).map_err(|e| match e {
                 setup::SetupStop::Cancelled => crate::groth16::Error::Cancelled,
                 setup::SetupStop::Synthesis(e) => synthesis(e),
+                setup::SetupStop::Device(e) => crate::groth16::Error::Synthesis(format!("setup: {e}")),
             })
         });
         drop((load.take(), gen.take()));

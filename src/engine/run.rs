@@ -102,7 +102,7 @@ pub(super) fn run(
     let origin = capture.origin();
     let (sink, stop) = (capture.counter_sink(), AtomicBool::new(false));
     let body = || {
-        let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe)?;
+        let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe, Some(spec.backend))?;
         let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(info.shape, info.digest));
         let mut windows = Vec::new();
         let mut last = JobOutput::default();

@@ -1,6 +1,7 @@
 //! Params generation from a seed: toxic waste from a seeded RNG, the QAP evaluated at τ in one synthesis
-//! pass, then fixed-base multiplications on all cores. For tests, benchmarks and samples — never for
-//! production keys (the toxic waste is reproducible by design).
+//! pass, then fixed-base multiplications on all cores, or on a device backend's device ([`generate_on`]:
+//! the same points, so the same file bytes). For tests, benchmarks and samples — never for production keys
+//! (the toxic waste is reproducible by design).
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::{BatchInvert, Field, PrimeField};
@@ -10,6 +11,7 @@ use rand_core::SeedableRng;
 use rayon::prelude::*;
 
 use super::keys::{Parameters, VerifyingKey};
+use crate::backend::api::{BResult, Backend, BackendError};
 use crate::backend::cpu::curve::MsmAffine;
 use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
 use crate::cs::{
@@ -27,6 +29,27 @@ pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
 /// Fixed-base multiplications per progress report: small enough for a smooth gauge, large enough that a
 /// chunk amortizes the parallel split.
 const CHUNK: usize = 1 << 14;
+
+/// Fixed-base multiplications per device call: the device wrapper's chunk, so a cancel is heard within one
+/// chunk and progress moves per chunk.
+const DEVICE_CHUNK: usize = 1 << 22;
+
+/// A query's group on a device backend, so one [`multiples`] serves G1 and G2 on either path.
+trait OnDevice: MsmAffine {
+    fn on_device(b: &dyn Backend, base: &Self::Proj, scalars: &[Scalar]) -> BResult<Vec<Self>>;
+}
+
+impl OnDevice for G1Affine {
+    fn on_device(b: &dyn Backend, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<Self>> {
+        b.fixed_base_g1(base, scalars)
+    }
+}
+
+impl OnDevice for G2Affine {
+    fn on_device(b: &dyn Backend, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<Self>> {
+        b.fixed_base_g2(base, scalars)
+    }
+}
 
 /// The secret values of one setup.
 struct ToxicWaste {
@@ -152,21 +175,33 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
 }
 
-/// All multiples kᵢ·base, one table for the whole list, reporting progress at the start and per chunk and
-/// checking `cancel` per chunk (a chunk takes milliseconds, so a cancel is heard within one).
-fn multiples<A: MsmAffine>(
+/// All multiples kᵢ·base, one table for the whole list (or on `device`, [`DEVICE_CHUNK`] at a time), reporting
+/// progress at the start and per chunk and checking `cancel` per chunk (a chunk takes milliseconds, so a
+/// cancel is heard within one).
+fn multiples<A: OnDevice>(
     base: A::Proj,
     scalars: &[Scalar],
     stage: &str,
     progress: Progress,
     cancel: &CancelToken,
-) -> Result<Vec<A>, Cancelled> {
-    let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
+    device: Option<&dyn Backend>,
+) -> Result<Vec<A>, SetupStop> {
     let mut out = Vec::with_capacity(scalars.len());
     progress(stage, 0, scalars.len()); // the stage has begun: a display can say so before its first chunk
+    if let Some(dev) = device {
+        for chunk in scalars.chunks(DEVICE_CHUNK) {
+            if cancel.is_cancelled() {
+                return Err(SetupStop::Cancelled);
+            }
+            out.extend(A::on_device(dev, &base, chunk).map_err(SetupStop::Device)?);
+            progress(stage, out.len(), scalars.len());
+        }
+        return Ok(out);
+    }
+    let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
     for chunk in scalars.chunks(CHUNK) {
         if cancel.is_cancelled() {
-            return Err(Cancelled);
+            return Err(SetupStop::Cancelled);
         }
         out.extend(table.mul_many(chunk));
         progress(stage, out.len(), scalars.len());
@@ -203,6 +238,8 @@ pub enum SetupStop {
     Cancelled,
     /// The circuit failed to synthesize.
     Synthesis(SynthesisError),
+    /// The device backend failed a fixed-base multiplication.
+    Device(BackendError),
 }
 
 impl From<Cancelled> for SetupStop {
@@ -222,6 +259,7 @@ pub fn generate<C: Circuit + ?Sized>(
         Ok(p) => Ok(p),
         Err(SetupStop::Synthesis(e)) => Err(e),
         Err(SetupStop::Cancelled) => unreachable!("a token nobody holds is never cancelled"),
+        Err(SetupStop::Device(_)) => unreachable!("no device was given"),
     }
 }
 
@@ -234,6 +272,21 @@ pub fn generate_with<C: Circuit + ?Sized>(
     progress: Progress,
     cancel: &CancelToken,
 ) -> Result<Parameters, SetupStop> {
+    generate_on(circuit, shape, seed, progress, cancel, None)
+}
+
+/// [`generate_with`] with the fixed-base multiplications of the H, L, A, B_G1 and B_G2 queries on `backend`
+/// when it has a device (the host's window table otherwise); the QAP evaluation stays on the host. The points,
+/// and so the params file's bytes, are the same either way (`tests/gpu/setup.rs`).
+pub fn generate_on<C: Circuit + ?Sized>(
+    circuit: &C,
+    shape: Shape,
+    seed: u64,
+    progress: Progress,
+    cancel: &CancelToken,
+    backend: Option<&dyn Backend>,
+) -> Result<Parameters, SetupStop> {
+    let device = backend.filter(|b| b.has_device());
     let tw = toxic_waste(seed);
     let m = shape.domain();
     progress("evaluate", 0, shape.rows());
@@ -285,7 +338,7 @@ pub fn generate_with<C: Circuit + ?Sized>(
             p *= tw.tau;
         }
     });
-    let h = multiples::<G1Affine>(g1, &h_scalars, "h", progress, cancel)?;
+    let h = multiples::<G1Affine>(g1, &h_scalars, "h", progress, cancel, device)?;
     drop(h_scalars);
 
     let lin = |side: usize, scale: Scalar| -> Vec<Scalar> {
@@ -294,15 +347,15 @@ pub fn generate_with<C: Circuit + ?Sized>(
             .map(|i| (tw.beta * at[side][i] + tw.alpha * bt[side][i] + ct[side][i]) * scale)
             .collect()
     };
-    let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress, cancel)?;
-    let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {}, cancel)?;
+    let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress, cancel, device)?;
+    let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {}, cancel, None)?;
 
     let a_scalars: Vec<Scalar> = at[0].iter().copied().chain(a_aux.iter_set().map(|i| at[1][i])).collect();
-    let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress, cancel)?;
+    let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress, cancel, device)?;
     let b_scalars: Vec<Scalar> =
         b_input.iter_set().map(|i| bt[0][i]).chain(b_aux.iter_set().map(|i| bt[1][i])).collect();
-    let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress, cancel)?;
-    let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress, cancel)?;
+    let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress, cancel, device)?;
+    let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress, cancel, device)?;
 
     let vk = VerifyingKey {
         alpha_g1: (g1 * tw.alpha).to_affine(),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
 use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
@@ -170,6 +170,14 @@ impl Backend for GpuBackend {
 
     fn window_for(&self, n: usize) -> usize {
         msm::window_for(n)
+    }
+
+    fn fixed_base_g1(&self, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<G1Affine>> {
+        self.first().fixed_base_g1(base, scalars)
+    }
+
+    fn fixed_base_g2(&self, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<G2Affine>> {
+        self.first().fixed_base_g2(base, scalars)
     }
 
     /// Page-locked bytes: the B2 pool's blocks plus each lane's B1 registrations and staging buffers; each

@@ -8,12 +8,12 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 
-use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 
 use super::device::Gpu;
 use super::error::{GResult, GpuError};
 use super::h;
-use super::kernels::{batch_add, msm};
+use super::kernels::{batch_add, fixed_base, msm};
 use super::lane_core::{lock, Counts, LaneCore};
 use super::sched::g2d::G2Dev;
 use super::sched::{hpipe, tailseq};
@@ -272,5 +272,13 @@ impl Backend for GpuLane {
 
     fn window_for(&self, n: usize) -> usize {
         msm::window_for(n)
+    }
+
+    fn fixed_base_g1(&self, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<G1Affine>> {
+        fixed_base::fixed_base_g1(&self.core.gpu, base, scalars, &|_| {}).map_err(berr("fixed_base_g1"))
+    }
+
+    fn fixed_base_g2(&self, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<G2Affine>> {
+        fixed_base::fixed_base_g2(&self.core.gpu, base, scalars, &|_| {}).map_err(berr("fixed_base_g2"))
     }
 }

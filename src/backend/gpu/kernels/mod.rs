@@ -3,6 +3,7 @@
 //! "To add a kernel module").
 
 pub mod batch_add;
+pub mod fixed_base;
 pub mod floor;
 pub mod msm;
 pub mod ntt;
@@ -20,11 +21,14 @@ pub enum Module {
     BatchAdd,
     /// `cuda/floor.cu`: the machine-floor microbenchmarks of `cuzk bench floor` ([`floor`]).
     Floor,
+    /// `cuda/fixed_base.cu`: many scalars times one base, G1 and G2, for setup ([`fixed_base`]).
+    FixedBase,
 }
 
 impl Module {
     /// Every module: what a device loads at start and the compile-everything check covers.
-    pub const ALL: [Module; 5] = [Module::Ntt, Module::Msm, Module::MsmG2, Module::BatchAdd, Module::Floor];
+    pub const ALL: [Module; 6] =
+        [Module::Ntt, Module::Msm, Module::MsmG2, Module::BatchAdd, Module::Floor, Module::FixedBase];
 
     /// The module's file in `cuda/`.
     pub fn file(self) -> &'static str {
@@ -34,6 +38,7 @@ impl Module {
             Module::MsmG2 => "msm_g2.cu",
             Module::BatchAdd => "batch_add.cu",
             Module::Floor => "floor.cu",
+            Module::FixedBase => "fixed_base.cu",
         }
     }
 }
