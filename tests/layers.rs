@@ -66,23 +66,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "parent/child: src/timeline/export/mod.rs and its children chrome.rs, csv.rs, svg.rs use each other",
         "issue 31 line 6: end_us, layout, fmt_us and args_compact into a file of their own under src/timeline/export/",
     ),
-    (
-        "parent/child: src/tui/mod.rs and its children app.rs, worker.rs use each other",
-        "issue 31 line 6: last_panic into a file of its own under src/tui/",
-    ),
-    (
-        "parent/child: src/tui/state/mod.rs and its children nav.rs use each other",
-        "issue 31 line 6: Panel, Drawn and Scrolls into a file of their own under src/tui/state/",
-    ),
-    (
-        "parent/child: src/tui/theme/mod.rs and its children file.rs use each other",
-        "issue 31 line 6: Theme and OTHER_PHASE_KEY into a file of their own under src/tui/theme/",
-    ),
-    (
-        "parent/child: src/tui/view/mod.rs and its children ablation.rs, compare.rs, help.rs, history.rs, live.rs, \
-         phases.rs, popup.rs, timeline.rs use each other",
-        "issue 31 line 6: the shared drawing helpers (fit, panel, focus_panel, dur, …) into src/tui/view/common.rs",
-    ),
 ];
 
 fn layer(top: &str) -> Option<u8> {
