@@ -92,6 +92,8 @@ pub fn attached_app(addr: &str, sample: &str, runs: Vec<RunRecord>, themes: supe
     let backend = BackendMeta { name: "daemon".into(), device: addr.into(), reason: "attached".into() };
     let mut app = App::new(meta, backend, Default::default(), runs, themes);
     app.attached = Some(Attached::new(addr, sample));
+    // The daemon's latest run, whatever it proved (not only runs of the console's sample).
+    app.shown = app.runs.len().checked_sub(1);
     app
 }
 

@@ -138,12 +138,15 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
     frame.render_widget(Paragraph::new(vec![top, Line::from(tabs)]).style(base(t)), area);
 }
 
-/// The daemon's queues, devices and memory in one line: `queue 1 waiting · 2 running · gpu0 job …abc
-/// 41/80 G free · budget 12 G/400 G · 5 done, 1 failed`.
+/// The daemon's queues, proofs, devices and memory in one line: `queue 1 waiting, 2 running · 5 done, 1
+/// failed · gpu0 job …abc 41/80 G free · budget 12 G/400 G`.
 pub fn daemon_line(a: &Attached) -> String {
     let Some(i) = &a.info else { return format!("daemon {}: no status yet", a.addr) };
     let (pending, running) = a.totals();
-    let mut parts = vec![format!("queue {pending} waiting, {running} running")];
+    let mut parts = vec![
+        format!("queue {pending} waiting, {running} running"),
+        format!("{} done, {} failed", i.completed, i.failed),
+    ];
     for q in i.queues.iter().filter(|q| q.pending + q.running > 0) {
         parts.push(format!("{} {}+{}", q.kind, q.pending, q.running));
     }
@@ -157,7 +160,6 @@ pub fn daemon_line(a: &Attached) -> String {
         parts.push(format!("gpu{} {job}{mem}", g.ordinal));
     }
     parts.push(format!("budget {}/{}", bytes(i.mem_in_use), bytes(i.mem_budget)));
-    parts.push(format!("{} done, {} failed", i.completed, i.failed));
     if i.draining {
         parts.push("DRAINING".into());
     }
@@ -252,7 +254,6 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
             ("f", "focus"),
             ("e", "maximize"),
             ("E", "export"),
-            ("q", "detach"),
         ],
         (View::Live, true) => &[
             ("r", "run"),
