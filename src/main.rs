@@ -26,9 +26,11 @@ fn main() -> ExitCode {
             sample: DEFAULT_SAMPLE.into(),
             backend: BackendKind::Auto,
             theme: cli.theme,
+            attach: None,
+            once: false,
         }),
-        Some(Command::Tui { sample, backend, theme }) => {
-            tui(cuzk::tui::TuiOptions { sample, backend, theme: theme.or(cli.theme) })
+        Some(Command::Tui { sample, backend, theme, attach, once }) => {
+            tui(cuzk::tui::TuiOptions { sample, backend, theme: theme.or(cli.theme), attach, once })
         }
         Some(Command::Daemon(a)) => cuzk::daemon::main(cuzk::daemon::DaemonOptions {
             config: a.config,

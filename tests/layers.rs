@@ -54,23 +54,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "issue 31 line 6: Inner, State and the event bus into files of their own that exec, live and srs build on; \
          the status types beside the other types",
     ),
-    (
-        "parent/child: src/tui/mod.rs and its children app.rs, worker.rs use each other",
-        "issue 31 line 6: last_panic into a file of its own under src/tui/",
-    ),
-    (
-        "parent/child: src/tui/state/mod.rs and its children nav.rs use each other",
-        "issue 31 line 6: Panel, Drawn and Scrolls into a file of their own under src/tui/state/",
-    ),
-    (
-        "parent/child: src/tui/theme/mod.rs and its children file.rs use each other",
-        "issue 31 line 6: Theme and OTHER_PHASE_KEY into a file of their own under src/tui/theme/",
-    ),
-    (
-        "parent/child: src/tui/view/mod.rs and its children ablation.rs, compare.rs, help.rs, history.rs, live.rs, \
-         phases.rs, popup.rs, timeline.rs use each other",
-        "issue 31 line 6: the shared drawing helpers (fit, panel, focus_panel, dur, …) into src/tui/view/common.rs",
-    ),
 ];
 
 fn layer(top: &str) -> Option<u8> {

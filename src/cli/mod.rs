@@ -189,6 +189,13 @@ pub enum Command {
         /// Theme: dark, light, high-contrast, or a *.toml in <data dir>/themes.
         #[arg(long)]
         theme: Option<String>,
+        /// Attach to a running `cuzk daemon` (host:port or unix:///path) and watch what it proves; `r`
+        /// submits --sample to it.
+        #[arg(long, value_name = "ADDR")]
+        attach: Option<String>,
+        /// With --attach: print the console's screen once and exit (no terminal needed).
+        #[arg(long, requires = "attach")]
+        once: bool,
     },
 }
 

@@ -1,21 +1,23 @@
-//! The event loop: terminal events, worker messages and a redraw tick, multiplexed with `tokio::select!`.
+//! The event loop: terminal events, a source's messages and a redraw tick, multiplexed with `tokio::select!`.
 //! Frames are drawn only when something changed (keys draw at once; streamed updates at most every tick).
+//! [`Screen`] holds the terminal for it and gives it back when dropped.
 
 use std::time::{Duration, Instant, SystemTime};
 
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
-use ratatui::backend::Backend;
+use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::Terminal;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
 use super::keys;
 use super::prefs::PrefsFile;
+use super::source::Source;
 use super::state::Msg;
 use super::state::{App, Command, Level};
+use super::term;
 use super::view;
-use super::worker::Worker;
 
 /// Redraw period while something changes (~12 frames per second).
 const TICK: Duration = Duration::from_millis(80);
@@ -26,10 +28,16 @@ pub fn clock() -> String {
     format!("{:02}:{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60, secs % 60)
 }
 
-/// Writes the theme and toggles to the prefs file when they changed (a failure is one log line).
+/// Writes the theme and toggles to the prefs file when they changed (a failure is one log line). Attached,
+/// the toggles shown are the daemon's: only the theme is remembered.
 fn remember(app: &mut App, prefs: &mut PrefsFile) {
     let theme = app.theme().name.clone();
-    if let Err(e) = prefs.update(&theme, &app.sample.name, app.toggles) {
+    let r = if app.is_attached() {
+        prefs.update_theme(&theme)
+    } else {
+        prefs.update(&theme, &app.sample.name, app.toggles)
+    };
+    if let Err(e) = r {
         app.push_log(Level::Warn, format!("settings not saved: {e}"));
     }
 }
@@ -38,7 +46,7 @@ fn remember(app: &mut App, prefs: &mut PrefsFile) {
 pub async fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    worker: &Worker,
+    source: &dyn Source,
     mut rx: UnboundedReceiver<Msg>,
     prefs: &mut PrefsFile,
 ) -> std::io::Result<()>
@@ -49,7 +57,7 @@ where
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut started: Option<Instant> = None;
-    let mut worker_alive = true;
+    let mut source_alive = true;
     let mut dirty = false;
     let mut last_draw = Instant::now();
     terminal.draw(|f| view::render(f, app)).map_err(Into::into)?;
@@ -62,7 +70,7 @@ where
                         app.clock = clock();
                         match app.handle_key(key) {
                             Some(Command::Quit) => break,
-                            Some(cmd) => worker.send(cmd),
+                            Some(cmd) => source.send(cmd),
                             None => {}
                         }
                         remember(app, prefs);
@@ -85,7 +93,7 @@ where
                 Some(Err(e)) => return Err(e),
                 None => break,
             },
-            msg = rx.recv(), if worker_alive => match msg {
+            msg = rx.recv(), if source_alive => match msg {
                 Some(m) => {
                     app.clock = clock();
                     if matches!(m, Msg::Started { .. }) {
@@ -95,9 +103,8 @@ where
                     dirty = true;
                 }
                 None => {
-                    worker_alive = false;
-                    let why = super::last_panic().unwrap_or_else(|| "it ended".into());
-                    app.push_log(Level::Error, format!("worker stopped: {why}"));
+                    source_alive = false;
+                    app.push_log(Level::Error, source.gone());
                     draw_now = true;
                 }
             },
@@ -116,4 +123,40 @@ where
         }
     }
     Ok(())
+}
+
+/// The terminal while the console runs: taken by [`Screen::enter`], given back on drop.
+pub struct Screen {
+    terminal: Terminal<CrosstermBackend<std::io::Stdout>>,
+}
+
+impl Screen {
+    /// Takes the terminal (raw mode, alternate screen) with the panic hook that gives it back.
+    pub fn enter() -> std::io::Result<Screen> {
+        term::install_panic_hook();
+        Ok(Screen { terminal: term::enter()? })
+    }
+
+    /// Runs the event loop on `rt` until the user quits.
+    pub fn run(
+        &mut self,
+        rt: &tokio::runtime::Runtime,
+        app: &mut App,
+        source: &dyn Source,
+        rx: UnboundedReceiver<Msg>,
+        prefs: &mut PrefsFile,
+    ) -> std::io::Result<()> {
+        rt.block_on(run_loop(&mut self.terminal, app, source, rx, prefs))
+    }
+
+    /// Draws one frame now (a last word before leaving).
+    pub fn draw(&mut self, app: &App) {
+        let _ = self.terminal.draw(|f| view::render(f, app));
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        term::leave();
+    }
 }

@@ -101,13 +101,16 @@ pub fn from_event(ev: KeyEvent) -> Option<Key> {
 
 /// Every key binding as (keys, what it does), for the help view and the README (whose key table and the notes
 /// under it, the entries without a key, a test keeps equal to these).
-pub const HELP: [(&str, &str); 33] = [
-    ("r", "run a proof with the toggles shown"),
-    ("R", "run N repeats (asks N)"),
-    ("a", "ablate: baseline and each toggle flipped alone, interleaved rounds (R repeats, else 3)"),
+pub const HELP: [(&str, &str); 34] = [
+    ("r", "run a proof with the toggles shown (attached: submit the sample to the daemon's queue)"),
+    ("R", "run N repeats (asks N; in-process only)"),
+    (
+        "a",
+        "ablate: baseline and each toggle flipped alone, interleaved rounds (R repeats, else 3; in-process only)",
+    ),
     (
         "0-9 !@#$%^&",
-        "flip a toggle for the next run (0 = the tenth, ! @ # $ % ^ & = the eleventh to seventeenth; Live view; n/a ones are dimmed and not flipped)",
+        "flip a toggle for the next run (0 = the tenth, ! @ # $ % ^ & = the eleventh to seventeenth; Live view; n/a ones are dimmed and not flipped; attached, the daemon's are shown and not flipped)",
     ),
     ("b", "mark the selected / shown run as baseline"),
     ("c", "compare baseline (or the previous run of the same sample) with the selected / last run"),
@@ -132,12 +135,13 @@ pub const HELP: [(&str, &str); 33] = [
     ("F4", "Ablation view"),
     ("F5 ?", "this help"),
     ("Esc", "close popup / prompt / maximized panel, back to Live"),
-    ("x", "cancel the run in progress (after its current phase)"),
-    ("q", "quit (cancels a run in progress)"),
+    ("x", "cancel the run in progress (after its current phase; attached: the daemon's job shown)"),
+    ("q", "quit (cancels a run in progress; attached: detach, the daemon keeps proving)"),
     ("Ctrl-C", "quit"),
     ("", "verdicts need 3 repeats a side: with fewer, Δ shows marked n=1 or n=2"),
     ("", "rows under 1 ms or 1% of the wall get no verdict (<floor); other shapes none (shape)"),
     ("", "wall = the proving wall (median of repeats); setup (params_gen, srs_load) is outside it"),
+    ("", "attached (--attach ADDR), the Live view follows the daemon's newest running job"),
 ];
 
 #[cfg(test)]

@@ -54,6 +54,17 @@ impl PrefsFile {
         let mut next = self.saved.clone();
         next.theme = Some(theme.to_string());
         next.toggles.insert(sample.to_string(), toggles);
+        self.write(next)
+    }
+
+    /// Remembers the theme alone (an attached console shows a daemon's toggles, not its own).
+    pub fn update_theme(&mut self, theme: &str) -> std::io::Result<()> {
+        let mut next = self.saved.clone();
+        next.theme = Some(theme.to_string());
+        self.write(next)
+    }
+
+    fn write(&mut self, next: Prefs) -> std::io::Result<()> {
         if next == self.saved {
             return Ok(());
         }

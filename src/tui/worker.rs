@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::source::Source;
 use super::state::{Command, Level, Msg};
 use crate::backend::api::Backend;
 use crate::circuits::Sample;
@@ -42,6 +43,17 @@ pub struct Worker {
     cancel: Arc<Mutex<CancelToken>>,
 }
 
+impl Source for Worker {
+    fn send(&self, cmd: Command) {
+        let _ = self.tx.send(cmd);
+    }
+
+    fn gone(&self) -> String {
+        let why = crate::tui::term::last_panic().unwrap_or_else(|| "it ended".into());
+        format!("worker stopped: {why}")
+    }
+}
+
 impl Worker {
     /// Starts the worker thread; messages arrive on `out`.
     pub fn spawn(cfg: WorkerConfig, out: UnboundedSender<Msg>) -> std::io::Result<Worker> {
@@ -51,11 +63,6 @@ impl Worker {
         let handle =
             std::thread::Builder::new().name("cuzk-tui-worker".into()).spawn(move || worker_loop(cx))?;
         Ok(Worker { tx, handle: Some(handle), cancel })
-    }
-
-    /// Sends a command (ignored if the worker is gone).
-    pub fn send(&self, cmd: Command) {
-        let _ = self.tx.send(cmd);
     }
 
     /// Asks a run in progress to stop and waits up to `limit` for the worker to end; false if it did not.
@@ -104,12 +111,11 @@ fn worker_loop(cx: Ctx) {
             Command::Run { toggles, repeats } => cx.job(Job::Run, toggles, repeats),
             Command::Ablate { toggles, repeats } => cx.job(Job::Ablate, toggles, repeats),
             Command::Export(rec) => {
-                cx.export(&rec);
+                cx.send(export_record(&cx.cfg.store, &rec));
                 Outcome::Done
             }
             Command::Delete(id) => {
-                let result = cx.cfg.store.delete(&id).map_err(|e| e.to_string());
-                cx.send(Msg::Deleted { id, result });
+                cx.send(delete_record(&cx.cfg.store, id));
                 Outcome::Done
             }
             Command::Cancel => Outcome::Done,
@@ -281,27 +287,29 @@ impl Ctx {
             dropped: p.dropped,
         });
     }
+}
 
-    /// Every export format of `rec` into `<data dir>/exports/`.
-    fn export(&self, rec: &RunRecord) {
-        let dir = self.cfg.store.exports_dir();
-        if let Err(e) = std::fs::create_dir_all(&dir) {
-            self.send(Msg::Log(Level::Error, format!("{}: cannot create folder: {e}", dir.display())));
-            return;
-        }
-        let mut paths = Vec::new();
-        for f in Format::ALL {
-            let p = dir.join(f.file_name(&rec.id));
-            match export::write(rec, f, &p) {
-                Ok(()) => paths.push(p),
-                Err(e) => {
-                    self.send(Msg::Log(Level::Error, format!("{}: cannot write: {e}", p.display())));
-                    return;
-                }
-            }
-        }
-        self.send(Msg::Exported { id: rec.id.clone(), paths });
+/// Every export format of `rec` into `<data dir>/exports/`: what the console says about it.
+pub fn export_record(store: &RunStore, rec: &RunRecord) -> Msg {
+    let dir = store.exports_dir();
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return Msg::Log(Level::Error, format!("{}: cannot create folder: {e}", dir.display()));
     }
+    let mut paths = Vec::new();
+    for f in Format::ALL {
+        let p = dir.join(f.file_name(&rec.id));
+        match export::write(rec, f, &p) {
+            Ok(()) => paths.push(p),
+            Err(e) => return Msg::Log(Level::Error, format!("{}: cannot write: {e}", p.display())),
+        }
+    }
+    Msg::Exported { id: rec.id.clone(), paths }
+}
+
+/// Removes run `id` from the store: what the console says about it.
+pub fn delete_record(store: &RunStore, id: String) -> Msg {
+    let result = store.delete(&id).map_err(|e| e.to_string());
+    Msg::Deleted { id, result }
 }
 
 /// Runs the job on the engine (on the run thread); an ablation returns its matrix.
@@ -348,7 +356,7 @@ pub fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
         s.to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {
         s.clone()
-    } else if let Some(s) = crate::tui::last_panic() {
+    } else if let Some(s) = crate::tui::term::last_panic() {
         s
     } else {
         "panic".to_string()

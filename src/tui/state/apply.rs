@@ -1,5 +1,6 @@
 //! Worker messages → state: runs starting, streaming, finishing, ablation progress, exports, deletions.
 
+use super::runs::partial_record;
 use super::{secs2, wall_text, Ablation, App, Level, LiveRun, Msg, RunState, View};
 use crate::timeline::record::RunRecord;
 
@@ -87,6 +88,12 @@ impl App {
                 Err(e) => self.push_log(Level::Error, format!("run {id} not deleted: {e}")),
             },
             Msg::Log(level, text) => self.push_log(level, text),
+            Msg::Link(l) => self.link(l),
+            Msg::Daemon(d) => self.daemon_status(d),
+            Msg::Job(j) => self.daemon_job(j),
+            Msg::Follow(j) => self.follow(j),
+            Msg::Stored(runs) => self.stored(runs),
+            Msg::Streamed { id } => self.streamed(id),
         }
     }
 
@@ -115,6 +122,18 @@ impl App {
         self.shown = Some(self.runs.len() - 1);
         self.history_sel = self.runs.len() - 1;
         self.state = RunState::Idle;
+    }
+
+    /// The followed job's run as streamed, kept as its record (its events, counters and phase totals; no
+    /// proofs or host details, which only the daemon's record has).
+    fn streamed(&mut self, id: String) {
+        let Some(l) = self.live.as_ref() else { return };
+        let base = self.baseline_of(self.runs.len(), &self.sample.name, &self.backend.name);
+        let mut record = partial_record(l, base.and_then(|b| self.runs.get(b)), self);
+        record.id = id.clone();
+        self.finished(record, Ok(std::path::PathBuf::new()));
+        let why = "its record is in the daemon's run store, not this console's (another CUZK_HOME)";
+        self.push_log(Level::Warn, format!("run {id}: {why}; shown as streamed"));
     }
 
     /// Drops a deleted run and keeps every index and mark pointing at the same runs.

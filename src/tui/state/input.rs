@@ -1,5 +1,6 @@
 //! Keys → state changes and commands (the help view lists the same keys).
 
+use super::daemon::Link;
 use super::nav::Move;
 use super::timeline::event_at_centre;
 use super::{App, Command, Level, Panel, Prompt, View};
@@ -47,6 +48,11 @@ impl App {
                 let name = self.theme().name.clone();
                 self.push_log(Level::Info, format!("theme {name}"));
             }
+            Key::Char('r') if self.is_attached() => return self.submit(),
+            Key::Char('R' | 'a') if self.is_attached() => self.push_log(
+                Level::Warn,
+                "attached: the daemon proves each job once with its own toggles; r submits one job (R and a run in-process only)",
+            ),
             Key::Char('r') => return self.start(Command::Run { toggles: self.toggles, repeats: 1 }),
             Key::Char('R') => {
                 if !self.busy() {
@@ -59,7 +65,11 @@ impl App {
             }
             Key::Char('x') => {
                 if self.running() {
-                    self.push_log(Level::Warn, "cancelling: stops after the current phase");
+                    let what = match self.attached.as_ref().and_then(|a| a.following.clone()) {
+                        Some(job) => format!("cancelling job {job} on the daemon: stops after the current phase"),
+                        None => "cancelling: stops after the current phase".to_string(),
+                    };
+                    self.push_log(Level::Warn, what);
                     return Some(Command::Cancel);
                 }
             }
@@ -92,6 +102,19 @@ impl App {
             },
         }
         None
+    }
+
+    /// `r` attached: the sample goes to the daemon's queue (a job runs beside the ones running there).
+    fn submit(&mut self) -> Option<Command> {
+        let a = self.attached.as_ref()?;
+        if !matches!(a.link, Link::Up) {
+            self.push_log(Level::Warn, "not connected to the daemon: r waits until it is back");
+            return None;
+        }
+        let sample = a.submit.clone();
+        self.push_log(Level::Info, format!("submitting {sample} to the daemon"));
+        self.set_view(View::Live);
+        Some(Command::Run { toggles: self.toggles, repeats: 1 })
     }
 
     fn set_view(&mut self, v: View) {
@@ -291,10 +314,18 @@ impl App {
         }
     }
 
-    /// Flips toggle `i` of the panel (keys 1…9, 0, ! — `TOGGLE_KEYS`), unless it does not apply to this backend.
+    /// Flips toggle `i` of the panel (keys 1…9, 0, ! — `TOGGLE_KEYS`), unless it does not apply to this backend
+    /// or the toggles shown are a daemon's.
     pub fn flip(&mut self, i: usize) {
         let Some(&t) = Toggle::ALL.get(i) else { return };
         let name = t.id().to_uppercase();
+        if self.is_attached() {
+            let msg = format!(
+                "{name}: attached, the toggles shown are the daemon's (its config's `toggles`); set them there and restart it"
+            );
+            self.push_log(Level::Warn, msg);
+            return;
+        }
         if let Some(why) = t.not_applicable(self.backend.is_gpu()) {
             let msg = format!("{name}: {why}, no effect on the {} backend", self.backend.name);
             self.push_log(Level::Warn, msg);

@@ -3,16 +3,19 @@
 //! without a terminal.
 
 mod apply;
+mod attach;
 pub mod cursor;
+pub mod daemon;
 mod input;
+pub mod layout;
 mod mouse;
 mod msg;
 pub mod nav;
 pub mod runs;
 pub mod timeline;
 
+pub use layout::{Drawn, Panel, Scrolls};
 pub use msg::Msg;
-pub use nav::{Drawn, Panel, Scrolls};
 pub use runs::PhaseTable;
 pub use timeline::Viewport;
 
@@ -265,6 +268,8 @@ pub struct App {
     pub floors: Option<Floors>,
     /// Set when the user asked to quit.
     pub quit: bool,
+    /// The daemon the console is attached to (`None`: the in-process worker runs the proofs).
+    pub attached: Option<daemon::Attached>,
 }
 
 /// Longest log kept in memory.
@@ -318,6 +323,7 @@ impl App {
             ablation: None,
             floors: None,
             quit: false,
+            attached: None,
         };
         app.shown = app.latest_of_sample(app.runs.len());
         for e in errors {
@@ -349,6 +355,11 @@ impl App {
         if self.log.len() > LOG_CAP {
             self.log.drain(..self.log.len() - LOG_CAP);
         }
+    }
+
+    /// Whether the console is attached to a daemon (its keys then act on the daemon, or say why not).
+    pub fn is_attached(&self) -> bool {
+        self.attached.is_some()
     }
 
     /// Whether a job is in progress.

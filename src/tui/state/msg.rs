@@ -1,13 +1,16 @@
-//! What the engine's worker tells the console: the messages the model applies.
+//! What a source tells the console: the messages the model applies. The in-process worker sends the run
+//! messages; the attach client sends the same run messages for the daemon job it follows, plus the
+//! daemon's (`Link`, `Daemon`, `Job`, `Follow`, `Stored`, `Streamed`).
 
 use std::path::PathBuf;
 
+use super::daemon::{DaemonInfo, JobLine, Link};
 use super::{Level, SetupProgress};
 use crate::engine::compare::AblationEntry;
 use crate::timeline::record::{CounterSeries, RecordEvent, RunRecord};
 use crate::vocab::Toggles;
 
-/// What the worker tells the console.
+/// What a source (the worker, the attach client) tells the console.
 #[derive(Debug)]
 pub enum Msg {
     /// A run began (`label` says which step of an ablation, empty otherwise).
@@ -89,4 +92,20 @@ pub enum Msg {
     },
     /// Anything else worth a log line.
     Log(Level, String),
+    /// Attached: the connection to the daemon changed.
+    Link(Link),
+    /// Attached: the daemon's status (queues, GPUs, its toggles and backend).
+    Daemon(DaemonInfo),
+    /// Attached: a job of the daemon changed state.
+    Job(JobLine),
+    /// Attached: the Live view follows this job now (`None`: the daemon runs none).
+    Follow(Option<String>),
+    /// Attached: records read from the run store the console shares with the daemon.
+    Stored(Vec<RunRecord>),
+    /// Attached: the followed job completed, but its record is not in this console's run store (the daemon
+    /// has another home): the run as streamed becomes the record shown.
+    Streamed {
+        /// Its run id in the daemon's store.
+        id: String,
+    },
 }

@@ -158,7 +158,7 @@ fn setup_of_live(l: Option<&LiveRun>) -> Vec<(String, u64)> {
 
 /// A record of the events a run in progress has closed so far (one repeat), so the phase table can compare
 /// it with the baseline while it runs; it claims the baseline's shape when the baseline is of this sample.
-fn partial_record(l: &LiveRun, base: Option<&RunRecord>, app: &App) -> RunRecord {
+pub(super) fn partial_record(l: &LiveRun, base: Option<&RunRecord>, app: &App) -> RunRecord {
     let mut phases: BTreeMap<String, PhaseTotals> = BTreeMap::new();
     for e in l.closed.iter().filter(|e| !is_setup_phase(&e.phase)) {
         let t = phases.entry(e.phase.clone()).or_default();

@@ -9,7 +9,7 @@ use ratatui::style::Color;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Theme, OTHER_PHASE_KEY};
+use super::colors::{Theme, OTHER_PHASE_KEY};
 use crate::vocab::Phase;
 
 /// What a color value must look like, as error messages say it.

@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::common::{fit, focus_panel, panel};
 use super::table::scrolled;
-use super::{fit, focus_panel, panel};
 use crate::engine::compare::{ablation_rows, delta_text, PhaseRow};
 use crate::engine::stats::Verdict;
 use crate::tui::state::{App, Drawn, Panel};

@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::head_style;
+use super::common::head_style;
+use super::common::{fit, focus_panel, maximized, panel};
 use super::phases::verdict_cell;
 use super::table::{scrolled, wrap};
 use super::timeline::{draw_axis, draw_lanes, Lanes, Marks};
-use super::{fit, focus_panel, maximized, panel};
 use crate::engine::compare::{compare, delta_text, shape_mismatch, PhaseRow};
 use crate::timeline::record::{RecordEvent, RunRecord};
 use crate::tui::state::timeline::lanes_of;

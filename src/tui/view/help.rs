@@ -5,8 +5,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
+use super::common::{focus_panel, MIN_H, MIN_W};
 use super::table::{scrolled, wrap};
-use super::{focus_panel, MIN_H, MIN_W};
 use crate::tui::keys::HELP;
 use crate::tui::state::{App, Drawn, Panel};
 

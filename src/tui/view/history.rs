@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::head_style;
-use super::{fit, focus_panel};
+use super::common::head_style;
+use super::common::{fit, focus_panel};
 use crate::timeline::record::RunRecord;
 use crate::tui::state::{App, Drawn, Panel};
 

@@ -9,11 +9,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::common::{base, dur, fit, focus_panel, level_color, maximized, panel, secs};
 use super::phases::{draw_phase_table, table_width};
 use super::popup::detail_lines;
 use super::table::{scrolled, wrap};
 use super::timeline::{draw_axis, draw_counters, draw_lanes, Lanes, Marks};
-use super::{base, dur, fit, focus_panel, level_color, maximized, panel, secs};
 use crate::timeline::record::RecordEvent;
 use crate::tui::state::{App, Drawn, Level, Panel, RunState, SetupProgress};
 use crate::tui::theme::Theme;
@@ -255,8 +255,8 @@ fn setup_text(app: &App, p: &SetupProgress) -> String {
         p.index,
         p.stages,
         p.stage,
-        super::group(p.done as u64),
-        super::group(p.total as u64)
+        super::common::group(p.done as u64),
+        super::common::group(p.total as u64)
     )
 }
 

@@ -3,6 +3,7 @@
 //! where in `App::drawn`, so keys scroll no further than the last row and clicks find their target.
 
 mod ablation;
+pub mod common;
 mod compare;
 mod help;
 mod history;
@@ -14,19 +15,15 @@ pub mod timeline;
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-
-pub use crate::util::digits::group;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
-use super::state::{App, Drawn, Level, Panel, Prompt, RunState, View};
+use super::state::daemon::{Attached, Link};
+use super::state::{App, Drawn, Prompt, RunState, View};
 use super::theme::Theme;
-
-/// Narrowest terminal the layout is drawn in (the README's smallest size; the notice says the same).
-pub const MIN_W: u16 = 80;
-/// Shortest terminal the layout is drawn in.
-pub const MIN_H: u16 = 24;
+pub use common::dur;
+use common::{base, bytes, fit, group, level_color, secs, MIN_H, MIN_W};
 
 /// Draws the whole console for the current state and records the layout in `app.drawn`.
 pub fn render(frame: &mut Frame, app: &App) {
@@ -66,35 +63,6 @@ pub fn render(frame: &mut Frame, app: &App) {
     app.drawn.set(d);
 }
 
-/// Default text style of a theme.
-pub fn base(t: &Theme) -> Style {
-    Style::new().fg(t.fg).bg(t.bg)
-}
-
-/// A bordered panel with a title in the theme's colors; the focused panel's border is in the accent color.
-pub fn panel<'a>(t: &Theme, title: impl Into<Line<'a>>) -> Block<'a> {
-    Block::new()
-        .borders(Borders::ALL)
-        .border_style(Style::new().fg(t.border))
-        .title(title)
-        .title_style(Style::new().fg(t.accent).add_modifier(Modifier::BOLD))
-        .style(base(t))
-}
-
-/// [`panel`] with the focus shown: an accent border and a `▸` before the title.
-pub fn focus_panel<'a>(t: &Theme, title: String, focused: bool) -> Block<'a> {
-    if focused {
-        panel(t, format!("▸{title}")).border_style(Style::new().fg(t.accent))
-    } else {
-        panel(t, title)
-    }
-}
-
-/// The area a view's panel gets: everything when it is the maximized one.
-pub fn maximized(app: &App, panel: Panel) -> bool {
-    app.maximized && app.focused() == panel
-}
-
 fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
     let lines = vec![
         Line::from(Span::styled(
@@ -121,12 +89,26 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         (None, _) => (app.shown.map_or(0, |i| i + 1), "● idle".to_string(), t.dim),
     };
     let run = if num == 0 { String::new() } else { format!("run #{num} ") };
+    let (state, color) = match app.attached.as_ref().map(|a| &a.link) {
+        Some(Link::Lost(_)) => ("● daemon gone".to_string(), t.bad),
+        Some(Link::Connecting) => ("● dialing".to_string(), t.warn),
+        _ => (state, color),
+    };
     let right = format!(" {run}{state} ");
     let proof = app.sample.proof.as_ref().map_or(String::new(), |p| format!(" · {p}"));
-    let left = format!(
-        " cuzk · {}{proof} ({shape}) · {} · {}",
-        app.sample.name, app.backend.name, app.backend.device
-    );
+    let left = match &app.attached {
+        Some(a) => {
+            let job = match &a.following {
+                Some(_) => format!("{}{proof} ({})", app.sample.name, app.sample.path),
+                None => "no job running".to_string(),
+            };
+            format!(" cuzk · attached {} · {job} · {} · {}", a.addr, app.backend.name, app.backend.device)
+        }
+        None => format!(
+            " cuzk · {}{proof} ({shape}) · {} · {}",
+            app.sample.name, app.backend.name, app.backend.device
+        ),
+    };
     let w = usize::from(area.width);
     let right_w = right.chars().count();
     let left = fit(&left, w.saturating_sub(right_w));
@@ -148,9 +130,65 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         tabs.push(Span::styled(label, style));
     }
     let used: usize = tabs.iter().map(|s| s.content.chars().count()).sum();
-    let reason = format!("  backend: {}", app.backend.reason);
+    let reason = match &app.attached {
+        Some(a) => format!("  {}", daemon_line(a)),
+        None => format!("  backend: {}", app.backend.reason),
+    };
     tabs.push(Span::styled(fit(&reason, w.saturating_sub(used)), Style::new().fg(t.dim)));
     frame.render_widget(Paragraph::new(vec![top, Line::from(tabs)]).style(base(t)), area);
+}
+
+/// The daemon's queues, proofs, devices and memory in one line: `queue 1 waiting, 2 running · 5 done, 1
+/// failed · gpu0 job …abc 41/80 G free · budget 12 G/400 G`.
+pub fn daemon_line(a: &Attached) -> String {
+    let Some(i) = &a.info else { return format!("daemon {}: no status yet", a.addr) };
+    let (pending, running) = a.totals();
+    let mut parts = vec![
+        format!("queue {pending} waiting, {running} running"),
+        format!("{} done, {} failed", i.completed, i.failed),
+    ];
+    for q in i.queues.iter().filter(|q| q.pending + q.running > 0) {
+        parts.push(format!("{} {}+{}", q.kind, q.pending, q.running));
+    }
+    for g in &i.gpus {
+        let job = if g.job.is_empty() { "idle".to_string() } else { format!("job …{}", tail(&g.job, 6)) };
+        let mem = if g.mem_total > 0 {
+            format!(" {}/{} free", bytes(g.mem_free), bytes(g.mem_total))
+        } else {
+            String::new()
+        };
+        parts.push(format!("gpu{} {job}{mem}", g.ordinal));
+    }
+    parts.push(format!("budget {}/{}", bytes(i.mem_in_use), bytes(i.mem_budget)));
+    if i.draining {
+        parts.push("DRAINING".into());
+    }
+    parts.join(" · ")
+}
+
+/// The last `n` characters of `s`.
+fn tail(s: &str, n: usize) -> String {
+    let skip = s.chars().count().saturating_sub(n);
+    s.chars().skip(skip).collect()
+}
+
+/// The console drawn once at `w`×`h` as plain text, a line per row (`cuzk tui --attach ADDR --once`).
+pub fn text(app: &App, w: u16, h: u16) -> String {
+    let mut term = match ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)) {
+        Ok(t) => t,
+        Err(e) => return format!("cannot draw: {e}\n"),
+    };
+    if let Err(e) = term.draw(|f| render(f, app)) {
+        return format!("cannot draw: {e}\n");
+    }
+    let buf = term.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        let row: String = (0..w).map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol())).collect();
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 fn draw_last_log(frame: &mut Frame, area: Rect, app: &App) {
@@ -159,16 +197,6 @@ fn draw_last_log(frame: &mut Frame, area: Rect, app: &App) {
     let text = fit(&format!(" {} {}", l.at, l.text), usize::from(area.width));
     let style = Style::new().fg(level_color(t, l.level));
     frame.render_widget(Paragraph::new(Span::styled(text, style)).style(base(t)), area);
-}
-
-/// The color of a log line of `level` (plain lines dim where they share a row with other content).
-pub fn level_color(t: &Theme, level: Level) -> ratatui::style::Color {
-    match level {
-        Level::Info => t.dim,
-        Level::Good => t.good,
-        Level::Warn => t.warn,
-        Level::Error => t.bad,
-    }
 }
 
 fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
@@ -197,7 +225,18 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new(line).style(base(t)), area);
         return;
     }
+    if let Some(Link::Lost(why)) = app.attached.as_ref().map(|a| &a.link) {
+        let addr = app.attached.as_ref().map_or("", |a| a.addr.as_str());
+        let text = fit(
+            &format!(" daemon at {addr} gone: {why} · dialing again every 2 s · last state kept · q quits"),
+            usize::from(area.width),
+        );
+        let line = Span::styled(text, Style::new().fg(t.bad).add_modifier(Modifier::BOLD));
+        frame.render_widget(Paragraph::new(line).style(base(t)), area);
+        return;
+    }
     let wide = area.width >= 110;
+    let attached = app.is_attached();
     let keys: &[(&str, &str)] = match (app.view, wide) {
         (View::History, _) => &[
             ("↑↓", "select"),
@@ -205,6 +244,15 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
             ("b", "baseline"),
             ("Enter", "compare"),
             ("d", "delete"),
+            ("E", "export"),
+        ],
+        (View::Live, _) if attached => &[
+            ("r", "submit"),
+            ("x", "cancel job"),
+            ("b", "baseline"),
+            ("c", "compare"),
+            ("f", "focus"),
+            ("e", "maximize"),
             ("E", "export"),
         ],
         (View::Live, true) => &[
@@ -255,62 +303,4 @@ fn draw_controls(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::styled(format!(" {what}"), Style::new().fg(t.fg)));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)).style(base(t)), area);
-}
-
-/// Bold header style of tables.
-pub fn head_style(t: &Theme) -> Style {
-    Style::new().fg(t.dim).add_modifier(Modifier::BOLD)
-}
-
-/// Cuts `s` to `w` characters, ending in `…` when cut.
-pub fn fit(s: &str, w: usize) -> String {
-    if s.chars().count() <= w {
-        return s.to_string();
-    }
-    if w == 0 {
-        return String::new();
-    }
-    let mut out: String = s.chars().take(w - 1).collect();
-    out.push('…');
-    out
-}
-
-/// Seconds with one decimal (`3.2 s`).
-pub fn secs(us: u64) -> String {
-    format!("{:.1} s", us as f64 / 1e6)
-}
-
-/// Bytes for a narrow column: `812 M`, `1.4 G`.
-pub fn bytes(b: u64) -> String {
-    let b = b as f64;
-    match b {
-        x if x >= 1e12 => format!("{:.1} T", x / 1e12),
-        x if x >= 1e9 => format!("{:.1} G", x / 1e9),
-        x if x >= 1e6 => format!("{:.0} M", x / 1e6),
-        x if x >= 1e3 => format!("{:.0} k", x / 1e3),
-        x => format!("{x:.0} B"),
-    }
-}
-
-/// A duration for axes and popups: µs, ms or s with few digits.
-pub fn dur(us: u64) -> String {
-    if us == 0 {
-        "0".to_string()
-    } else if us < 1_000 {
-        format!("{us} µs")
-    } else if us < 1_000_000 {
-        let ms = us as f64 / 1e3;
-        if ms < 10.0 {
-            format!("{ms:.1} ms")
-        } else {
-            format!("{ms:.0} ms")
-        }
-    } else {
-        let s = us as f64 / 1e6;
-        if s < 10.0 {
-            format!("{s:.2} s")
-        } else {
-            format!("{s:.1} s")
-        }
-    }
 }

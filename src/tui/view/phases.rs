@@ -7,9 +7,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
-use super::head_style;
+use super::common::head_style;
+use super::common::{bytes, fit, focus_panel};
 use super::table::{scrolled, wrap};
-use super::{bytes, fit, focus_panel};
 use crate::engine::compare::{delta_text, NoVerdict, PhaseRow};
 use crate::engine::floor::{headroom, si};
 use crate::engine::stats::{Summary, Verdict};

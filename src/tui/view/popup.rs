@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
-use super::{dur, fit, panel};
+use super::common::{dur, fit, panel};
 use crate::engine::floor::{headroom, si};
 use crate::timeline::record::RecordEvent;
 use crate::tui::state::App;

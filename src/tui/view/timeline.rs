@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 
-use super::{bytes, dur};
+use super::common::{bytes, dur};
 use crate::timeline::record::{CounterSeries, RecordEvent};
 use crate::tui::theme::Theme;
 use crate::vocab::{is_setup_phase, is_sub_phase, Counter, Phase};
