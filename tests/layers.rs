@@ -47,14 +47,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "issue 31 line 6: CliError into src/cli/error.rs",
     ),
     (
-        "parent/child: src/cs/mod.rs and its children lc.rs use each other",
-        "issue 31 line 6: Variable and Index beside the linear combinations (src/cs/lc.rs or a file of their own)",
-    ),
-    (
-        "parent/child: src/cs/pce/mod.rs and its children record.rs, spmv.rs use each other",
-        "issue 31 line 6: Pce, Coeff and GENERAL into a file of their own under src/cs/pce/",
-    ),
-    (
         "parent/child: src/engine/mod.rs and its children job.rs, params.rs, run.rs use each other",
         "issue 31 line 6: EngineError into src/engine/error.rs",
     ),

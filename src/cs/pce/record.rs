@@ -12,13 +12,25 @@ use std::sync::OnceLock;
 use blstrs::Scalar;
 use ff::Field;
 
+use super::error::PceError;
 use super::fr::{limbs, Limbs};
-use super::{Coeff, Pce, PceError, RecordOptions, GENERAL};
+use super::layout::{Coeff, Pce, GENERAL};
 use crate::cs::shape::{mix, StructureDigest};
 use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
 use crate::cs::{
     Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable,
 };
+
+/// Choices made when recording.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordOptions {
+    /// Drop every C row whose evaluation costs more than a multiplication and compute c_i = a_i·b_i there
+    /// instead. That equals ⟨C_i, w⟩ exactly when the witness satisfies constraint i, which every witness
+    /// the prover is given does (an unsatisfying one gives an invalid proof either way, but then a/b/c differ
+    /// from `ProvingAssignment`'s). Off: every row is stored and a/b/c equal the normal path's for any
+    /// witness. Measured gains: docs/PERF.md.
+    pub c_from_products: bool,
+}
 
 /// Tag bit of a raw input column while recording (inputs move behind the aux columns at the end).
 const INPUT_TAG: u32 = 1 << 31;
