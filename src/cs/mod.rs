@@ -2,6 +2,7 @@
 //! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator,
 //! witness-only synthesis and the PCE recorder).
 
+mod book;
 mod density;
 mod evals;
 pub mod foreign;
@@ -12,12 +13,13 @@ mod shape;
 mod var;
 mod witness;
 
+pub use book::{Book, Densities, NoDensity, Shape, Track};
 pub use density::Density;
 pub use evals::{Evals, HostBlock, HostPool, Lent};
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
 pub use pce::{Pce, PceError, PceStats, RecordOptions};
 pub use prover::ProvingAssignment;
-pub use shape::{MatrixRecorder, Shape, ShapeCounter};
+pub use shape::{MatrixRecorder, ShapeCounter};
 pub use var::{Index, Variable};
 pub use witness::{Witness, WitnessOnly};
 
