@@ -181,7 +181,8 @@ impl bellperson::Circuit<Scalar> for AsksWitnessGenerator {
     ) -> Result<(), bellperson::SynthesisError> {
         use bellperson::gadgets::multieq::MultiEq;
         use bellperson::ConstraintSystem as _;
-        let x = bellperson::gadgets::num::AllocatedNum::alloc(cs.namespace(|| "x"), || Ok(Scalar::from(3u64)))?;
+        let x =
+            bellperson::gadgets::num::AllocatedNum::alloc(cs.namespace(|| "x"), || Ok(Scalar::from(3u64)))?;
         let mut outer = cs.namespace(|| "outer");
         let mut inner = outer.namespace(|| "inner");
         let mut meq = MultiEq::new(&mut inner);
@@ -210,7 +211,10 @@ fn only_witness_only_synthesis_is_a_witness_generator() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
     let on_worker = answers(&|| pool.install(|| drop(WitnessOnly::synthesize(&c, None).expect("worker"))));
     assert_eq!(on_worker, [true], "on a rayon worker");
-    assert_eq!(answers(&|| drop(ProvingAssignment::synthesize::<VecStore, _>(&c, None).expect("prove"))), [false]);
+    assert_eq!(
+        answers(&|| drop(ProvingAssignment::synthesize::<VecStore, _>(&c, None).expect("prove"))),
+        [false]
+    );
     assert_eq!(answers(&|| drop(ShapeCounter::count(&c).expect("count"))), [false]);
     assert_eq!(answers(&|| drop(MatrixRecorder::record(&c).expect("matrix"))), [false]);
     assert_eq!(answers(&|| drop(Pce::record(&c).expect("record"))), [false]);

@@ -81,11 +81,19 @@ fn vendored_bellperson_differs_only_by_the_marked_patch() {
                 stack.push(p);
                 continue;
             }
-            let rel = p.strip_prefix(vendor().join("bellperson")).expect("inside").to_string_lossy().replace('\\', "/");
+            let rel = p
+                .strip_prefix(vendor().join("bellperson"))
+                .expect("inside")
+                .to_string_lossy()
+                .replace('\\', "/");
             let Ok(text) = fs::read_to_string(&p) else { continue };
             for (i, l) in text.lines().enumerate() {
                 if l.contains(MARK) {
-                    assert!(covered.contains(&(rel.clone(), i)), "{rel}:{}: `{MARK}` outside the diff", i + 1);
+                    assert!(
+                        covered.contains(&(rel.clone(), i)),
+                        "{rel}:{}: `{MARK}` outside the diff",
+                        i + 1
+                    );
                 }
             }
         }
@@ -93,7 +101,10 @@ fn vendored_bellperson_differs_only_by_the_marked_patch() {
     // PATCH.md lists no patched source file the diff lacks.
     for word in patch_md.split('`').skip(1).step_by(2) {
         if word.starts_with("src/") && word.ends_with(".rs") {
-            assert!(files.iter().any(|(p, _)| p == word), "PATCH.md lists {word}, which the diff does not patch");
+            assert!(
+                files.iter().any(|(p, _)| p == word),
+                "PATCH.md lists {word}, which the diff does not patch"
+            );
         }
     }
 }
@@ -101,7 +112,8 @@ fn vendored_bellperson_differs_only_by_the_marked_patch() {
 /// The parser reads hunk starts and tells a marked hunk from an unmarked one.
 #[test]
 fn the_parser_reads_hunks_and_markers() {
-    let diff = "--- a/x.rs\n+++ b/x.rs\n@@ -1,2 +1,3 @@\n a\n+b // cuzk patch\n c\n@@ -9,1 +10,2 @@\n d\n+e\n";
+    let diff =
+        "--- a/x.rs\n+++ b/x.rs\n@@ -1,2 +1,3 @@\n a\n+b // cuzk patch\n c\n@@ -9,1 +10,2 @@\n d\n+e\n";
     let files = parse(diff);
     assert_eq!(files.len(), 1);
     let hunks = &files[0].1;
