@@ -183,12 +183,14 @@ impl bellperson::Circuit<Scalar> for AsksWitnessGenerator {
         use bellperson::ConstraintSystem as _;
         let x =
             bellperson::gadgets::num::AllocatedNum::alloc(cs.namespace(|| "x"), || Ok(Scalar::from(3u64)))?;
-        let mut outer = cs.namespace(|| "outer");
-        let mut inner = outer.namespace(|| "inner");
-        let mut meq = MultiEq::new(&mut inner);
-        let answer = meq.namespace(|| "under multieq").is_witness_generator();
+        let answer = {
+            let mut outer = cs.namespace(|| "outer");
+            let mut inner = outer.namespace(|| "inner");
+            let mut meq = MultiEq::new(&mut inner);
+            let answer = meq.namespace(|| "under multieq").is_witness_generator();
+            answer
+        };
         self.0.lock().map_err(|_| bellperson::SynthesisError::Unsatisfiable)?.push(answer);
-        drop(meq);
         x.square(cs.namespace(|| "x^2"))?;
         Ok(())
     }

@@ -7,7 +7,6 @@
 //! [`ConstraintSystem::value`].
 
 use blstrs::Scalar;
-use ff::Field;
 
 use super::book::{Book, NoDensity};
 use super::shape::mix;

@@ -15,7 +15,6 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use blstrs::Scalar;
-use ff::Field;
 
 use super::host;
 use crate::circuits::{CircuitSpec, Sample};
