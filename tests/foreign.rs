@@ -148,8 +148,8 @@ fn foreign_circuit_proofs_verify_and_are_deterministic() {
 
 /// bellperson's SHA-256 gadgets skip their linear combinations in witness-only synthesis (the patch in
 /// vendor/bellperson): the witness, the shape and the fingerprint must stay those of full synthesis, the PCE
-/// assignment of other messages must equal normal synthesis field by field, and the flag must not outlive
-/// the synthesis (a normal synthesis after it still builds every combination).
+/// assignment of other messages must equal normal synthesis field by field, and a normal synthesis after it
+/// still builds every combination.
 #[test]
 fn witness_only_bellperson_gadgets_give_the_full_witness() {
     use cuzk::cs::{Pce, WitnessOnly};
@@ -158,7 +158,6 @@ fn witness_only_bellperson_gadgets_give_the_full_witness() {
     for seed in 21..24 {
         let c = bp2::Foreign(Sha2Circuit { message: message(seed) });
         let w = WitnessOnly::synthesize(&c, None).expect("witness-only");
-        assert!(!bellperson::gadgets::witness_only::active(), "the flag is scoped to the synthesis");
         let full = ProvingAssignment::synthesize::<VecStore, _>(&c, None).expect("synthesis");
         assert_eq!((w.inputs, w.aux), (full.input_assignment.clone(), full.aux_assignment.clone()));
         assert_eq!((w.shape, w.fingerprint), (pce.shape(), pce.fingerprint()));
@@ -168,4 +167,62 @@ fn witness_only_bellperson_gadgets_give_the_full_witness() {
         let rows = full.a.len() - full.input_assignment.len();
         assert!((0..rows).all(|i| full.a[i] * full.b[i] == full.c[i]), "seed {seed}: a·b = c");
     }
+}
+
+/// What a bellperson gadget asks `is_witness_generator()` of, under namespaces and a `MultiEq` (where the
+/// patched SHA-256 adders ask it), recorded per synthesis.
+#[derive(Clone)]
+struct AsksWitnessGenerator(std::sync::Arc<std::sync::Mutex<Vec<bool>>>);
+
+impl bellperson::Circuit<Scalar> for AsksWitnessGenerator {
+    fn synthesize<CS: bellperson::ConstraintSystem<Scalar>>(
+        self,
+        cs: &mut CS,
+    ) -> Result<(), bellperson::SynthesisError> {
+        use bellperson::gadgets::multieq::MultiEq;
+        use bellperson::ConstraintSystem as _;
+        let x =
+            bellperson::gadgets::num::AllocatedNum::alloc(cs.namespace(|| "x"), || Ok(Scalar::from(3u64)))?;
+        let answer = {
+            let mut outer = cs.namespace(|| "outer");
+            let mut inner = outer.namespace(|| "inner");
+            let mut meq = MultiEq::new(&mut inner);
+            let answer = meq.namespace(|| "under multieq").is_witness_generator();
+            answer
+        };
+        self.0.lock().map_err(|_| bellperson::SynthesisError::Unsatisfiable)?.push(answer);
+        x.square(cs.namespace(|| "x^2"))?;
+        Ok(())
+    }
+}
+
+/// The adapter says "witness generator" to bellperson's gadgets exactly in cuzk's witness-only synthesis,
+/// through namespaces and `MultiEq`, on a rayon worker as on the calling thread (the answer belongs to the
+/// system, not to a thread); every other system says no.
+#[test]
+fn only_witness_only_synthesis_is_a_witness_generator() {
+    use cuzk::cs::{Pce, WitnessOnly};
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let c = bp2::Foreign(AsksWitnessGenerator(log.clone()));
+    let answers = |f: &dyn Fn()| {
+        log.lock().expect("log").clear();
+        f();
+        std::mem::take(&mut *log.lock().expect("log"))
+    };
+    assert_eq!(answers(&|| drop(WitnessOnly::synthesize(&c, None).expect("witness-only"))), [true]);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let on_worker = answers(&|| pool.install(|| drop(WitnessOnly::synthesize(&c, None).expect("worker"))));
+    assert_eq!(on_worker, [true], "on a rayon worker");
+    assert_eq!(
+        answers(&|| drop(ProvingAssignment::synthesize::<VecStore, _>(&c, None).expect("prove"))),
+        [false]
+    );
+    assert_eq!(
+        answers(&|| {
+            let _ = ShapeCounter::count(&c).expect("count");
+        }),
+        [false]
+    );
+    assert_eq!(answers(&|| drop(MatrixRecorder::record(&c).expect("matrix"))), [false]);
+    assert_eq!(answers(&|| drop(Pce::record(&c).expect("record"))), [false]);
 }

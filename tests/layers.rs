@@ -42,14 +42,6 @@ const LAYERS: &[(&str, u8)] = &[
 /// type, drawing helpers) into a sibling file the root and its children both use removes the entry.
 const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
     (
-        "parent/child: src/cs/mod.rs and its children lc.rs use each other",
-        "issue 31 line 6: Variable and Index beside the linear combinations (src/cs/lc.rs or a file of their own)",
-    ),
-    (
-        "parent/child: src/cs/pce/mod.rs and its children record.rs, spmv.rs use each other",
-        "issue 31 line 6: Pce, Coeff and GENERAL into a file of their own under src/cs/pce/",
-    ),
-    (
         "parent/child: src/engine/service/mod.rs and its children exec.rs, live.rs, srs.rs, types.rs use each other",
         "issue 31 line 6: Inner, State and the event bus into files of their own that exec, live and srs build on; \
          the status types beside the other types",

@@ -42,7 +42,7 @@ impl<T: ConstraintSystem> DynCs for T {
 
 /// Implements the adapter and the circuit wrapper for one foreign trait version.
 macro_rules! foreign {
-    ($(#[$doc:meta])* $module:ident, $bp:path, $scope:path) => {
+    ($(#[$doc:meta])* $module:ident, $bp:path, $witness_generator:path) => {
         $(#[$doc])*
         pub mod $module {
             use super::*;
@@ -140,6 +140,10 @@ macro_rules! foreign {
                 fn get_root(&mut self) -> &mut Self::Root {
                     self
                 }
+
+                fn is_witness_generator(&self) -> bool {
+                    $witness_generator(self.cs.dyn_witness_only())
+                }
             }
 
             /// A foreign circuit as a cuzk [`Circuit`]; synthesis consumes a clone (the foreign trait takes
@@ -149,7 +153,6 @@ macro_rules! foreign {
 
             /// The one instantiation of `c`'s synthesis, whatever the cuzk system.
             fn synthesize_dyn<C: bp::Circuit<Scalar> + Clone>(c: &C, cs: &mut dyn DynCs) -> Result<(), SynthesisError> {
-                let _scope = $scope(cs.dyn_witness_only());
                 c.clone().synthesize(&mut Adapter::new(cs)).map_err(|e| SynthesisError(e.to_string()))
             }
 
@@ -162,26 +165,32 @@ macro_rules! foreign {
     };
 }
 
-/// Tells bellperson's own gadgets (SHA-256's adders and `MultiEq`, patched in `vendor/bellperson`) that the
-/// system ignores linear combinations, for as long as the returned scope lives: witness-only synthesis of a
-/// real PoRep circuit then skips building them (most of its witness-only time; docs/PERF.md).
-fn bellperson_scope(witness_only: bool) -> Option<::bellperson::gadgets::witness_only::Scope> {
-    witness_only.then(|| ::bellperson::gadgets::witness_only::Scope::enter(true))
+/// bellperson 0.27's adapter answers `is_witness_generator()` with whether the cuzk system ignores linear
+/// combinations: the patched SHA-256 adders and `MultiEq` (`vendor/bellperson/PATCH.md`) ask it through every
+/// namespace and then skip building them (most of witness-only synthesis of a real PoRep; docs/PERF.md).
+/// Nothing else the Filecoin circuits run asks: bellperson 0.27, bellpepper-core 0.2 and storage-proofs
+/// 19.1 never read it, and neptune reads it only in `circuit2`/`sponge`, which they do not use (those would
+/// call `allocate_empty`, which the adapter does not implement).
+fn witness_generator(witness_only: bool) -> bool {
+    witness_only
 }
 
-/// bellpepper-core 0.4's gadgets build their combinations whatever the system: nothing to tell them.
-fn no_scope(_witness_only: bool) {}
+/// bellpepper-core 0.4's gadgets build their combinations whatever the system says, and neptune 13's
+/// witness-generator paths need `allocate_empty`: the adapter says no.
+fn never(_witness_only: bool) -> bool {
+    false
+}
 
 foreign!(
     /// bellperson 0.27 (= bellpepper-core 0.2): Filecoin's storage-proofs 19 circuits.
     bellperson,
     ::bellperson,
-    bellperson_scope
+    witness_generator
 );
 
 foreign!(
     /// bellpepper-core 0.4: newer circuits written for bellpepper.
     bellpepper,
     ::bellpepper_core,
-    no_scope
+    never
 );

@@ -9,7 +9,7 @@ use blstrs::Scalar;
 use ff::Field;
 use smallvec::SmallVec;
 
-use super::Variable;
+use super::var::Variable;
 
 /// One term of a linear combination: a variable and its coefficient.
 pub type Term = (Variable, Scalar);

@@ -2,6 +2,7 @@
 //! constraints, with one implementation per consumer (prover, shape counter, matrix recorder, setup evaluator,
 //! witness-only synthesis and the PCE recorder).
 
+mod book;
 mod density;
 mod evals;
 pub mod foreign;
@@ -9,44 +10,20 @@ mod lc;
 pub mod pce;
 mod prover;
 mod shape;
+mod var;
 mod witness;
 
+pub use book::{Book, Densities, NoDensity, Shape, Track};
 pub use density::Density;
 pub use evals::{Evals, HostBlock, HostPool, Lent};
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
 pub use pce::{Pce, PceError, PceStats, RecordOptions};
 pub use prover::ProvingAssignment;
-pub use shape::{MatrixRecorder, Shape, ShapeCounter};
+pub use shape::{MatrixRecorder, ShapeCounter};
+pub use var::{Index, Variable};
 pub use witness::{Witness, WitnessOnly};
 
 use blstrs::Scalar;
-
-/// Where a variable lives: public inputs (index 0 is the constant one) or private aux values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Index {
-    /// Public input `i`; input 0 is the constant 1.
-    Input(usize),
-    /// Private (aux) variable `i`.
-    Aux(usize),
-}
-
-/// A handle to an allocated variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Variable(pub Index);
-
-impl Variable {
-    /// The variable fixed to 1 (public input 0), used for constants in linear combinations.
-    pub const ONE: Variable = Variable(Index::Input(0));
-
-    /// Its value in the given assignments.
-    #[inline]
-    pub fn value_in(self, inputs: &[Scalar], aux: &[Scalar]) -> Scalar {
-        match self.0 {
-            Index::Input(i) => inputs[i],
-            Index::Aux(i) => aux[i],
-        }
-    }
-}
 
 /// Shorthand for the linear combination type of a constraint system.
 pub type Lc<CS> = LinearCombination<<CS as ConstraintSystem>::Store>;

@@ -3,9 +3,10 @@
 use blstrs::Scalar;
 use ff::Field;
 
+use super::book::{Book, Densities};
 use super::{
-    Circuit, ConstraintSystem, Density, Evals, Index, Lc, LinearCombination, Shape, SynthesisError, Term,
-    TermStore, Variable,
+    Circuit, ConstraintSystem, Density, Evals, Lc, LinearCombination, Shape, SynthesisError, Term, TermStore,
+    Variable,
 };
 
 /// Everything the prover needs from one circuit's synthesis.
@@ -40,16 +41,24 @@ impl ProvingAssignment {
         hint: Option<Shape>,
     ) -> Result<Self, SynthesisError> {
         let mut cs = Synthesizer::<S>::new(hint);
-        cs.asg.input_assignment.push(Scalar::ONE);
-        cs.asg.b_input_density.push_clear();
         circuit.synthesize(&mut cs)?;
-        let mut asg = cs.asg;
-        for i in 0..asg.input_assignment.len() {
-            asg.a.push(asg.input_assignment[i]);
-            asg.b.push(Scalar::ZERO);
-            asg.c.push(Scalar::ZERO);
+        let Synthesizer { book, mut a, mut b, mut c, .. } = cs;
+        for &x in &book.inputs {
+            a.push(x);
+            b.push(Scalar::ZERO);
+            c.push(Scalar::ZERO);
         }
-        Ok(asg)
+        let Densities { a_aux, b_input, b_aux } = book.track;
+        Ok(ProvingAssignment {
+            a,
+            b,
+            c,
+            input_assignment: book.inputs,
+            aux_assignment: book.aux,
+            a_aux_density: a_aux,
+            b_input_density: b_input,
+            b_aux_density: b_aux,
+        })
     }
 
     /// Number of constraints including the appended input constraints.
@@ -64,74 +73,26 @@ impl ProvingAssignment {
     }
 }
 
-/// The constraint system that fills a `ProvingAssignment`.
+/// The constraint system that fills a `ProvingAssignment`: the shared book (values, densities) and a/b/c.
 struct Synthesizer<S: TermStore> {
-    asg: ProvingAssignment,
+    book: Book<Densities>,
+    a: Evals,
+    b: Evals,
+    c: Evals,
     _store: std::marker::PhantomData<S>,
 }
 
 impl<S: TermStore> Synthesizer<S> {
     fn new(hint: Option<Shape>) -> Self {
-        let mut asg = ProvingAssignment::default();
+        let (mut a, mut b, mut c) = (Evals::default(), Evals::default(), Evals::default());
         if let Some(h) = hint {
             let rows = h.constraints + h.inputs;
-            asg.a.reserve_exact(rows);
-            asg.b.reserve_exact(rows);
-            asg.c.reserve_exact(rows);
-            asg.input_assignment.reserve_exact(h.inputs);
-            asg.aux_assignment.reserve_exact(h.aux);
-            asg.a_aux_density = Density::with_capacity(h.aux);
-            asg.b_aux_density = Density::with_capacity(h.aux);
-            asg.b_input_density = Density::with_capacity(h.inputs);
+            a.reserve_exact(rows);
+            b.reserve_exact(rows);
+            c.reserve_exact(rows);
         }
-        Synthesizer { asg, _store: std::marker::PhantomData }
+        Synthesizer { book: Book::new(hint, 0), a, b, c, _store: std::marker::PhantomData }
     }
-}
-
-/// Evaluates `lc`, marking the variables it touches in the given densities.
-#[inline]
-fn eval_marking<S: TermStore>(
-    lc: &LinearCombination<S>,
-    inputs: &[Scalar],
-    aux: &[Scalar],
-    input_density: Option<&mut Density>,
-    aux_density: Option<&mut Density>,
-) -> Scalar {
-    eval_terms(lc.terms().iter().copied(), inputs, aux, input_density, aux_density)
-}
-
-/// Evaluates terms, marking the variables they touch in the given densities.
-#[inline]
-fn eval_terms(
-    terms: impl Iterator<Item = Term>,
-    inputs: &[Scalar],
-    aux: &[Scalar],
-    mut input_density: Option<&mut Density>,
-    mut aux_density: Option<&mut Density>,
-) -> Scalar {
-    let mut acc = Scalar::ZERO;
-    for (var, coeff) in terms {
-        let v = match var.0 {
-            Index::Input(i) => {
-                if let Some(d) = input_density.as_deref_mut() {
-                    d.set(i);
-                }
-                inputs[i]
-            }
-            Index::Aux(i) => {
-                if let Some(d) = aux_density.as_deref_mut() {
-                    d.set(i);
-                }
-                aux[i]
-            }
-        };
-        if coeff == Scalar::ONE {
-            acc += v;
-        } else {
-            acc += v * coeff;
-        }
-    }
-    acc
 }
 
 impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
@@ -139,17 +100,12 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
 
     #[inline]
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.asg.aux_assignment.push(value);
-        self.asg.a_aux_density.push_clear();
-        self.asg.b_aux_density.push_clear();
-        Variable(Index::Aux(self.asg.aux_assignment.len() - 1))
+        self.book.alloc(value)
     }
 
     #[inline]
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.asg.input_assignment.push(value);
-        self.asg.b_input_density.push_clear();
-        Variable(Index::Input(self.asg.input_assignment.len() - 1))
+        self.book.alloc_input(value)
     }
 
     #[inline]
@@ -159,25 +115,18 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        let asg = &mut self.asg;
-        let (inp, aux) = (&asg.input_assignment[..], &asg.aux_assignment[..]);
-        let av = eval_marking(&a(LinearCombination::zero()), inp, aux, None, Some(&mut asg.a_aux_density));
-        let bv = eval_marking(
-            &b(LinearCombination::zero()),
-            inp,
-            aux,
-            Some(&mut asg.b_input_density),
-            Some(&mut asg.b_aux_density),
-        );
-        let cv = c(LinearCombination::zero()).eval(inp, aux);
-        asg.a.push(av);
-        asg.b.push(bv);
-        asg.c.push(cv);
+        let av = self.book.eval_a(a(LinearCombination::zero()).terms().iter().copied());
+        let bv = self.book.eval_b(b(LinearCombination::zero()).terms().iter().copied());
+        let cv = self.book.eval(c(LinearCombination::zero()).terms().iter().copied());
+        self.book.enforced();
+        self.a.push(av);
+        self.b.push(bv);
+        self.c.push(cv);
     }
 
     #[inline]
     fn value(&self, var: Variable) -> Scalar {
-        var.value_in(&self.asg.input_assignment, &self.asg.aux_assignment)
+        self.book.value(var)
     }
 
     /// Evaluates foreign terms directly (no combination is built), marking densities as `enforce` does.
@@ -188,13 +137,12 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
         B: Iterator<Item = Term>,
         C: Iterator<Item = Term>,
     {
-        let asg = &mut self.asg;
-        let (inp, aux) = (&asg.input_assignment[..], &asg.aux_assignment[..]);
-        let av = eval_terms(a, inp, aux, None, Some(&mut asg.a_aux_density));
-        let bv = eval_terms(b, inp, aux, Some(&mut asg.b_input_density), Some(&mut asg.b_aux_density));
-        let cv = eval_terms(c, inp, aux, None, None);
-        asg.a.push(av);
-        asg.b.push(bv);
-        asg.c.push(cv);
+        let av = self.book.eval_a(a);
+        let bv = self.book.eval_b(b);
+        let cv = self.book.eval(c);
+        self.book.enforced();
+        self.a.push(av);
+        self.b.push(bv);
+        self.c.push(cv);
     }
 }

@@ -2,43 +2,17 @@
 
 use blstrs::Scalar;
 use ff::Field;
-use serde::{Deserialize, Serialize};
 
+use super::book::{Book, NoDensity};
 use super::{
-    Circuit, ConstraintSystem, Index, Lc, LinearCombination, SynthesisError, Term, Variable, VecStore,
+    Circuit, ConstraintSystem, Index, Lc, LinearCombination, Shape, SynthesisError, Term, Variable, VecStore,
 };
-
-/// Size of a circuit as the prover sees it; also the A2 capacity hint.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
-pub struct Shape {
-    /// Constraints written by the circuit (without the appended input constraints).
-    pub constraints: usize,
-    /// Public inputs including the constant one.
-    pub inputs: usize,
-    /// Private variables.
-    pub aux: usize,
-}
-
-impl Shape {
-    /// Rows of a/b/c: constraints plus one per public input.
-    pub fn rows(&self) -> usize {
-        self.constraints + self.inputs
-    }
-
-    /// The evaluation domain size: the next power of two ≥ rows.
-    pub fn domain(&self) -> usize {
-        self.rows().next_power_of_two()
-    }
-}
 
 /// Counts a circuit's shape and digests its matrices (not its witness), while still computing witness values
 /// so gadgets can read values back.
-#[derive(Default)]
 pub struct ShapeCounter {
-    shape: Shape,
+    book: Book<NoDensity>,
     digest: StructureDigest,
-    inputs: Vec<Scalar>,
-    aux: Vec<Scalar>,
 }
 
 /// One step of a 64-bit multiply-xorshift mix (fast, non-cryptographic: it names cache entries, it does not
@@ -98,14 +72,10 @@ impl ShapeCounter {
     /// The shape and a 64-bit digest of the A, B, C matrices (variables and coefficients, in order): two
     /// circuits with equal digests need the same params.
     pub fn count_with_digest<C: Circuit + ?Sized>(circuit: &C) -> Result<(Shape, u64), SynthesisError> {
-        let mut cs = ShapeCounter {
-            shape: Shape { inputs: 1, ..Shape::default() },
-            digest: StructureDigest::default(),
-            inputs: vec![Scalar::ONE],
-            aux: vec![],
-        };
+        let mut cs = ShapeCounter { book: Book::new(None, 0), digest: StructureDigest::default() };
         circuit.synthesize(&mut cs)?;
-        Ok((cs.shape, cs.digest.finish(&cs.shape)))
+        let shape = cs.book.shape();
+        Ok((shape, cs.digest.finish(&shape)))
     }
 }
 
@@ -113,15 +83,11 @@ impl ConstraintSystem for ShapeCounter {
     type Store = VecStore;
 
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.aux.push(value);
-        self.shape.aux += 1;
-        Variable(Index::Aux(self.aux.len() - 1))
+        self.book.alloc(value)
     }
 
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.inputs.push(value);
-        self.shape.inputs += 1;
-        Variable(Index::Input(self.inputs.len() - 1))
+        self.book.alloc_input(value)
     }
 
     fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
@@ -130,14 +96,14 @@ impl ConstraintSystem for ShapeCounter {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        self.shape.constraints += 1;
+        self.book.enforced();
         self.digest.absorb(a(LinearCombination::zero()).terms(), 0xA);
         self.digest.absorb(b(LinearCombination::zero()).terms(), 0xB);
         self.digest.absorb(c(LinearCombination::zero()).terms(), 0xC);
     }
 
     fn value(&self, var: Variable) -> Scalar {
-        var.value_in(&self.inputs, &self.aux)
+        self.book.value(var)
     }
 }
 

@@ -7,10 +7,10 @@
 //! [`ConstraintSystem::value`].
 
 use blstrs::Scalar;
-use ff::Field;
 
+use super::book::{Book, NoDensity};
 use super::shape::mix;
-use super::{Circuit, ConstraintSystem, Index, Lc, Shape, SmallStore, SynthesisError, Variable};
+use super::{Circuit, ConstraintSystem, Lc, Shape, SmallStore, SynthesisError, Variable};
 
 /// Event tags of the allocation/constraint fingerprint (shared with the PCE recorder).
 pub(crate) const EV_ALLOC: u64 = 0xA1;
@@ -41,9 +41,7 @@ pub struct Witness {
 /// The term store is A1's `SmallStore`: gadgets that build lazy sums outside `enforce` (e.g. `Num`) then
 /// keep short ones inline.
 pub struct WitnessOnly {
-    inputs: Vec<Scalar>,
-    aux: Vec<Scalar>,
-    constraints: usize,
+    book: Book<NoDensity>,
     fingerprint: u64,
 }
 
@@ -54,16 +52,11 @@ impl WitnessOnly {
         circuit: &C,
         hint: Option<Shape>,
     ) -> Result<Witness, SynthesisError> {
-        let mut cs = WitnessOnly {
-            inputs: Vec::with_capacity(hint.map_or(1, |h| h.inputs)),
-            aux: Vec::with_capacity(hint.map_or(0, |h| h.aux + h.inputs)),
-            constraints: 0,
-            fingerprint: FINGERPRINT_SEED,
-        };
-        cs.inputs.push(Scalar::ONE);
+        let book = Book::new(hint, hint.map_or(0, |h| h.inputs));
+        let mut cs = WitnessOnly { book, fingerprint: FINGERPRINT_SEED };
         circuit.synthesize(&mut cs)?;
-        let shape = Shape { constraints: cs.constraints, inputs: cs.inputs.len(), aux: cs.aux.len() };
-        Ok(Witness { inputs: cs.inputs, aux: cs.aux, shape, fingerprint: cs.fingerprint })
+        let shape = cs.book.shape();
+        Ok(Witness { inputs: cs.book.inputs, aux: cs.book.aux, shape, fingerprint: cs.fingerprint })
     }
 }
 
@@ -72,16 +65,14 @@ impl ConstraintSystem for WitnessOnly {
 
     #[inline]
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.aux.push(value);
         self.fingerprint = mix(self.fingerprint, EV_ALLOC);
-        Variable(Index::Aux(self.aux.len() - 1))
+        self.book.alloc(value)
     }
 
     #[inline]
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.inputs.push(value);
         self.fingerprint = mix(self.fingerprint, EV_INPUT);
-        Variable(Index::Input(self.inputs.len() - 1))
+        self.book.alloc_input(value)
     }
 
     #[inline]
@@ -91,13 +82,13 @@ impl ConstraintSystem for WitnessOnly {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        self.constraints += 1;
+        self.book.enforced();
         self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
     }
 
     #[inline]
     fn value(&self, var: Variable) -> Scalar {
-        var.value_in(&self.inputs, &self.aux)
+        self.book.value(var)
     }
 
     fn witness_only(&self) -> bool {

@@ -15,12 +15,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use blstrs::Scalar;
-use ff::Field;
 
 use super::host;
 use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::{
-    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SynthesisError, Variable,
+    Book, Circuit, ConstraintSystem, Densities, Lc, LinearCombination, Shape, SynthesisError, Variable,
     VecStore,
 };
 
@@ -273,30 +272,19 @@ pub fn knob_advice(sample: &Sample) -> String {
     format!("lower `{key}` (now {now}) in {}", sample.path.display())
 }
 
-/// Counts a circuit's shape and densities, keeping only what gadgets read back (values).
-struct Counter {
-    fp: Footprint,
-    inputs: Vec<Scalar>,
-    aux: Vec<Scalar>,
-    a_aux: Density,
-    b_input: Density,
-    b_aux: Density,
-}
+/// Counts a circuit's shape and densities in the constraint system's own book (values kept only because
+/// gadgets read them back).
+struct Counter(Book<Densities>);
 
 impl ConstraintSystem for Counter {
     type Store = VecStore;
 
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.aux.push(value);
-        self.a_aux.push_clear();
-        self.b_aux.push_clear();
-        Variable(Index::Aux(self.aux.len() - 1))
+        self.0.alloc(value)
     }
 
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.inputs.push(value);
-        self.b_input.push_clear();
-        Variable(Index::Input(self.inputs.len() - 1))
+        self.0.alloc_input(value)
     }
 
     fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
@@ -305,43 +293,27 @@ impl ConstraintSystem for Counter {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        self.fp.shape.constraints += 1;
-        for (var, _) in a(LinearCombination::zero()).terms() {
-            if let Index::Aux(i) = var.0 {
-                self.a_aux.set(i);
-            }
-        }
-        for (var, _) in b(LinearCombination::zero()).terms() {
-            match var.0 {
-                Index::Input(i) => self.b_input.set(i),
-                Index::Aux(i) => self.b_aux.set(i),
-            }
-        }
+        self.0.enforced();
+        self.0.mark_a(a(LinearCombination::zero()).terms());
+        self.0.mark_b(b(LinearCombination::zero()).terms());
         drop(c(LinearCombination::zero()));
     }
 
     fn value(&self, var: Variable) -> Scalar {
-        var.value_in(&self.inputs, &self.aux)
+        self.0.value(var)
     }
 }
 
 /// The exact footprint of `circuit` by counting it (memory: its witness values).
 pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Result<Footprint, SynthesisError> {
-    let mut cs = Counter {
-        fp: Footprint::default(),
-        inputs: vec![Scalar::ONE],
-        aux: Vec::new(),
-        a_aux: Density::default(),
-        b_input: Density::default(),
-        b_aux: Density::default(),
-    };
-    cs.b_input.push_clear();
+    let mut cs = Counter(Book::new(None, 0));
     circuit.synthesize(&mut cs)?;
+    let Counter(book) = cs;
     Ok(Footprint {
-        shape: Shape { constraints: cs.fp.shape.constraints, inputs: cs.inputs.len(), aux: cs.aux.len() },
-        a_aux: cs.a_aux.popcount(),
-        b_input: cs.b_input.popcount(),
-        b_aux: cs.b_aux.popcount(),
+        shape: book.shape(),
+        a_aux: book.track.a_aux.popcount(),
+        b_input: book.track.b_input.popcount(),
+        b_aux: book.track.b_aux.popcount(),
     })
 }
 

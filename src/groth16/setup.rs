@@ -15,8 +15,8 @@ use crate::backend::api::{BResult, Backend, BackendError};
 use crate::backend::cpu::curve::MsmAffine;
 use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
 use crate::cs::{
-    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SynthesisError, Variable,
-    VecStore,
+    Book, Circuit, ConstraintSystem, Densities, Index, Lc, LinearCombination, Shape, SynthesisError,
+    Variable, VecStore,
 };
 use crate::vocab::{CancelToken, Cancelled};
 
@@ -75,15 +75,11 @@ struct Evaluator<'a> {
     /// Checked every few thousand rows; once cancelled the rest of the pass only counts rows.
     cancel: &'a CancelToken,
     stopped: bool,
-    row: usize,
-    inputs: Vec<Scalar>,
-    aux: Vec<Scalar>,
+    /// Values, rows seen and the A/B densities, kept as every constraint system keeps them.
+    book: Book<Densities>,
     at: [Vec<Scalar>; 2],
     bt: [Vec<Scalar>; 2],
     ct: [Vec<Scalar>; 2],
-    a_aux: Density,
-    b_input: Density,
-    b_aux: Density,
 }
 
 impl Evaluator<'_> {
@@ -101,22 +97,17 @@ impl ConstraintSystem for Evaluator<'_> {
     type Store = VecStore;
 
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.aux.push(value);
         for p in [&mut self.at, &mut self.bt, &mut self.ct] {
             p[1].push(Scalar::ZERO);
         }
-        self.a_aux.push_clear();
-        self.b_aux.push_clear();
-        Variable(Index::Aux(self.aux.len() - 1))
+        self.book.alloc(value)
     }
 
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.inputs.push(value);
         for p in [&mut self.at, &mut self.bt, &mut self.ct] {
             p[0].push(Scalar::ZERO);
         }
-        self.b_input.push_clear();
-        Variable(Index::Input(self.inputs.len() - 1))
+        self.book.alloc_input(value)
     }
 
     fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
@@ -125,33 +116,22 @@ impl ConstraintSystem for Evaluator<'_> {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        let row = self.row;
-        self.row += 1;
+        let row = self.book.enforced();
         if row.is_multiple_of(4096) && self.cancel.is_cancelled() {
             self.stopped = true;
         }
         let Some(&l) = self.lagrange.get(row).filter(|_| !self.stopped) else { return };
         let (a, b, c) =
             (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
-        // Density is "appears in the combination", exactly as the prover marks it.
-        for (var, _) in a.terms() {
-            if let Index::Aux(i) = var.0 {
-                self.a_aux.set(i);
-            }
-        }
-        for (var, _) in b.terms() {
-            match var.0 {
-                Index::Input(i) => self.b_input.set(i),
-                Index::Aux(i) => self.b_aux.set(i),
-            }
-        }
+        self.book.mark_a(a.terms());
+        self.book.mark_b(b.terms());
         Self::add(&mut self.at, &a, l);
         Self::add(&mut self.bt, &b, l);
         Self::add(&mut self.ct, &c, l);
     }
 
     fn value(&self, var: Variable) -> Scalar {
-        var.value_in(&self.inputs, &self.aux)
+        self.book.value(var)
     }
 }
 
@@ -295,30 +275,25 @@ pub fn generate_on<C: Circuit + ?Sized>(
         lagrange: &lagrange,
         cancel,
         stopped: false,
-        row: 0,
-        inputs: vec![Scalar::ONE],
-        aux: Vec::with_capacity(shape.aux),
+        book: Book::new(Some(shape), 0),
         at: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
         bt: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
         ct: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
-        a_aux: Density::with_capacity(shape.aux),
-        b_input: Density::default(),
-        b_aux: Density::with_capacity(shape.aux),
     };
-    ev.b_input.push_clear();
     circuit.synthesize(&mut ev).map_err(SetupStop::Synthesis)?;
     if ev.stopped || cancel.is_cancelled() {
         return Err(SetupStop::Cancelled);
     }
     // The appended `input_i * 1 = 0` constraints put each input in A.
-    let n_inputs = ev.inputs.len();
+    let (n_inputs, rows) = (ev.book.inputs.len(), ev.book.constraints);
     for i in 0..n_inputs {
-        ev.at[0][i] += lagrange[ev.row + i];
+        ev.at[0][i] += lagrange[rows + i];
     }
     progress("evaluate", shape.rows(), shape.rows());
     // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) and the witness go now.
     let (at, bt, ct, a_aux, b_input, b_aux) = {
-        let Evaluator { at, bt, ct, a_aux, b_input, b_aux, .. } = ev;
+        let Evaluator { at, bt, ct, book, .. } = ev;
+        let Densities { a_aux, b_input, b_aux } = book.track;
         (at, bt, ct, a_aux, b_input, b_aux)
     };
     drop(lagrange);

@@ -33,125 +33,26 @@
 //! shape's `PceSlot` (spans `pce_record` and `spmv`), the slot kept by the engine's memo and stored under
 //! `<cache root>/pce/`.
 
+mod error;
 mod fr;
+mod layout;
 mod record;
 mod serial;
 mod spmv;
 
+pub use error::PceError;
+use layout::Coeff;
+pub use layout::{Pce, GENERAL};
+pub use record::RecordOptions;
 pub use serial::VERSION as FORMAT_VERSION;
 
 use blstrs::Scalar;
 
 use super::witness::{Witness, WitnessOnly};
-use super::{Circuit, Density, Evals, HostPool, ProvingAssignment, Shape};
-
-/// Codes at or above this index the coefficient table; below it they are ±2^k Horner steps.
-pub const GENERAL: u16 = 0x8000;
+use super::{Circuit, Evals, HostPool, ProvingAssignment, Shape};
 
 /// Constraints per parallel task of the SpMV (measured on dev-2c: docs/PERF.md).
 pub const DEFAULT_CHUNK_ROWS: usize = 2048;
-
-/// Why a record cannot be built, read or used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PceError {
-    /// The circuit itself failed to synthesize.
-    #[error(transparent)]
-    Synthesis(#[from] crate::cs::SynthesisError),
-    /// The assignment does not come from a circuit of the recorded shape.
-    #[error("PCE record is for {expected:?}, the assignment has {found:?}")]
-    ShapeMismatch {
-        /// The record's shape.
-        expected: Shape,
-        /// The assignment's shape.
-        found: Shape,
-    },
-    /// A buffer passed to [`Pce::evaluate_into`] has the wrong length.
-    #[error("PCE buffer {what} has {found} elements, the record needs {expected}")]
-    Length {
-        /// Which buffer.
-        what: &'static str,
-        /// The length the record needs.
-        expected: usize,
-        /// The length given.
-        found: usize,
-    },
-    /// Same counts, but allocations and constraints came in another order: another circuit.
-    #[error("PCE record fingerprint {expected:#018x} differs from the witness's {found:#018x}")]
-    FingerprintMismatch {
-        /// The record's fingerprint.
-        expected: u64,
-        /// The witness's fingerprint.
-        found: u64,
-    },
-    /// A serialized record names another circuit than the one it is loaded for.
-    #[error("PCE record is for shape {found:?} digest {found_digest:#018x}, expected {expected:?} digest {expected_digest:#018x}")]
-    WrongCircuit {
-        /// The shape asked for.
-        expected: Shape,
-        /// The digest asked for.
-        expected_digest: u64,
-        /// The shape in the record.
-        found: Shape,
-        /// The digest in the record.
-        found_digest: u64,
-    },
-    /// The circuit does not fit the layout's index widths.
-    #[error("circuit too large for a PCE record: {0}")]
-    TooLarge(&'static str),
-    /// The bytes are not a PCE record (wrong magic).
-    #[error("not a PCE record (bad magic)")]
-    BadMagic,
-    /// A record of a format version this build does not read.
-    #[error("PCE record version {0} is not supported")]
-    Version(u32),
-    /// The bytes end before the record does.
-    #[error("PCE record truncated: {0}")]
-    Truncated(&'static str),
-    /// The SHA-256 trailer does not match the contents.
-    #[error("PCE record checksum mismatch")]
-    Checksum,
-    /// The contents are inconsistent (a checksum-valid but malformed record).
-    #[error("PCE record invalid: {0}")]
-    Invalid(&'static str),
-}
-
-/// Choices made when recording.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RecordOptions {
-    /// Drop every C row whose evaluation costs more than a multiplication and compute c_i = a_i·b_i there
-    /// instead. That equals ⟨C_i, w⟩ exactly when the witness satisfies constraint i, which every witness
-    /// the prover is given does (an unsatisfying one gives an invalid proof either way, but then a/b/c differ
-    /// from `ProvingAssignment`'s). Off: every row is stored and a/b/c equal the normal path's for any
-    /// witness. Measured gains: docs/PERF.md.
-    pub c_from_products: bool,
-}
-
-/// One deduplicated coefficient of the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Coeff {
-    /// The coefficient.
-    pub(crate) value: Scalar,
-    /// The term is on the constant one: add the value itself, skip the column and the multiplication.
-    pub(crate) constant: bool,
-}
-
-/// A recorded circuit shape: its A, B, C in the compact CSR layout, its density bitmaps and identity.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pce {
-    shape: Shape,
-    digest: u64,
-    fingerprint: u64,
-    /// 3·constraints + 1 offsets into `cols`/`codes`; row 3i is A_i, 3i + 1 is B_i, 3i + 2 is C_i.
-    row_ptr: Vec<u32>,
-    cols: Vec<u32>,
-    codes: Vec<u16>,
-    table: Vec<Coeff>,
-    /// Constraints whose C row is not stored (see [`RecordOptions::c_from_products`]): c = a·b.
-    c_product: Density,
-    a_aux: Density,
-    b_input: Density,
-    b_aux: Density,
-}
 
 /// Term counts of a record by evaluation cost, for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,13 +12,26 @@ use std::sync::OnceLock;
 use blstrs::Scalar;
 use ff::Field;
 
+use super::error::PceError;
 use super::fr::{limbs, Limbs};
-use super::{Coeff, Pce, PceError, RecordOptions, GENERAL};
+use super::layout::{Coeff, Pce, GENERAL};
+use crate::cs::book::{Book, Densities};
 use crate::cs::shape::{mix, StructureDigest};
 use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
 use crate::cs::{
     Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable,
 };
+
+/// Choices made when recording.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordOptions {
+    /// Drop every C row whose evaluation costs more than a multiplication and compute c_i = a_i·b_i there
+    /// instead. That equals ⟨C_i, w⟩ exactly when the witness satisfies constraint i, which every witness
+    /// the prover is given does (an unsatisfying one gives an invalid proof either way, but then a/b/c differ
+    /// from `ProvingAssignment`'s). Off: every row is stored and a/b/c equal the normal path's for any
+    /// witness. Measured gains: docs/PERF.md.
+    pub c_from_products: bool,
+}
 
 /// Tag bit of a raw input column while recording (inputs move behind the aux columns at the end).
 const INPUT_TAG: u32 = 1 << 31;
@@ -74,20 +87,16 @@ fn pow2_classes() -> &'static LimbMap<Limbs, (bool, u32)> {
 
 /// The constraint system that records a circuit into a [`Pce`].
 pub(super) struct Recorder {
-    pub(super) inputs: Vec<Scalar>,
-    pub(super) aux: Vec<Scalar>,
+    /// Values, constraint count and the A/B densities (the prover's, bit for bit).
+    book: Book<Densities>,
     row_ptr: Vec<u32>,
     /// Raw columns: aux j is j, input i is `INPUT_TAG | i` until [`Recorder::finish`].
     cols: Vec<u32>,
     codes: Vec<u16>,
     table: Vec<Coeff>,
     table_index: LimbMap<(Limbs, bool), u16>,
-    a_aux: Density,
-    b_input: Density,
-    b_aux: Density,
     digest: StructureDigest,
     fingerprint: u64,
-    constraints: usize,
     /// The first problem met; recording stops there, synthesis runs to the end.
     error: Option<PceError>,
     /// Per-row scratch: (raw column, coefficient).
@@ -109,21 +118,16 @@ const MUL_COST: usize = 5;
 
 impl Recorder {
     fn new(hint: Option<Shape>, options: RecordOptions) -> Self {
-        let (rows, aux) = hint.map_or((0, 0), |h| (3 * h.constraints, h.aux));
+        let rows = hint.map_or(0, |h| 3 * h.constraints);
         let mut rec = Recorder {
-            inputs: vec![Scalar::ONE],
-            aux: Vec::with_capacity(aux),
+            book: Book::new(hint, 0),
             row_ptr: Vec::with_capacity(rows + 1),
             cols: Vec::with_capacity(2 * rows),
             codes: Vec::with_capacity(2 * rows),
             table: Vec::new(),
             table_index: LimbMap::default(),
-            a_aux: Density::with_capacity(aux),
-            b_input: Density::default(),
-            b_aux: Density::with_capacity(aux),
             digest: StructureDigest::default(),
             fingerprint: FINGERPRINT_SEED,
-            constraints: 0,
             error: None,
             scratch: Vec::new(),
             pow2: Vec::new(),
@@ -132,7 +136,6 @@ impl Recorder {
             c_product: Density::default(),
         };
         rec.row_ptr.push(0);
-        rec.b_input.push_clear();
         rec
     }
 
@@ -151,7 +154,7 @@ impl Recorder {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let shape = Shape { constraints: self.constraints, inputs: self.inputs.len(), aux: self.aux.len() };
+        let shape = self.book.shape();
         let n_aux = u32::try_from(shape.aux).map_err(|_| PceError::TooLarge("more than 2^31 variables"))?;
         if (shape.aux + shape.inputs) as u64 >= u64::from(INPUT_TAG) {
             return Err(PceError::TooLarge("more than 2^31 variables"));
@@ -170,26 +173,11 @@ impl Recorder {
             codes: self.codes,
             table: self.table,
             c_product: self.c_product,
-            a_aux: self.a_aux,
-            b_input: self.b_input,
-            b_aux: self.b_aux,
+            a_aux: self.book.track.a_aux,
+            b_input: self.book.track.b_input,
+            b_aux: self.book.track.b_aux,
         };
-        Ok((pce, self.inputs, self.aux))
-    }
-
-    /// Marks the variables of `terms` in the densities given.
-    fn mark(terms: &[Term], input_density: Option<&mut Density>, aux_density: &mut Density) {
-        let mut input_density = input_density;
-        for (var, _) in terms {
-            match var.0 {
-                Index::Input(i) => {
-                    if let Some(d) = input_density.as_deref_mut() {
-                        d.set(i);
-                    }
-                }
-                Index::Aux(i) => aux_density.set(i),
-            }
-        }
+        Ok((pce, self.book.inputs, self.book.aux))
     }
 
     /// Appends one row: merged, zero-free, pow2 terms by descending exponent (each carrying the doublings
@@ -283,18 +271,13 @@ impl ConstraintSystem for Recorder {
     type Store = SmallStore;
 
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.aux.push(value);
-        self.a_aux.push_clear();
-        self.b_aux.push_clear();
         self.fingerprint = mix(self.fingerprint, EV_ALLOC);
-        Variable(Index::Aux(self.aux.len() - 1))
+        self.book.alloc(value)
     }
 
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.inputs.push(value);
-        self.b_input.push_clear();
         self.fingerprint = mix(self.fingerprint, EV_INPUT);
-        Variable(Index::Input(self.inputs.len() - 1))
+        self.book.alloc_input(value)
     }
 
     fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
@@ -305,13 +288,13 @@ impl ConstraintSystem for Recorder {
     {
         let (a, b, c) =
             (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
-        self.constraints += 1;
+        let row = self.book.enforced();
         self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
         self.digest.absorb(a.terms(), 0xA);
         self.digest.absorb(b.terms(), 0xB);
         self.digest.absorb(c.terms(), 0xC);
-        Self::mark(a.terms(), None, &mut self.a_aux);
-        Self::mark(b.terms(), Some(&mut self.b_input), &mut self.b_aux);
+        self.book.mark_a(a.terms());
+        self.book.mark_b(b.terms());
         self.encode_row(a.terms());
         self.encode_row(b.terms());
         let start = self.cols.len();
@@ -321,7 +304,7 @@ impl ConstraintSystem for Recorder {
         let product = self.options.c_from_products && self.error.is_none() && self.cost(start) > MUL_COST;
         self.c_product.push_clear();
         if product {
-            self.c_product.set(self.constraints - 1);
+            self.c_product.set(row);
             self.cols.truncate(start);
             self.codes.truncate(start);
             if let Some(last) = self.row_ptr.last_mut() {
@@ -331,6 +314,6 @@ impl ConstraintSystem for Recorder {
     }
 
     fn value(&self, var: Variable) -> Scalar {
-        var.value_in(&self.inputs, &self.aux)
+        self.book.value(var)
     }
 }

@@ -11,7 +11,8 @@
 use blstrs::Scalar;
 use sha2::{Digest, Sha256};
 
-use super::{Coeff, Pce, PceError, GENERAL};
+use super::error::PceError;
+use super::layout::{Coeff, Pce, GENERAL};
 use crate::cs::{Density, Shape};
 
 const MAGIC: &[u8; 8] = b"CUZKPCE\0";

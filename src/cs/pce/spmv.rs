@@ -11,7 +11,7 @@ use blstrs::Scalar;
 use rayon::prelude::*;
 
 use super::fr::{self, as_limbs, Limbs};
-use super::{Coeff, Pce, GENERAL};
+use super::layout::{Coeff, Pce, GENERAL};
 use crate::cs::Evals;
 
 /// Evaluates the record's rows against `w` (aux values, then inputs): returns a, b, c of length

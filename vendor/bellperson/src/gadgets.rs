@@ -10,7 +10,6 @@ pub mod multipack;
 pub use bellpepper_core::num;
 pub mod sha256;
 pub mod uint32;
-pub mod witness_only;
 
 use bellpepper_core::SynthesisError;
 

@@ -327,8 +327,8 @@ impl UInt32 {
 
         let mut all_constants = true;
 
-        // cuzk patch: in witness-only synthesis the sums go to a system that ignores them.
-        let witness_only = super::witness_only::active();
+        // cuzk patch: a witness generator (cuzk's witness-only synthesis) ignores the sums: skip them.
+        let witness_only = cs.is_witness_generator();
 
         // Iterate over the operands
         for op in operands {
@@ -349,6 +349,7 @@ impl UInt32 {
             // Iterate over each bit of the operand and add the operand to
             // the linear combination
             if witness_only {
+                // cuzk patch: only whether every bit is constant is needed.
                 all_constants &= op.bits.iter().all(Boolean::is_constant);
                 continue;
             }
@@ -391,6 +392,7 @@ impl UInt32 {
 
             // Add this bit to the result combination
             if !witness_only {
+                // cuzk patch: the result's sum, only for systems that read it.
                 result_lc = result_lc + (coeff, b.get_variable());
             }
 
