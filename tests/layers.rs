@@ -59,11 +59,6 @@ const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
         "issue 31 line 6: EngineError into src/engine/error.rs",
     ),
     (
-        "parent/child: src/engine/service/mod.rs and its children exec.rs, live.rs, srs.rs, types.rs use each other",
-        "issue 31 line 6: Inner, State and the event bus into files of their own that exec, live and srs build on; \
-         the status types beside the other types",
-    ),
-    (
         "parent/child: src/groth16/prover/mod.rs and its children assemble.rs use each other",
         "issue 31 line 6: Sums into src/groth16/prover/assemble.rs",
     ),
