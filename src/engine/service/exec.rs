@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{lock, EventBody, Inner, JobState, Outcome, Priority, State, Timings};
+use super::inner::{lock, Inner, State};
+use super::types::{EventBody, JobState, Outcome, Priority, Timings};
 use crate::engine::gate::DeviceClaim;
 use crate::engine::{RunCtl, RunResult, RunSpec};
 use crate::timeline::record::RunRecord;

@@ -2,14 +2,14 @@
 //! memory samples, on the service's clock, each job's kept as a backlog for watchers who join mid-job; and
 //! a status event about once a second.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{lock, EventBody, Inner, MemoryEvent, PhaseEvent, ServiceEvent};
+use super::feeds::{LiveJob, LiveJobs};
+use super::inner::{lock, Inner};
+use super::types::{EventBody, MemoryEvent, PhaseEvent};
 use crate::engine::events::{live_event, open_event};
 use crate::timeline::record::RunRecord;
-use crate::timeline::{LiveFeed, LiveTap};
 
 /// How often the running jobs' feeds are read.
 const POLL: Duration = Duration::from_millis(50);
@@ -18,36 +18,7 @@ const STATUS_EVERY: Duration = Duration::from_secs(1);
 /// Events kept per running job for late watchers (a 32 GiB PoRep C2 has a few thousand).
 const BACKLOG_MAX: usize = 1 << 16;
 
-struct LiveJob {
-    tap: LiveTap,
-    /// The job's capture origin on the service's clock, µs (known from the first poll).
-    origin_us: Option<u64>,
-    /// Open spans already announced (phase, lane, circuit, start).
-    open: BTreeSet<(String, String, Option<u64>, u64)>,
-    /// Closed spans sent so far (phase, circuit, start).
-    closed_sent: BTreeSet<(String, Option<u64>, u64)>,
-    backlog: Vec<ServiceEvent>,
-}
-
-/// The feeds of the running jobs.
-#[derive(Default)]
-pub(super) struct LiveJobs {
-    jobs: BTreeMap<String, LiveJob>,
-}
-
 impl LiveJobs {
-    /// A job starts: watch its feed.
-    pub(super) fn add(&mut self, id: &str, feed: LiveFeed) {
-        let job = LiveJob {
-            tap: LiveTap::new(feed),
-            origin_us: None,
-            open: BTreeSet::new(),
-            closed_sent: BTreeSet::new(),
-            backlog: Vec::new(),
-        };
-        self.jobs.insert(id.to_string(), job);
-    }
-
     /// A job ended: send the spans its feed closed after the last poll (from its record, when it has one:
     /// the capture is gone by then), then forget it.
     pub(super) fn remove(&mut self, inner: &Inner, id: &str, record: Option<&RunRecord>) {
@@ -69,22 +40,16 @@ impl LiveJobs {
             send(inner, &mut j, EventBody::Phase(p));
         }
     }
-
-    /// Every running job's events so far, oldest job first.
-    pub(super) fn backlog(&self) -> Vec<ServiceEvent> {
-        self.jobs.values().flat_map(|j| j.backlog.iter().cloned()).collect()
-    }
 }
 
 /// Sends one event of a job and keeps it in the job's backlog (the caller holds the live lock).
 fn send(inner: &Inner, j: &mut LiveJob, body: EventBody) {
     let mut bus = lock(&inner.bus);
-    bus.seq += 1;
-    let ev = ServiceEvent { seq: bus.seq, t_us: inner.now_us(), body };
+    let ev = bus.next(inner.now_us(), body);
     if j.backlog.len() < BACKLOG_MAX {
         j.backlog.push(ev.clone());
     }
-    let _ = bus.tx.send(ev);
+    bus.send(ev);
 }
 
 fn poll_one(inner: &Inner, id: &str, j: &mut LiveJob) {

@@ -5,37 +5,41 @@
 //! finished job saved as a run record, and a numbered event stream for watchers. It knows nothing of gRPC:
 //! the daemon maps its wire types to these, and the tests drive it directly.
 
+mod bus;
 pub mod circuit_id;
 mod exec;
+mod feeds;
+mod inner;
 mod live;
 pub mod metrics;
+mod preload;
 mod queue;
 mod srs;
 pub mod types;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{broadcast, watch};
 
+pub use inner::FINISHED_KEPT;
 pub use metrics::{Histogram, Metrics, BUCKETS_S};
 pub use srs::{SrsError, SrsStatus, Tier};
 pub use types::{
-    EventBody, JobEvent, JobKind, JobState, MemoryEvent, Outcome, PhaseEvent, Priority, ServiceEvent, Timings,
+    DeviceStatus, DrainReport, EventBody, JobEvent, JobKind, JobRequest, JobState, MemoryEvent, Outcome,
+    PhaseEvent, Priority, QueueDepth, ServiceConfig, ServiceEvent, ServiceStatus, SubmitError, Submitted,
+    Timings,
 };
 
 use super::budget::{human, PlanError};
 use super::gate::DeviceGate;
-use super::store::RunStore;
 use super::{Engine, EngineError, RunSpec};
-use crate::backend::api::Backend;
 use crate::circuits::Sample;
 use crate::vocab::{CancelToken, Toggles};
-use queue::RunQueue;
-
-/// Finished jobs kept for `AwaitProof` and idempotent resubmits; older ones are forgotten first.
-pub const FINISHED_KEPT: usize = 4096;
+use bus::Bus;
+use feeds::LiveJobs;
+use inner::{lock, Inner, Job, State};
 
 /// The most jobs that run at once: each holds its synthesized data, so a handful fills any machine.
 pub const MAX_WORKERS: usize = 64;
@@ -43,347 +47,11 @@ pub const MAX_WORKERS: usize = 64;
 /// Events a watcher may fall behind by before it misses some (it is told how many).
 const EVENT_BUFFER: usize = 1 << 14;
 
-/// How the service runs.
-pub struct ServiceConfig {
-    /// The backend every job proves on.
-    pub backend: Arc<dyn Backend>,
-    /// The toggles every job runs with.
-    pub toggles: Toggles,
-    /// Bytes the admitted jobs' estimates and the resident SRS may hold together.
-    pub memory_budget: u64,
-    /// Jobs that run at once (one more runs critical jobs only, so they never wait for a worker).
-    pub workers: usize,
-    /// For tests only: every job's params and randomizer seed (the same input then gives the same proof).
-    /// `None`: params of seed [`crate::engine::sample::DEFAULT_SEED`], randomizers from the OS per job.
-    pub seed: Option<u64>,
-    /// Where each finished job's run record goes.
-    pub store: RunStore,
-}
-
-/// A job to queue.
-pub struct JobRequest {
-    /// The caller's idempotency key (empty: none).
-    pub request_id: String,
-    /// What it proves.
-    pub kind: JobKind,
-    /// How soon.
-    pub priority: Priority,
-    /// The SRS it proves with: Curio's circuit id, or the sample's name.
-    pub circuit_id: String,
-    /// The circuits (a Filecoin request's, or a sample's).
-    pub sample: Sample,
-}
-
-/// A job queued (or found again by its request id).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Submitted {
-    /// Its id.
-    pub job_id: String,
-    /// Jobs ahead of it now (0 when it runs or has run).
-    pub queue_position: u32,
-    /// Whether the request id named a job made before.
-    pub existing: bool,
-}
-
-/// Why a job was not queued.
-#[derive(Debug, thiserror::Error)]
-pub enum SubmitError {
-    /// The service is shutting down.
-    #[error("the daemon is shutting down: no new jobs")]
-    Draining,
-    /// It can never fit the memory budget (or the machine).
-    #[error("{0}")]
-    Memory(String),
-    /// The request cannot be proved as given.
-    #[error("{0}")]
-    Invalid(String),
-}
-
-/// Jobs of one kind waiting and running.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct QueueDepth {
-    /// The kind.
-    pub kind: Option<JobKind>,
-    /// Queued.
-    pub pending: u32,
-    /// Running.
-    pub running: u32,
-}
-
-/// One compute device.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DeviceStatus {
-    /// Its index.
-    pub ordinal: u32,
-    /// What it is.
-    pub name: String,
-    /// Its memory, bytes (0: unknown).
-    pub mem_total: u64,
-    /// Free, bytes.
-    pub mem_free: u64,
-    /// The job proving on it now.
-    pub current_job: Option<String>,
-    /// That job's kind.
-    pub current_kind: Option<JobKind>,
-}
-
-/// A snapshot of the service.
-#[derive(Clone, Debug, Default)]
-pub struct ServiceStatus {
-    /// Seconds since it started.
-    pub uptime_s: u64,
-    /// Per kind, every kind listed.
-    pub queues: Vec<QueueDepth>,
-    /// The backend's devices.
-    pub devices: Vec<DeviceStatus>,
-    /// Every SRS it knows of.
-    pub srs: Vec<SrsStatus>,
-    /// Proofs completed since start.
-    pub completed: u64,
-    /// Proofs failed since start.
-    pub failed: u64,
-    /// Page-locked host bytes the backend holds.
-    pub pinned_bytes: u64,
-    /// The memory budget.
-    pub mem_budget: u64,
-    /// What the admitted jobs and the resident SRS hold of it.
-    pub mem_in_use: u64,
-    /// Shutting down.
-    pub draining: bool,
-    /// The toggles jobs run with.
-    pub toggles: Toggles,
-    /// The backend's name and device.
-    pub backend: String,
-}
-
-/// What [`Service::drain`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DrainReport {
-    /// Queued jobs cancelled unstarted.
-    pub dropped: usize,
-    /// Running jobs that finished within the grace time.
-    pub finished: usize,
-    /// Running jobs cancelled when the grace time ran out.
-    pub cancelled: usize,
-}
-
-struct Job {
-    request_id: String,
-    kind: JobKind,
-    priority: Priority,
-    circuit_id: String,
-    sample: Option<Sample>,
-    /// Its estimate without its params, bytes.
-    estimate: u64,
-    /// Its params, bytes (counted once for every job of the circuit while resident).
-    params_bytes: u64,
-    state: JobState,
-    submitted: Instant,
-    started: Option<Instant>,
-    finished_seq: u64,
-    cancel: CancelToken,
-    done: watch::Sender<Option<Arc<Outcome>>>,
-}
-
-#[derive(Default)]
-struct State {
-    jobs: HashMap<String, Job>,
-    by_request: HashMap<String, String>,
-    queue: RunQueue,
-    srs: srs::SrsBook,
-    in_use: u64,
-    completed: u64,
-    failed: u64,
-    finished: u64,
-    draining: bool,
-    paused: bool,
-    shutdown: bool,
-    metrics: Metrics,
-}
-
-struct Bus {
-    seq: u64,
-    tx: broadcast::Sender<ServiceEvent>,
-}
-
-struct Inner {
-    cfg: ServiceConfig,
-    engine: Engine,
-    gate: DeviceGate,
-    started: Instant,
-    live: Mutex<live::LiveJobs>,
-    state: Mutex<State>,
-    moved: Condvar,
-    bus: Mutex<Bus>,
-    load_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
-}
-
 /// The proving service: clone it freely (every clone is the same service).
 #[derive(Clone)]
 pub struct Service {
     inner: Arc<Inner>,
     threads: Arc<Mutex<Vec<std::thread::JoinHandle<()>>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Inner {
-    /// The lock a job (or a preload) holds while it loads a circuit's SRS, so two never load one at once.
-    fn load_lock(&self, circuit_id: &str) -> Arc<Mutex<()>> {
-        lock(&self.load_locks).entry(circuit_id.to_string()).or_default().clone()
-    }
-
-    fn now_us(&self) -> u64 {
-        self.started.elapsed().as_micros() as u64
-    }
-
-    /// Numbers and sends one event (callers hold the lock that orders it: `live` for phases, `state` for
-    /// jobs).
-    fn emit(&self, body: EventBody) {
-        let mut bus = lock(&self.bus);
-        bus.seq += 1;
-        let ev = ServiceEvent { seq: bus.seq, t_us: self.now_us(), body };
-        let _ = bus.tx.send(ev);
-    }
-
-    fn job_event(
-        &self,
-        id: &str,
-        j: &Job,
-        error: &str,
-        run_id: Option<String>,
-        timings: Timings,
-    ) -> JobEvent {
-        JobEvent {
-            job_id: id.to_string(),
-            request_id: j.request_id.clone(),
-            kind: j.kind,
-            circuit_id: j.circuit_id.clone(),
-            priority: j.priority,
-            state: j.state,
-            error: error.to_string(),
-            run_id,
-            timings,
-        }
-    }
-
-    fn status_of(&self, st: &State) -> ServiceStatus {
-        let mut queues: Vec<QueueDepth> =
-            JobKind::ALL.iter().map(|k| QueueDepth { kind: Some(*k), ..QueueDepth::default() }).collect();
-        for j in st.jobs.values() {
-            let Some(q) = queues.iter_mut().find(|q| q.kind == Some(j.kind)) else { continue };
-            match j.state {
-                JobState::Queued => q.pending += 1,
-                JobState::Running => q.running += 1,
-                _ => {}
-            }
-        }
-        let holder = self.gate.holder();
-        let kind_of = |id: &Option<String>| id.as_ref().and_then(|id| st.jobs.get(id)).map(|j| j.kind);
-        let b = self.cfg.backend.as_ref();
-        let mem = b.memory();
-        let lanes = b.lanes().max(1);
-        let devices = if b.has_device() {
-            (0..lanes)
-                .map(|d| {
-                    let name = b.lane(d).map_or_else(|| b.device(), |l| l.device());
-                    let m = mem.devices.iter().find(|m| m.device == d as u64);
-                    DeviceStatus {
-                        ordinal: d as u32,
-                        name,
-                        mem_total: m.map_or(0, |m| m.total),
-                        mem_free: m.map_or(0, |m| m.total.saturating_sub(m.used)),
-                        current_job: holder.clone(),
-                        current_kind: kind_of(&holder),
-                    }
-                })
-                .collect()
-        } else {
-            vec![DeviceStatus {
-                ordinal: 0,
-                name: b.device(),
-                current_job: holder.clone(),
-                current_kind: kind_of(&holder),
-                ..DeviceStatus::default()
-            }]
-        };
-        let srs = st.srs.status(&self.engine);
-        let resident: u64 = srs.iter().filter(|s| s.tier == Tier::Hot).map(|s| s.size_bytes).sum();
-        ServiceStatus {
-            uptime_s: self.started.elapsed().as_secs(),
-            queues,
-            devices,
-            srs,
-            completed: st.completed,
-            failed: st.failed,
-            pinned_bytes: mem.pinned_bytes.unwrap_or(0),
-            mem_budget: self.cfg.memory_budget,
-            mem_in_use: st.in_use.saturating_add(resident),
-            draining: st.draining,
-            toggles: self.cfg.toggles,
-            backend: format!("{} ({})", b.name(), b.device()),
-        }
-    }
-
-    /// Ends a job: its outcome to its waiters, its memory back, its counters, its event. `run_ended`: it had
-    /// been admitted.
-    fn finish(&self, st: &mut State, id: &str, outcome: Outcome) {
-        st.finished += 1;
-        let seq = st.finished;
-        let Some(j) = st.jobs.get_mut(id) else { return };
-        let admitted = j.state == JobState::Running;
-        j.state = outcome.state;
-        j.finished_seq = seq;
-        j.sample = None;
-        let (kind, circuit, estimate) = (j.kind, j.circuit_id.clone(), j.estimate);
-        let outcome = Arc::new(outcome);
-        j.done.send_replace(Some(outcome.clone()));
-        let ev = self.job_event(id, j, &outcome.error, outcome.run_id.clone(), outcome.timings);
-        if admitted {
-            st.in_use = st.in_use.saturating_sub(estimate);
-            st.srs.release(&circuit);
-        }
-        let m = &mut st.metrics;
-        match outcome.state {
-            JobState::Completed => {
-                st.completed += 1;
-                *m.completed.entry(kind).or_default() += 1;
-                m.latency.entry(kind).or_default().observe(outcome.timings.total_ms as f64 / 1e3);
-                m.queue_wait.entry(kind).or_default().observe(outcome.timings.queue_wait_ms as f64 / 1e3);
-            }
-            JobState::Failed => {
-                st.failed += 1;
-                *m.failed.entry(kind).or_default() += 1;
-            }
-            _ => *m.cancelled.entry(kind).or_default() += 1,
-        }
-        self.emit(EventBody::Job(ev));
-        self.emit(EventBody::Status(Box::new(self.status_of(st))));
-        forget_old(st);
-        self.moved.notify_all();
-    }
-}
-
-/// Drops the oldest finished jobs past [`FINISHED_KEPT`].
-fn forget_old(st: &mut State) {
-    let done = st.jobs.values().filter(|j| j.state.is_final()).count();
-    if done <= FINISHED_KEPT {
-        return;
-    }
-    let mut old: Vec<(u64, String)> = st
-        .jobs
-        .iter()
-        .filter(|(_, j)| j.state.is_final())
-        .map(|(id, j)| (j.finished_seq, id.clone()))
-        .collect();
-    old.sort_unstable();
-    for (_, id) in old.into_iter().take(done - FINISHED_KEPT) {
-        if let Some(j) = st.jobs.remove(&id) {
-            st.by_request.remove(&j.request_id);
-        }
-    }
 }
 
 /// A fresh seed from the OS for a job's randomizers.
@@ -406,7 +74,7 @@ impl Service {
             engine: Engine::new(),
             gate: DeviceGate::new(),
             started: Instant::now(),
-            live: Mutex::new(live::LiveJobs::default()),
+            live: Mutex::new(LiveJobs::default()),
             state: Mutex::new(State::default()),
             moved: Condvar::new(),
             bus: Mutex::new(Bus { seq: 0, tx }),
@@ -782,7 +450,7 @@ impl Service {
 
     /// Loads a circuit's SRS now (`PreloadSRS`): whether it was already resident, and how long loading took.
     pub fn preload(&self, circuit_id: &str) -> Result<(bool, u64), SrsError> {
-        srs::preload(&self.inner, circuit_id)
+        preload::preload(&self.inner, circuit_id)
     }
 
     /// Drops a circuit's SRS from memory (`EvictSRS`), never while a job uses it: whether it was loaded, and

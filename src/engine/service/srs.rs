@@ -6,12 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::circuit_id::{parse_circuit_id, CircuitTarget};
-use super::{lock, EventBody, Inner};
-use crate::circuits::filecoin::setup::cache_file_name;
+use super::circuit_id::parse_circuit_id;
 use crate::circuits::Sample;
-use crate::engine::{params_file, Engine, FIL_PARAMS_ENV};
-use crate::vocab::CancelToken;
+use crate::engine::{params_file, Engine};
 
 /// Where an SRS is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +135,21 @@ impl SrsBook {
         }
     }
 
+    /// The sample of `id`'s last job (how a preload finds its params), and whether its params are resident.
+    pub(super) fn template(&self, id: &str, engine: &Engine) -> (Option<Sample>, bool) {
+        let e = self.entries.get(id);
+        (e.and_then(|e| e.template.clone()), e.is_some_and(|e| e.resident(engine)))
+    }
+
+    /// A preload put `bytes` of `id`'s params in memory from `file`; `by_file`: read straight from it.
+    pub(super) fn note_loaded(&mut self, id: &str, file: Option<PathBuf>, bytes: u64, by_file: bool) {
+        let e = self.entries.entry(id.to_string()).or_insert_with(Entry::new);
+        e.file = file;
+        e.bytes = bytes;
+        e.by_file |= by_file;
+        e.last_used = Instant::now();
+    }
+
     /// A job of `id` starts: it holds the SRS.
     pub(super) fn acquire(&mut self, id: &str) {
         let e = self.entries.entry(id.to_string()).or_insert_with(Entry::new);
@@ -218,67 +230,4 @@ impl SrsBook {
         }
         freed
     }
-}
-
-/// The production params file of a circuit in `FIL_PROOFS_PARAMETER_CACHE`, when there.
-fn production_file(target: CircuitTarget) -> Option<PathBuf> {
-    let CircuitTarget::Real(r) = target;
-    let dir = std::env::var_os(FIL_PARAMS_ENV).filter(|d| !d.is_empty())?;
-    let path = PathBuf::from(dir).join(cache_file_name(&r.identifier().ok()?, "params"));
-    path.is_file().then_some(path)
-}
-
-/// `PreloadSRS`: loads `id`'s params (through the last job's sample, else the production file).
-pub(super) fn preload(inner: &Inner, id: &str) -> Result<(bool, u64), SrsError> {
-    let target = parse_circuit_id(id).map_err(SrsError::Unknown)?;
-    let (template, resident) = {
-        let st = lock(&inner.state);
-        let e = st.srs.entries.get(id);
-        (e.and_then(|e| e.template.clone()), e.is_some_and(|e| e.resident(&inner.engine)))
-    };
-    if resident {
-        return Ok((true, 0));
-    }
-    let load_lock = inner.load_lock(id);
-    let _loading = lock(&load_lock);
-    let t0 = Instant::now();
-    let cancel = CancelToken::new();
-    let loaded: Result<(Option<PathBuf>, u64, bool), SrsError> = match (template, production_file(target)) {
-        (Some(t), _) => {
-            let fp = inner.engine.footprint(&t);
-            let (_, info) = inner
-                .engine
-                .load_params(&t, &|_, _, _| {}, &cancel)
-                .map_err(|e| SrsError::Load(format!("{id}: {e}")))?;
-            Ok((Some(info.path), fp.params_bytes(), false))
-        }
-        (None, Some(file)) => {
-            let bytes = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
-            inner
-                .engine
-                .preload_params_file(&file, &cancel)
-                .map_err(|e| SrsError::Load(format!("{id}: {e}")))?;
-            Ok((Some(file), bytes, true))
-        }
-        (None, None) => {
-            let dir = std::env::var(FIL_PARAMS_ENV).unwrap_or_default();
-            let CircuitTarget::Real(r) = target;
-            let name = r.identifier().map(|i| cache_file_name(&i, "params")).unwrap_or_default();
-            Err(SrsError::NoParams(format!(
-                "{id}: no params file {name} in {FIL_PARAMS_ENV} ({}), and no job of this circuit has run here \
-                 yet (cuzk's own generated params are found through the circuit, known after its first job)",
-                if dir.is_empty() { "unset".to_string() } else { dir }
-            )))
-        }
-    };
-    let (file, bytes, by_file) = loaded?;
-    let ms = t0.elapsed().as_millis() as u64;
-    let mut st = lock(&inner.state);
-    let e = st.srs.entries.entry(id.to_string()).or_insert_with(Entry::new);
-    e.file = file;
-    e.bytes = bytes;
-    e.by_file |= by_file;
-    e.last_used = Instant::now();
-    inner.emit(EventBody::Status(Box::new(inner.status_of(&st))));
-    Ok((false, ms))
 }

@@ -1,6 +1,14 @@
-//! The service's vocabulary: priorities, job kinds and states, timings, and the events watchers receive.
+//! The service's vocabulary: its config, requests and answers, priorities, job kinds and states, timings, the
+//! status snapshot, and the events watchers receive.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::srs::SrsStatus;
+use crate::backend::api::Backend;
+use crate::circuits::Sample;
+use crate::engine::store::RunStore;
+use crate::vocab::Toggles;
 
 /// How soon a job should run: higher first, FIFO within one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -206,7 +214,7 @@ pub enum EventBody {
     /// A job's state change.
     Job(JobEvent),
     /// The service's status (periodic, and after every job change).
-    Status(Box<super::ServiceStatus>),
+    Status(Box<ServiceStatus>),
 }
 
 /// One numbered event.
@@ -218,4 +226,128 @@ pub struct ServiceEvent {
     pub t_us: u64,
     /// The event.
     pub body: EventBody,
+}
+
+/// How the service runs.
+pub struct ServiceConfig {
+    /// The backend every job proves on.
+    pub backend: Arc<dyn Backend>,
+    /// The toggles every job runs with.
+    pub toggles: Toggles,
+    /// Bytes the admitted jobs' estimates and the resident SRS may hold together.
+    pub memory_budget: u64,
+    /// Jobs that run at once (one more runs critical jobs only, so they never wait for a worker).
+    pub workers: usize,
+    /// For tests only: every job's params and randomizer seed (the same input then gives the same proof).
+    /// `None`: params of seed [`crate::engine::sample::DEFAULT_SEED`], randomizers from the OS per job.
+    pub seed: Option<u64>,
+    /// Where each finished job's run record goes.
+    pub store: RunStore,
+}
+
+/// A job to queue.
+pub struct JobRequest {
+    /// The caller's idempotency key (empty: none).
+    pub request_id: String,
+    /// What it proves.
+    pub kind: JobKind,
+    /// How soon.
+    pub priority: Priority,
+    /// The SRS it proves with: Curio's circuit id, or the sample's name.
+    pub circuit_id: String,
+    /// The circuits (a Filecoin request's, or a sample's).
+    pub sample: Sample,
+}
+
+/// A job queued (or found again by its request id).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submitted {
+    /// Its id.
+    pub job_id: String,
+    /// Jobs ahead of it now (0 when it runs or has run).
+    pub queue_position: u32,
+    /// Whether the request id named a job made before.
+    pub existing: bool,
+}
+
+/// Why a job was not queued.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// The service is shutting down.
+    #[error("the daemon is shutting down: no new jobs")]
+    Draining,
+    /// It can never fit the memory budget (or the machine).
+    #[error("{0}")]
+    Memory(String),
+    /// The request cannot be proved as given.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Jobs of one kind waiting and running.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueDepth {
+    /// The kind.
+    pub kind: Option<JobKind>,
+    /// Queued.
+    pub pending: u32,
+    /// Running.
+    pub running: u32,
+}
+
+/// One compute device.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceStatus {
+    /// Its index.
+    pub ordinal: u32,
+    /// What it is.
+    pub name: String,
+    /// Its memory, bytes (0: unknown).
+    pub mem_total: u64,
+    /// Free, bytes.
+    pub mem_free: u64,
+    /// The job proving on it now.
+    pub current_job: Option<String>,
+    /// That job's kind.
+    pub current_kind: Option<JobKind>,
+}
+
+/// A snapshot of the service.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceStatus {
+    /// Seconds since it started.
+    pub uptime_s: u64,
+    /// Per kind, every kind listed.
+    pub queues: Vec<QueueDepth>,
+    /// The backend's devices.
+    pub devices: Vec<DeviceStatus>,
+    /// Every SRS it knows of.
+    pub srs: Vec<SrsStatus>,
+    /// Proofs completed since start.
+    pub completed: u64,
+    /// Proofs failed since start.
+    pub failed: u64,
+    /// Page-locked host bytes the backend holds.
+    pub pinned_bytes: u64,
+    /// The memory budget.
+    pub mem_budget: u64,
+    /// What the admitted jobs and the resident SRS hold of it.
+    pub mem_in_use: u64,
+    /// Shutting down.
+    pub draining: bool,
+    /// The toggles jobs run with.
+    pub toggles: Toggles,
+    /// The backend's name and device.
+    pub backend: String,
+}
+
+/// What [`Service::drain`](super::Service::drain) did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrainReport {
+    /// Queued jobs cancelled unstarted.
+    pub dropped: usize,
+    /// Running jobs that finished within the grace time.
+    pub finished: usize,
+    /// Running jobs cancelled when the grace time ran out.
+    pub cancelled: usize,
 }
