@@ -95,7 +95,7 @@ toggles! {
     // Default on: it takes the host's b_g2_msm off a 2^22 proof's critical path (docs/PERF.md); with no room
     // on the device it falls back to the host with one warning.
     G2d = "g2d", short "g2d B_G2 dev", default true, applies Applies::DeviceOnly, ablate true,
-        help "g2d: B_G2 batch addition on the device (bases resident, a second stream) beside the host's G2 MSMs.";
+        help "g2d: B_G2 on the device (bases resident; batch addition and MSM on a second stream beside the lane).";
     // Default on: no per-call device allocations, a few ms after synthesis at 2^22 (docs/PERF.md); off is the
     // driver's default (freed scratch returned at every synchronisation).
     Dpool = "dpool", short "dpool devmem", default true, applies Applies::DeviceOnly, ablate true,

@@ -139,7 +139,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
 }
 
 /// The daemon's queues, proofs, devices and memory in one line: `queue 1 waiting, 2 running · 5 done, 1
-/// failed · gpu0 job …abc 41/80 G free · budget 12 G/400 G`.
+/// failed · gpu0 job …abc 41/80 G free · budget 12 G/400 G · porep 1+2`.
 pub fn daemon_line(a: &Attached) -> String {
     let Some(i) = &a.info else { return format!("daemon {}: no status yet", a.addr) };
     let (pending, running) = a.totals();
@@ -147,9 +147,6 @@ pub fn daemon_line(a: &Attached) -> String {
         format!("queue {pending} waiting, {running} running"),
         format!("{} done, {} failed", i.completed, i.failed),
     ];
-    for q in i.queues.iter().filter(|q| q.pending + q.running > 0) {
-        parts.push(format!("{} {}+{}", q.kind, q.pending, q.running));
-    }
     for g in &i.gpus {
         let job = if g.job.is_empty() { "idle".to_string() } else { format!("job …{}", tail(&g.job, 6)) };
         let mem = if g.mem_total > 0 {
@@ -162,6 +159,10 @@ pub fn daemon_line(a: &Attached) -> String {
     parts.push(format!("budget {}/{}", bytes(i.mem_in_use), bytes(i.mem_budget)));
     if i.draining {
         parts.push("DRAINING".into());
+    }
+    // Per kind last: the first to be cut on a narrow terminal.
+    for q in i.queues.iter().filter(|q| q.pending + q.running > 0) {
+        parts.push(format!("{} {}+{}", q.kind, q.pending, q.running));
     }
     parts.join(" · ")
 }

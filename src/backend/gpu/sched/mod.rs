@@ -1,6 +1,6 @@
 //! The overlap schemes of a lane, each whole in one file and each behind its toggle: `hpipe` (the next
 //! circuit staged under this one's msm_h), `tailseq` (a call's tails as one launch sequence), `g2d` (B_G2's
-//! batch addition on the device beside the host's G2 MSMs), `msm2s` (an MSM's passes on two streams).
+//! batch addition and MSM on the device), `msm2s` (an MSM's passes on two streams).
 
 pub mod g2d;
 pub mod hpipe;
