@@ -158,24 +158,30 @@ bench() { # op backend k [extra args] → ms or "err"
   local f="$out/bench-$op-$b-$k$(printf '%s' "$*" | tr -cd 'a-z0-9').json"
   if timeout 240 "$cuzk" bench "$op" --backend "$b" --log-size "$k" --repeat "$reps" --json "$@" > "$f" 2> "$f.err"; then ms "$f"; else echo err; fi
 }
-rows=()
+# Rows are also appended to rows.txt as they come, so a run cut short by a call's time limit still says what it
+# measured.
+rows=() prows=()
+row() { rows+=("$1"); echo "$1" >> "$out/rows.txt"; }
+prow() { prows+=("$1"); echo "$1" >> "$out/rows.txt"; }
+: > "$out/rows.txt"
 for op in msm ntt batch_add; do
   for k in $sizes; do
     g=$(bench $op gpu $k); c=—; [ "$k" -le "$cpu_max" ] && c=$(bench $op cpu $k)
     x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
-    rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' "$op" "$k" "$g" "$c" "$x")")
+    row "$(printf '%-10s 2^%-4s %12s %12s %9s' "$op" "$k" "$g" "$c" "$x")"
   done
 done
 # The G2 MSM (B_G2 on the device with `g2d`) against the host's (blstrs' G2 on all cores), up to 2^22 points.
 for k in $sizes; do
   [ "$k" -le 22 ] || continue
-  g=$(bench msm gpu $k --group g2); c=—; [ "$k" -le "$cpu_max" ] && c=$(bench msm cpu $k --group g2)
+  # The host's G2 MSM only to 2^20: 2^22 takes ~10 s a repeat on 16 cores.
+  g=$(bench msm gpu $k --group g2); c=—; [ "$k" -le "$cpu_max" ] && [ "$k" -le 20 ] && c=$(bench msm cpu $k --group g2)
   x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
-  rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_g2 "$k" "$g" "$c" "$x")")
+  row "$(printf '%-10s 2^%-4s %12s %12s %9s' msm_g2 "$k" "$g" "$c" "$x")"
 done
 # The MSM over precomputed shifted bases (toggle `shift`, from 2^21 points; the copies are built before timing).
 for k in $sizes; do
-  [ "$k" -ge 21 ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' msm_shift "$k" "$(bench msm gpu $k --shifted)" — —)")
+  [ "$k" -ge 21 ] && row "$(printf '%-10s 2^%-4s %12s %12s %9s' msm_shift "$k" "$(bench msm gpu $k --shifted)" — —)"
 done
 # Setup at 2^k rows (a multiplication chain): fixed-base multiplications on the GPU vs the CPU, the QAP evaluation
 # on the host in both; sizes up to 2^20 (the CPU's 2^20 takes ~10 s a repeat on 16 cores).
@@ -183,7 +189,7 @@ for k in $sizes; do
   [ "$k" -le 20 ] || continue
   g=$(bench setup gpu $k); c=—; [ "$k" -le "$cpu_max" ] && c=$(bench setup cpu $k)
   x=$(awk -v g="$g" -v c="$c" 'BEGIN { if (g+0 > 0 && c+0 > 0) printf "%.1f×", c/g; else print "—" }')
-  rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' setup "$k" "$g" "$c" "$x")")
+  row "$(printf '%-10s 2^%-4s %12s %12s %9s' setup "$k" "$g" "$c" "$x")"
 done
 # compute_h (six transforms, data on the device, b and c on side streams): medians of 7 from the ignored `ntt_perf`
 # test, for the sizes above among 2^20/22/24.
@@ -194,7 +200,7 @@ elif CUZK_PERF_MAX_LOG="$max_k" timeout 240 "$tests" ntt::ntt_perf --exact --ign
     --test-threads=1 > "$out/compute_h.txt" 2>&1; then
   for k in $sizes; do
     g=$(sed -n "s/^PERF compute_h 2^$k median \([0-9.]*\) ms.*/\1/p" "$out/compute_h.txt" | head -1)
-    [ -n "$g" ] && rows+=("$(printf '%-10s 2^%-4s %12s %12s %9s' compute_h "$k" "$g" — —)")
+    [ -n "$g" ] && row "$(printf '%-10s 2^%-4s %12s %12s %9s' compute_h "$k" "$g" — —)"
   done
 else
   log "compute_h: ntt_perf failed (log compute_h.txt)"; status=1
@@ -206,7 +212,6 @@ fi
 phase_ms() { # json phase → median ms
   awk -v p="\"$2\": {" 'index($0, p) { f = 1 } f && /"median_ms"/ { gsub(/[^0-9.eE+-]/, "", $2); printf "%.2f\n", $2; exit }' "$1" 2>/dev/null
 }
-prows=()
 if [ "$mode" = full ] && [ "${GPU_CHECK_PROVE:-1}" != 0 ]; then
   for b in gpu cpu; do
     timeout 600 "$cuzk" prove --sample samples/porep-1m.toml --backend "$b" --repeat 3 --json > "$out/prove-$b.json" 2> "$out/prove-$b.err" \
@@ -215,13 +220,13 @@ if [ "$mode" = full ] && [ "${GPU_CHECK_PROVE:-1}" != 0 ]; then
   for p in synthesis pin_abc srs_upload prep_msm ntt_msm_h ntt_h msm_h batch_add tail_msm b_g2_msm assemble verify; do
     g=$(phase_ms "$out/prove-gpu.json" $p); c=$(phase_ms "$out/prove-cpu.json" $p)
     [ -z "$g$c" ] && continue
-    prows+=("$(printf '%-10s %-6s %12s %12s' porep-1m "$p" "${g:-—}" "${c:-—}")")
+    prow "$(printf '%-10s %-6s %12s %12s' porep-1m "$p" "${g:-—}" "${c:-—}")"
   done
   for b in gpu cpu; do
     w=$(sed -n 's/^ *"wall_median_ms": *\([0-9.eE+-]*\).*/\1/p' "$out/prove-$b.json" | head -1)
     eval "wall_$b=\${w:-—}"
   done
-  prows+=("$(printf '%-10s %-6s %12s %12s' porep-1m wall "$wall_gpu" "$wall_cpu")")
+  prow "$(printf '%-10s %-6s %12s %12s' porep-1m wall "$wall_gpu" "$wall_cpu")"
 fi
 
 # 3b. GPU_CHECK_SETUP_32G=1: params of samples/porep-32g.toml (2^27 domain) made on the GPU into a scratch cache,
