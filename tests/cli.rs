@@ -182,6 +182,20 @@ fn bench_reports_json() {
     }
     assert_eq!(configs[5]["threads"], 1, "the issue's figure: pce on one thread");
     assert!(v["pce_bytes_per_constraint"].as_f64().unwrap_or(0.0) > 0.0, "{v}");
+    // A real Filecoin circuit adds bellperson's own synthesis of it, timed in the same process (the command
+    // fails unless bellperson's rows and aux equal cuzk's).
+    let o = cuzk(
+        &dir,
+        &["bench", "synth", "--sample", "samples/winning-post-2kib.toml", "--repeat", "1", "--json"],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let configs = v["configs"].as_array().expect("configs");
+    assert_eq!(configs.len(), 8, "{v}");
+    let bp = &configs[7];
+    assert_eq!((bp["path"].as_str(), bp["threads"].as_u64()), (Some("bellperson"), Some(1)), "{v}");
+    assert!(bp["constraints_per_sec"].as_f64().is_some_and(|r| r > 0.0), "{v}");
+    assert!(bp["a1"].is_null() && bp["a2"].is_null(), "{v}");
     let o = cuzk(&dir, &["bench", "msm", "--log-size", "9", "--repeat", "1", "--json"]);
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");

@@ -1,9 +1,10 @@
 //! `cuzk bench synth`: synthesis throughput of a sample's first circuit, normal synthesis (A1 × A2 on one
 //! thread) beside the `pce` path (witness-only synthesis alone, then witness-only + SpMV on one thread and on
-//! every thread), each with its ratio to `pce` off.
+//! every thread), each with its ratio to `pce` off; for Filecoin's real circuits also bellperson's own
+//! synthesis (its `ProvingAssignment`, through the vendored crate's `synthesize_only`) in the same process.
 //!
-//! Why: issue 13's bar is "with `pce` on, one thread, ≥ 3× the constraints/s of `pce` off"; this prints that
-//! figure for any sample, real circuits included.
+//! Why: the bars are "with `pce` on, one thread, ≥ 3× the constraints/s of `pce` off" and "`pce` off at least
+//! as fast as bellperson's synthesis"; this prints both figures for any sample, real circuits included.
 
 use std::time::Instant;
 
@@ -11,6 +12,8 @@ use serde::Serialize;
 
 use super::bench_data::median;
 use super::error::CliError;
+use crate::circuits::filecoin::FilecoinCircuit;
+use crate::circuits::SampleCircuit;
 use crate::cs::{Circuit, Pce, ProvingAssignment, RecordOptions, Shape, ShapeCounter, SmallStore, VecStore};
 use crate::cs::{SynthesisError, WitnessOnly};
 use crate::engine::budget;
@@ -25,6 +28,8 @@ pub enum SynthPath {
     WitnessOnly,
     /// `pce` on: witness-only synthesis followed by the SpMV against the shape's record (`Pce::synthesize`).
     Pce,
+    /// bellperson 0.27's own synthesis of the same circuit (Filecoin's real circuits only): the reference.
+    Bellperson,
 }
 
 /// One configuration of `cuzk bench synth` (also its `--json` form).
@@ -96,10 +101,20 @@ fn time_one<C: Circuit>(c: Config, circuit: &C, shape: Shape, pce: &Pce) -> Resu
             Box::new(WitnessOnly::synthesize(circuit, Some(shape)).map_err(|e| err(e.to_string()))?)
         }
         SynthPath::Pce => Box::new(pce.synthesize(circuit).map_err(|e| err(e.to_string()))?),
+        SynthPath::Bellperson => {
+            return Err(err("bellperson's synthesis is timed by time_bellperson".into()))
+        }
     };
     let s = t.elapsed().as_secs_f64();
     drop(std::hint::black_box(out));
     Ok(s)
+}
+
+/// Times bellperson's own synthesis of a real circuit (its assignment is dropped inside the crate).
+fn time_bellperson(c: &FilecoinCircuit) -> Result<f64, CliError> {
+    let t = Instant::now();
+    std::hint::black_box(c.bellperson_synthesis().map_err(|e| CliError::Msg(format!("bench synth: {e}")))?);
+    Ok(t.elapsed().as_secs_f64())
 }
 
 /// `cuzk bench synth`: circuit 0 of the sample at `path`, each configuration `repeat` times, configurations
@@ -130,25 +145,44 @@ pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> 
         return Err(CliError::Msg("bench synth: the pce assignment differs from normal synthesis".into()));
     }
     drop((recorded, reference));
+    // The reference's shape must be ours: the same rows and aux (bellperson counts the input constraints).
+    let foreign = match &circuit {
+        SampleCircuit::Filecoin(c, _) => {
+            let got = c.bellperson_synthesis().map_err(|e| CliError::Msg(format!("bench synth: {e}")))?;
+            if got != (shape.rows(), shape.aux) {
+                return Err(CliError::Msg(format!(
+                    "bench synth: bellperson synthesizes {} rows and {} aux, cuzk {} and {}",
+                    got.0,
+                    got.1,
+                    shape.rows(),
+                    shape.aux
+                )));
+            }
+            Some(c)
+        }
+        _ => None,
+    };
+    let bellperson = Config { path: SynthPath::Bellperson, a1: false, a2: false, one_thread: true };
+    let configs: Vec<Config> = CONFIGS.iter().copied().chain(foreign.map(|_| bellperson)).collect();
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| CliError::Msg(format!("bench synth: one-thread pool: {e}")))?;
     let all = rayon::current_num_threads();
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); CONFIGS.len()];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     for _ in 0..repeat.max(1) {
-        for (i, &c) in CONFIGS.iter().enumerate() {
-            let s = if c.one_thread {
-                one.install(|| time_one(c, &circuit, shape, &pce))?
-            } else {
-                time_one(c, &circuit, shape, &pce)?
+        for (i, &c) in configs.iter().enumerate() {
+            let s = match (c.path, foreign) {
+                (SynthPath::Bellperson, Some(fc)) => one.install(|| time_bellperson(fc))?,
+                _ if c.one_thread => one.install(|| time_one(c, &circuit, shape, &pce))?,
+                _ => time_one(c, &circuit, shape, &pce)?,
             };
             times[i].push(s);
         }
     }
     let rate = |t: &[f64]| rows / (median(t.iter().map(|s| s * 1e3).collect()) / 1e3);
     let off = rate(&times[0]);
-    let results: Vec<SynthResult> = CONFIGS
+    let results: Vec<SynthResult> = configs
         .iter()
         .zip(&times)
         .map(|(c, t)| {
@@ -196,6 +230,7 @@ fn print_table(name: &str, rows: usize, repeats: usize, results: &[SynthResult])
             SynthPath::Normal => "normal",
             SynthPath::WitnessOnly => "witness-only",
             SynthPath::Pce => "pce",
+            SynthPath::Bellperson => "bellperson",
         };
         println!(
             "{:<13} {:<4} {:<4} {:>7} {:>10.1} {:>12.3} {:>20} {:>6.2}×",

@@ -135,6 +135,27 @@ impl Circuit for FilecoinCircuit {
     }
 }
 
+impl FilecoinCircuit {
+    /// bellperson's own synthesis of this circuit into its `ProvingAssignment` (the vendored crate's
+    /// `synthesize_only`): the reference `cuzk bench synth` times cuzk's synthesis against, in one process.
+    /// Returns the rows (input constraints included) and the aux count.
+    pub fn bellperson_synthesis(&self) -> Result<(usize, usize), String> {
+        use ::bellperson::groth16::synthesize_only as bp;
+        let r = match self {
+            FilecoinCircuit::PorepBase(c) => bp(c.0.clone()),
+            FilecoinCircuit::PorepSub8(c) => bp(c.0.clone()),
+            FilecoinCircuit::PorepTop2(c) => bp(c.0.clone()),
+            FilecoinCircuit::PostBase(c) => bp(c.0.clone()),
+            FilecoinCircuit::PostSub8(c) => bp(c.0.clone()),
+            FilecoinCircuit::PostTop2(c) => bp(c.0.clone()),
+            FilecoinCircuit::SnapBase(c) => bp(c.0.clone()),
+            FilecoinCircuit::SnapSub8(c) => bp(c.0.clone()),
+            FilecoinCircuit::SnapTop2(c) => bp(c.0.clone()),
+        };
+        r.map_err(|e| e.to_string())
+    }
+}
+
 /// A request loaded: the registered proof, its partition circuits and their public inputs.
 #[derive(Clone, Debug)]
 pub struct FilecoinJob {

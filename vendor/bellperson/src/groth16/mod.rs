@@ -13,6 +13,8 @@ mod mapped_params;
 mod params;
 mod proof;
 mod prover;
+// cuzk patch: bellperson's own synthesis, for cuzk's in-process benchmark.
+pub use self::prover::synthesize_only;
 #[cfg(feature = "cuda-supraseal")]
 mod supraseal_params;
 mod verifier;

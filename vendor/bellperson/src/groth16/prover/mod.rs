@@ -253,6 +253,21 @@ where
     prover::create_proof_batch_priority_inner(circuits, params, Some((r_s, s_s)), priority)
 }
 
+/// cuzk patch: the prover's synthesis of one circuit alone (the constant input, the circuit, one constraint
+/// per input, as create_proof does before its first MSM), so cuzk's `bench synth` times bellperson in-process;
+/// returns the constraints (input constraints included) and the aux count.
+pub fn synthesize_only<Scalar: PrimeField, C: Circuit<Scalar>>(
+    circuit: C,
+) -> Result<(usize, usize), SynthesisError> {
+    let mut prover = ProvingAssignment::new();
+    prover.alloc_input(|| "", || Ok(Scalar::ONE))?;
+    circuit.synthesize(&mut prover)?;
+    for i in 0..prover.input_assignment.len() {
+        prover.enforce(|| "", |lc| lc + Variable(Index::Input(i)), |lc| lc, |lc| lc);
+    }
+    Ok((prover.a.len(), prover.aux_assignment.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
