@@ -246,7 +246,7 @@ impl Backend for G2Lanes {
 /// A two-circuit SHA-256 chain small enough to set up on a laptop: its B aux scalars are mostly 0/1, so
 /// `prep_msm` splits B_G2 and the batch addition runs (porep-tiny's does not split).
 fn small_sha() -> (Arc<Parameters>, Vec<SampleCircuit>) {
-    let text = "name = \"sha-g2d\"\nseed = 3\npartitions = 2\nsectors = 1\n\n[circuit]\nkind = \"sha256-chain\"\ncompressions = 2\n";
+    let text = "name = \"sha-g2d\"\nseed = 3\npartitions = 2\nsectors = 1\n\n[circuit]\nkind = \"sha256-chain\"\ncompressions = 1\n";
     let s = Sample::parse(Path::new("sha-g2d.toml"), text).unwrap_or_else(|e| panic!("{e}"));
     let circuits = s.sector_circuits(0);
     let shape = ShapeCounter::count(&circuits[0]).expect("count");
