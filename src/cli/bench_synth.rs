@@ -41,7 +41,8 @@ pub struct SynthResult {
     pub a1: Option<bool>,
     /// A2 on (normal synthesis only; null otherwise).
     pub a2: Option<bool>,
-    /// Threads of the pool it ran on (normal synthesis and witness-only synthesis are single-threaded).
+    /// Threads it ran on: 1, or every thread (the `pce` SpMV in parallel; normal and bellperson synthesis as one
+    /// copy of the circuit per thread at once, the rate then being throughput).
     pub threads: usize,
     /// Median constraints per second.
     pub constraints_per_sec: f64,
@@ -68,6 +69,10 @@ struct Config {
 impl Config {
     const fn normal(a1: bool, a2: bool) -> Self {
         Config { path: SynthPath::Normal, a1, a2, one_thread: true }
+    }
+
+    const fn on_all_threads(self) -> Self {
+        Config { one_thread: false, ..self }
     }
 }
 
@@ -117,6 +122,29 @@ fn time_bellperson(c: &FilecoinCircuit) -> Result<f64, CliError> {
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// Every core at once: `n` syntheses of `c` in parallel (as a sector's partitions are), normal synthesis
+/// (`pce` off, A1/A2 off) or bellperson's; the wall over `n`, so rates are throughput.
+fn time_parallel(
+    c: &SampleCircuit,
+    fc: &FilecoinCircuit,
+    bellperson: bool,
+    n: usize,
+) -> Result<f64, CliError> {
+    use rayon::prelude::*;
+    let err = |e: String| CliError::Msg(format!("bench synth: {e}"));
+    let t = Instant::now();
+    if bellperson {
+        let done: Result<Vec<_>, String> =
+            (0..n).into_par_iter().map(|_| fc.bellperson_synthesis()).collect();
+        std::hint::black_box(done.map_err(err)?);
+    } else {
+        let done: Result<Vec<_>, SynthesisError> =
+            (0..n).into_par_iter().map(|_| ProvingAssignment::synthesize::<VecStore, _>(c, None)).collect();
+        drop(std::hint::black_box(done.map_err(|e| err(e.to_string()))?));
+    }
+    Ok(t.elapsed().as_secs_f64() / n as f64)
+}
+
 /// `cuzk bench synth`: circuit 0 of the sample at `path`, each configuration `repeat` times, configurations
 /// interleaved so drift hits all alike. The record is made once, untimed, as the engine's `pce` toggle
 /// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment.
@@ -162,18 +190,37 @@ pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> 
         }
         _ => None,
     };
-    let bellperson = Config { path: SynthPath::Bellperson, a1: false, a2: false, one_thread: true };
-    let configs: Vec<Config> = CONFIGS.iter().copied().chain(foreign.map(|_| bellperson)).collect();
+    // Real circuits add bellperson on one thread, then normal synthesis and bellperson on every thread.
+    let extra = [
+        Config { path: SynthPath::Bellperson, a1: false, a2: false, one_thread: true },
+        Config::normal(false, false).on_all_threads(),
+        Config { path: SynthPath::Bellperson, a1: false, a2: false, one_thread: false },
+    ];
+    let configs: Vec<Config> =
+        CONFIGS.iter().copied().chain(extra.into_iter().filter(|_| foreign.is_some())).collect();
+    let all = rayon::current_num_threads();
+    if foreign.is_some() {
+        // The parallel configurations hold one assignment per thread.
+        let est = budget::Estimate {
+            what: format!("{}: bench synth on {all} threads", sample.name),
+            parts: vec![("synthesis".into(), normal.saturating_mul(all as u64))],
+            knob: budget::knob_advice(&sample),
+        };
+        est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
+    }
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| CliError::Msg(format!("bench synth: one-thread pool: {e}")))?;
-    let all = rayon::current_num_threads();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     for _ in 0..repeat.max(1) {
         for (i, &c) in configs.iter().enumerate() {
-            let s = match (c.path, foreign) {
-                (SynthPath::Bellperson, Some(fc)) => one.install(|| time_bellperson(fc))?,
+            let bellperson = c.path == SynthPath::Bellperson;
+            let s = match foreign {
+                Some(fc) if bellperson && c.one_thread => one.install(|| time_bellperson(fc))?,
+                Some(fc) if (bellperson || c.path == SynthPath::Normal) && !c.one_thread => {
+                    time_parallel(&circuit, fc, bellperson, all)?
+                }
                 _ if c.one_thread => one.install(|| time_one(c, &circuit, shape, &pce))?,
                 _ => time_one(c, &circuit, shape, &pce)?,
             };
