@@ -48,7 +48,7 @@ impl From<EngineError> for RunFailure {
 }
 
 /// The message of a caught panic's payload (`"a panic"` when it is neither a `&str` nor a `String`).
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
