@@ -1,10 +1,13 @@
 //! Exports of a run record: Chrome trace rules, CSV quoting, SVG well-formedness and content,
-//! format names, atomic writes.
+//! format names, atomic writes; records of runs that did not complete, and records older than the outcome.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use cuzk::engine::store::parse_record;
 use cuzk::timeline::export::{render, write, Format};
-use cuzk::timeline::record::{CounterSeries, HostInfo, RecordEvent, RunRecord, SampleInfo, SCHEMA};
+use cuzk::timeline::record::{
+    CounterSeries, HostInfo, RecordEvent, RunOutcome, RunRecord, SampleInfo, SCHEMA,
+};
 use cuzk::vocab::Toggles;
 use serde_json::Value;
 
@@ -42,6 +45,8 @@ fn record(events: Vec<RecordEvent>) -> RunRecord {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: Vec::new(),
+        outcome: Default::default(),
+        error: String::new(),
         counters: Vec::new(),
         version: "0.1.0".into(),
     }
@@ -279,6 +284,57 @@ fn json_is_the_record() {
     let rec = sample_record();
     let back: RunRecord = serde_json::from_str(&render(&rec, Format::Json)).expect("record JSON");
     assert_eq!(back, rec);
+}
+
+/// A record written before runs had an outcome (no `outcome`, no `error`) loads as a completed run; a
+/// cancelled one keeps its outcome and error line through JSON, and a completed one names its outcome.
+#[test]
+fn records_without_an_outcome_load_as_completed() {
+    let old = br#"{"schema":"cuzk.run/1","id":"20260101-000000-abcd","started":"2026-01-01T00:00:00Z",
+        "sample":{"name":"porep-tiny","path":"p","constraints":9981,"circuits":2,"seed":7},
+        "toggles":{},"backend":"cpu","devices":["cpu"],"host":{"cpu":"c","threads":2,"memory_bytes":1},
+        "events":[],"repeats":[{"wall_us":1500000,"phases":{}}],"wall_us":1500000,"peak_rss_bytes":0,
+        "dropped_events":0,"proofs":[{"hex":"00","verified":true}],"version":"0.1.0"}"#;
+    let r = parse_record(old, "old.json").expect("an old record loads");
+    assert_eq!(r.outcome, RunOutcome::Completed);
+    assert!(r.completed() && r.error.is_empty() && r.incomplete_line().is_none());
+    let json = serde_json::to_value(&r).expect("json");
+    assert_eq!(json["outcome"], "completed");
+    assert!(json.get("error").is_none(), "no error line for a completed run");
+    let mut cut = sample_record();
+    cut.id = "20250101-000000-abcd".into();
+    (cut.outcome, cut.error) = (RunOutcome::Cancelled, "cancelled".into());
+    let text = render(&cut, Format::Json);
+    let back = parse_record(text.as_bytes(), "cut.json").expect("a cancelled record loads");
+    assert_eq!(back, cut);
+    assert_eq!(back.outcome, RunOutcome::Cancelled);
+    let line = back.incomplete_line().expect("not completed");
+    assert!(line.contains(&cut.id) && line.contains("cancelled"), "{line}");
+}
+
+/// A failed run's partial timeline exports in every format: no repeats and no proofs, the events it has,
+/// its outcome and error line in the trace, its end in the SVG title.
+#[test]
+fn partial_record_exports() {
+    let mut rec = sample_record();
+    rec.events.retain(|e| e.repeat == 0 && ["srs_load", "synthesis", "prep_msm"].contains(&e.phase.as_str()));
+    (rec.outcome, rec.error) = (RunOutcome::Failed, "cpu backend: begin_call: injected".into());
+    assert!(rec.repeats.is_empty() && rec.proofs.is_empty());
+    let events = chrome(&rec);
+    check_chrome(&rec, &events);
+    let x = events.iter().filter(|e| e["ph"] == "X").count();
+    assert_eq!(x, rec.events.len());
+    let v: Value = serde_json::from_str(&render(&rec, Format::Chrome)).expect("json");
+    assert_eq!(v["otherData"]["outcome"], "failed");
+    assert_eq!(v["otherData"]["error"], rec.error.as_str());
+    assert_eq!(v["otherData"]["wall_us"], rec.wall_us.to_string(), "no repeat: the elapsed time");
+    let samples: usize = rec.counters.iter().map(|c| c.samples.len()).sum();
+    assert_eq!(parse_csv(&render(&rec, Format::Csv)).len(), 1 + rec.events.len() + samples);
+    let svg = render(&rec, Format::Svg);
+    check_xml(&svg);
+    let title = svg.lines().find(|l| l.contains("class=\"title\"")).expect("title");
+    assert!(title.contains(" · failed"), "{title}");
+    assert!(!render(&sample_record(), Format::Svg).contains(" · completed"), "completed runs say nothing");
 }
 
 /// Minimal XML well-formedness: one root, tags closed in order, quoted attributes, `&` only in entities.

@@ -1,18 +1,27 @@
 //! The proving service driven directly (no gRPC) with cheap sample circuits: priority order, idempotent
 //! request ids, cancel of queued and running jobs, await timeouts, back-pressure by the memory budget, SRS
-//! reference counts, and the watch stream's job and phase events.
+//! reference counts, the watch stream's job and phase events, and the records failed and cancelled jobs leave.
 
+use std::collections::BTreeSet;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
+use cuzk::backend::api::{BResult, Backend, BackendError, Bases, CallOpts, SrsRef};
+use cuzk::backend::cpu::backend::CpuBackend;
 use cuzk::backend::select::select;
 use cuzk::circuits::Sample;
+use cuzk::cs::Evals;
 use cuzk::engine::sample::{self, Overrides};
 use cuzk::engine::service::{
     EventBody, JobKind, JobRequest, JobState, Priority, Service, ServiceConfig, SrsError, SubmitError,
 };
 use cuzk::engine::store::RunStore;
-use cuzk::vocab::{BackendKind, Toggles};
+use cuzk::engine::{Engine, RunCtl, RunSpec};
+use cuzk::timeline::record::{RunOutcome, RunRecord};
+use cuzk::vocab::{is_setup_phase, is_sub_phase, BackendKind, CancelToken, Probe, Toggles};
 
 const LONG: Duration = Duration::from_secs(300);
 
@@ -94,7 +103,9 @@ fn priority_order_and_idempotency() {
 }
 
 /// A queued job cancels at once; a running one stops within a phase (well before the same job's full run);
-/// a finished one is left as it is; an await times out on a job still running.
+/// a finished one is left as it is; an await times out on a job still running. The running one, cancelled
+/// once its synthesis began, leaves a record of what it captured: outcome cancelled, its phases a part of
+/// the full run's, synthesis among them; `cuzk runs` and `export` show it, `compare` refuses it in one line.
 #[test]
 fn cancel_and_await_timeout() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -102,20 +113,30 @@ fn cancel_and_await_timeout() {
     // The full run's time, for the bound below.
     let t = Instant::now();
     let full = s.submit(job("full", Priority::Normal, 12)).expect("submit");
-    assert_eq!(s.wait(&full.job_id, LONG).expect("done").state, JobState::Completed);
+    let full_out = s.wait(&full.job_id, LONG).expect("done");
+    assert_eq!(full_out.state, JobState::Completed);
     let full_time = t.elapsed();
     s.set_paused(true);
     let queued = s.submit(job("q", Priority::Normal, 16)).expect("submit");
     assert_eq!(s.cancel(&queued.job_id), Some(false));
     let o = s.wait(&queued.job_id, Duration::from_secs(5)).expect("cancelled at once");
     assert_eq!(o.state, JobState::Cancelled);
+    assert_eq!(o.run_id, None, "a job cancelled before it ran has no record");
     s.set_paused(false);
+    let (_, mut rx) = s.watch();
     let running = s.submit(job("r", Priority::Normal, 12)).expect("submit");
     let deadline = Instant::now() + LONG;
-    while s.state(&running.job_id) != Some(JobState::Running) {
-        assert!(Instant::now() < deadline, "never ran");
-        std::thread::sleep(Duration::from_millis(2));
+    loop {
+        match rx.try_recv() {
+            Ok(e) if matches!(&e.body, EventBody::Phase(p) if p.job_id == running.job_id && p.phase == "synthesis") => {
+                break
+            }
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(2)),
+        }
+        assert!(Instant::now() < deadline, "its synthesis never began");
     }
+    assert_eq!(s.state(&running.job_id), Some(JobState::Running));
     assert!(s.wait(&running.job_id, Duration::from_millis(1)).is_none(), "await times out on a running job");
     let t = Instant::now();
     assert_eq!(s.cancel(&running.job_id), Some(true));
@@ -125,6 +146,142 @@ fn cancel_and_await_timeout() {
     assert_eq!(s.cancel(&full.job_id), Some(false), "a finished job stays finished");
     assert_eq!(s.cancel("no-such-job"), None);
     stop(&s);
+
+    let store = RunStore::open(Some(dir.path())).expect("store");
+    let whole = store.resolve(full_out.run_id.as_deref().expect("full run's record")).expect("full");
+    let id = o.run_id.clone().expect("a cancelled running job leaves its record");
+    let cut = store.resolve(&id).expect("the cancelled job's record");
+    assert_eq!(cut.outcome, RunOutcome::Cancelled);
+    assert!(cut.error.contains("cancelled"), "{}", cut.error);
+    assert!(cut.proofs.is_empty() && cut.repeats.is_empty(), "its one repeat never finished");
+    assert!(cut.events.iter().any(|e| e.phase == "synthesis"), "synthesis began");
+    assert!(cut.events.iter().all(|e| e.start_us + e.dur_us <= cut.wall_us), "events within its wall");
+    assert!(!cut.counters.is_empty(), "the memory counters so far");
+    assert_eq!(
+        (cut.sample.circuits, cut.sample.constraints),
+        (whole.sample.circuits, whole.sample.constraints)
+    );
+    // Its phase instances (top-level, past setup) are the full run's, fewer of them.
+    let instances = |r: &RunRecord| -> BTreeSet<(String, Option<u64>)> {
+        r.events
+            .iter()
+            .filter(|e| !is_sub_phase(&e.phase) && !is_setup_phase(&e.phase))
+            .map(|e| (e.phase.clone(), e.circuit))
+            .collect()
+    };
+    let (part, all) = (instances(&cut), instances(&whole));
+    assert!(part.is_subset(&all), "{:?} not in the full run", part.difference(&all).collect::<Vec<_>>());
+    assert!(part.len() < all.len(), "the cancelled run stopped early: {} of {}", part.len(), all.len());
+
+    let cuzk = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cuzk")).args(args).env("CUZK_HOME", dir.path()).output();
+        o.expect("run cuzk")
+    };
+    let o = cuzk(&["runs"]);
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(listed.lines().any(|l| l.starts_with(&id) && l.contains(" cancelled ")), "{listed}");
+    let o = cuzk(&["runs", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("runs json");
+    let row = v.as_array().and_then(|a| a.iter().find(|r| r["id"] == id.as_str())).expect("listed").clone();
+    assert_eq!(row["outcome"], "cancelled");
+    let trace = dir.path().join("cut.trace.json");
+    let o = cuzk(&["export", &id, "--format", "chrome", "-o", trace.to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).expect("trace")).expect("json");
+    assert_eq!(v["otherData"]["outcome"], "cancelled");
+    let spans = v["traceEvents"].as_array().map_or(0, |a| a.iter().filter(|e| e["ph"] == "X").count());
+    assert_eq!(spans, cut.events.len(), "every captured phase in the trace");
+    let o = cuzk(&["export", &id, "--format", "svg"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = cuzk(&["compare", &whole.id, &id]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "compare of a cancelled run");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(&id) && err.contains("cancelled"), "{err}");
+}
+
+/// A backend that proves like the CPU one until proof call `ok_calls` begins, then fails (or panics): a
+/// job whose run breaks after a synthesis.
+struct Breaks {
+    cpu: CpuBackend,
+    panic: bool,
+    ok_calls: usize,
+    calls: AtomicUsize,
+}
+
+impl Breaks {
+    fn new(panic: bool, ok_calls: usize) -> Breaks {
+        Breaks { cpu: CpuBackend::new(), panic, ok_calls, calls: AtomicUsize::new(0) }
+    }
+}
+
+impl Backend for Breaks {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+    fn device(&self) -> String {
+        self.cpu.device()
+    }
+    fn begin_call(&self, p: &Probe, o: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
+        if self.calls.fetch_add(1, Ordering::Relaxed) < self.ok_calls {
+            return self.cpu.begin_call(p, o, srs);
+        }
+        assert!(!self.panic, "injected panic");
+        Err(BackendError { backend: "cpu", op: "begin_call", msg: "injected failure".into() })
+    }
+    fn ntt_msm_h(&self, p: &Probe, c: usize, abc: [Evals; 3], h: Bases<'_>) -> BResult<G1Projective> {
+        self.cpu.ntt_msm_h(p, c, abc, h)
+    }
+    fn batch_add_g1(&self, bases: Bases<'_>, bitmap: &[u64]) -> BResult<G1Projective> {
+        self.cpu.batch_add_g1(bases, bitmap)
+    }
+    fn batch_add_g2(&self, bases: &[G2Affine], bitmap: &[u64]) -> BResult<G2Projective> {
+        self.cpu.batch_add_g2(bases, bitmap)
+    }
+    fn msm_g1(&self, b: Bases<'_>, s: &[Scalar], w: Option<usize>) -> BResult<G1Projective> {
+        self.cpu.msm_g1(b, s, w)
+    }
+    fn msm_g2(&self, b: &[G2Affine], s: &[Scalar], w: Option<usize>) -> BResult<G2Projective> {
+        self.cpu.msm_g2(b, s, w)
+    }
+    fn window_for(&self, n: usize) -> usize {
+        self.cpu.window_for(n)
+    }
+}
+
+/// A job whose run fails after its synthesis (a backend error; a panic) fails with one line and leaves the
+/// record of what it captured: outcome failed, the same error line, synthesis and nothing past the failed
+/// call, no proofs.
+#[test]
+fn failed_job_leaves_its_record() {
+    for (panic, want) in [(false, "injected failure"), (true, "internal error while proving")] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = Service::start(ServiceConfig {
+            backend: Arc::new(Breaks::new(panic, 0)),
+            toggles: Toggles::default(),
+            memory_budget: 8 << 30,
+            workers: 1,
+            seed: Some(7),
+            store: RunStore::open(Some(dir.path())).expect("store"),
+        })
+        .expect("service");
+        let sub = s.submit(job("f", Priority::Normal, 1)).expect("submit");
+        let o = s.wait(&sub.job_id, LONG).expect("finished");
+        assert_eq!(o.state, JobState::Failed, "{}", o.error);
+        assert!(o.error.contains(want) && o.error.lines().count() == 1, "{}", o.error);
+        let id = o.run_id.clone().expect("a failed job leaves its record");
+        let rec = RunStore::open(Some(dir.path())).expect("store").resolve(&id).expect("record");
+        assert_eq!(rec.outcome, RunOutcome::Failed);
+        assert_eq!(rec.error, o.error, "the record carries the job's error line");
+        assert!(rec.events.iter().any(|e| e.phase == "synthesis"), "synthesis ran");
+        for after in ["ntt_msm_h", "tail_msm", "assemble", "verify"] {
+            assert!(!rec.events.iter().any(|e| e.phase == after), "{after} after the failed call");
+        }
+        assert!(rec.proofs.is_empty() && rec.repeats.is_empty());
+        assert_eq!(s.status().failed, 1);
+        stop(&s);
+    }
 }
 
 /// A job that can never fit the budget is refused at submit with one line naming the knob; one that fits
@@ -209,4 +366,33 @@ fn watch_stream_carries_jobs_and_phases() {
     assert!(opened > 0, "open spans are announced");
     assert!(closed.iter().all(|p| p.dur_us > 0 || p.phase == "batch_add"), "closed spans carry durations");
     stop(&s);
+}
+
+/// The engine's record of a run that fails in its second repeat: the first repeat's summary and proofs'
+/// absence, the second's events marked repeat 1 and in no summary, outcome failed with the error line.
+#[test]
+fn run_failing_in_its_second_repeat_keeps_the_first() {
+    let s = sample(1);
+    let backend = Breaks::new(false, 1);
+    let spec = RunSpec {
+        sample: &s,
+        toggles: Toggles::default(),
+        backend: &backend,
+        repeats: 2,
+        mem_budget: 8 << 30,
+    };
+    let f = match Engine::new().run_recorded(&spec, &RunCtl::quiet(CancelToken::new())) {
+        Err(f) => f,
+        Ok(_) => panic!("the second repeat's proof call fails"),
+    };
+    assert!(f.error.to_string().contains("injected failure"), "{}", f.error);
+    let rec = f.record.expect("a record of what it captured");
+    assert_eq!((rec.outcome, rec.error.as_str()), (RunOutcome::Failed, f.error.to_string().as_str()));
+    assert_eq!(rec.repeats.len(), 1, "the finished repeat only");
+    assert!(rec.repeats[0].phases.contains_key("assemble"), "the first repeat proved");
+    let second: Vec<&str> = rec.events.iter().filter(|e| e.repeat == 1).map(|e| e.phase.as_str()).collect();
+    assert!(second.contains(&"synthesis") && !second.contains(&"assemble"), "{second:?}");
+    let synth = |r: u32| rec.events.iter().filter(|e| e.repeat == r && e.phase == "synthesis").count() as u64;
+    assert_eq!(rec.repeats[0].phases["synthesis"].count, synth(0), "repeat 1's events are in no summary");
+    assert!(rec.proofs.is_empty());
 }

@@ -159,6 +159,8 @@ fn record(id: &str, walls: &[f64], phases: &[(&str, &[f64])]) -> RunRecord {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: Vec::new(),
+        outcome: Default::default(),
+        error: String::new(),
         counters: Vec::new(),
         version: "test".to_string(),
     }

@@ -491,6 +491,8 @@ fn stored_run(home: &Path, id: &str, sample: &str, constraints: u64) {
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: vec![ProofEntry { hex: "00".into(), verified: Some(true) }; 2],
+        outcome: Default::default(),
+        error: String::new(),
         counters: Vec::new(),
         version: "test".into(),
     };

@@ -1,12 +1,13 @@
 //! The console's layout at every size: one minimum size (80×24) with a notice below it, every table and the
 //! log scrolling to their last row at 80×24, `e` maximizing a panel, the space going to what has content at
-//! 200×60, the mouse (tabs, rows, lanes, wheel, drag), and every view drawn at tiny and odd sizes without
-//! panicking.
+//! 200×60, the mouse (tabs, rows, lanes, wheel, drag), every view drawn at tiny and odd sizes without
+//! panicking, and History's marks of runs that did not complete.
 
 #[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use cuzk::engine::compare::{compare, AblationEntry};
+use cuzk::timeline::record::RunOutcome;
 use cuzk::tui::keys::{Key, Mouse};
 use cuzk::tui::state::{App, Level, Msg, Panel, View};
 use cuzk::vocab::Toggles;
@@ -201,4 +202,31 @@ fn every_table_and_the_log_scroll_to_their_last_row_at_80x24() {
     draw(&a, 80, 24);
     a.handle_key(Key::Char('G'));
     assert!(text(&a, 80, 24).lines().any(|l| l.starts_with("│wall ")), "G reaches the ablation's wall row");
+}
+
+/// A daemon job's record that failed or was cancelled: History marks it (`ERR`, `cxl`), it is never the
+/// automatic baseline (its phases are partial), and comparing it says so in the log.
+#[test]
+fn failed_and_cancelled_runs_in_history() {
+    let mut runs = two_runs();
+    let mut cut = record("20260101-000200-cccc", Toggles::default(), 1.0, 0);
+    (cut.outcome, cut.error) = (RunOutcome::Cancelled, "cancelled".into());
+    let mut broke = record("20260101-000300-dddd", Toggles::default(), 1.0, 0);
+    (broke.outcome, broke.error) = (RunOutcome::Failed, "cpu backend: begin_call: injected".into());
+    runs.extend([cut, broke, record("20260101-000400-eeee", Toggles::default(), 1.0, 3)]);
+    let mut a = app(runs);
+    assert_eq!(a.compare_pair(), Some((1, 4)), "the last completed run is the baseline");
+    a.handle_key(Key::F(2));
+    let screen = text(&a, 120, 30);
+    let row = |n: &str| screen.lines().find(|l| l.starts_with(&format!("│  {n} "))).unwrap_or("").to_string();
+    assert!(row("3").contains(" cxl "), "{screen}");
+    assert!(row("4").contains(" ERR "), "{screen}");
+    assert!(row("5").contains(" yes "), "{screen}");
+    a.handle_key(Key::Up);
+    a.handle_key(Key::Enter);
+    assert_eq!((a.view, a.compare_pair()), (View::Compare, Some((1, 3))));
+    let warned =
+        a.log.iter().any(|l| l.text.contains("20260101-000300-dddd failed") && l.level == Level::Warn);
+    assert!(warned, "{:?}", a.log.iter().map(|l| &l.text).collect::<Vec<_>>());
+    draw(&a, 80, 24);
 }

@@ -18,9 +18,12 @@ fn resolve(store: &RunStore, spec: &str) -> Result<RunRecord, CliError> {
     store.resolve(spec).map_err(|e| CliError::Msg(e.to_string()))
 }
 
-/// `yes`, `off` or `NO`: whether a run's proofs verified.
+/// `yes`, `off` or `NO`: whether a run's proofs verified; `failed` or `cancelled` for a run that did not
+/// complete (its timeline is partial).
 fn verified_word(r: &RunRecord) -> &'static str {
-    if r.all_verified() {
+    if !r.completed() {
+        r.outcome.name()
+    } else if r.all_verified() {
         "yes"
     } else if r.proofs.iter().all(|p| p.verified.is_none()) {
         "off"
@@ -30,7 +33,8 @@ fn verified_word(r: &RunRecord) -> &'static str {
 }
 
 /// `cuzk runs`: every stored run, oldest first. Wall is the median proving wall (setup apart); toggles are
-/// the ones that differ from the defaults, never cut.
+/// the ones that differ from the defaults, never cut; `ok` says `failed` or `cancelled` for a run that did
+/// not complete (a daemon job's record of what it captured).
 pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
     let st = store(data_dir)?;
     let (runs, warnings) = st.try_list().map_err(|e| CliError::Msg(e.to_string()))?;
@@ -45,7 +49,7 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
                     "id": r.id, "started": r.started, "sample": r.sample.name, "backend": r.backend,
                     "toggles": r.toggles, "repeats": r.repeats.len(),
                     "wall_ms": r.wall_median_us() as f64 / 1e3, "setup_ms": r.setup_us() as f64 / 1e3,
-                    "verified": r.all_verified(),
+                    "verified": r.all_verified(), "outcome": r.outcome.name(), "error": r.error,
                 })
             })
             .collect();
@@ -53,13 +57,14 @@ pub fn runs(data_dir: Option<&Path>, json: bool) -> Result<(), CliError> {
         return Ok(());
     }
     let sample_w = runs.iter().map(|r| r.sample.name.chars().count()).max().unwrap_or(0).max(6);
+    let ok_w = runs.iter().map(|r| verified_word(r).len()).max().unwrap_or(0).max(3);
     println!(
-        "{:<28} {:<sample_w$} {:<4} {:>3} {:>12} {:>10} {:<3} toggles (changed from defaults)",
+        "{:<28} {:<sample_w$} {:<4} {:>3} {:>12} {:>10} {:<ok_w$} toggles (changed from defaults)",
         "id", "sample", "be", "rep", "wall med ms", "setup ms", "ok"
     );
     for r in &runs {
         println!(
-            "{:<28} {:<sample_w$} {:<4} {:>3} {:>12.1} {:>10.1} {:<3} {}",
+            "{:<28} {:<sample_w$} {:<4} {:>3} {:>12.1} {:>10.1} {:<ok_w$} {}",
             r.id,
             r.sample.name,
             r.backend,
@@ -84,10 +89,16 @@ pub fn setup_line(rec: &RunRecord) -> Option<String> {
 }
 
 /// `cuzk compare A B`: per-phase rows; runs of different circuit shapes get one line saying so and numbers
-/// without verdicts.
+/// without verdicts; a run that did not complete is refused with one line.
 pub fn compare_cmd(data_dir: Option<&Path>, a: &str, b: &str, json: bool) -> Result<(), CliError> {
     let st = store(data_dir)?;
     let (ra, rb) = (resolve(&st, a)?, resolve(&st, b)?);
+    // A run that did not complete has partial phases: its times would read as a speed-up.
+    if let Some(line) = ra.incomplete_line().or_else(|| rb.incomplete_line()) {
+        return Err(CliError::Msg(format!(
+            "cannot compare: {line} (compare completed runs; export shows it)"
+        )));
+    }
     let rows = compare(&ra, &rb);
     let mismatch = shape_mismatch(&ra, &rb);
     let settings = ra.host.settings_diff(&rb.host);

@@ -2,6 +2,7 @@
 
 use super::budget::{MemoryError, PlanError};
 use super::store::StoreError;
+use crate::timeline::record::RunRecord;
 
 /// Why a job could not run.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +25,35 @@ pub enum EngineError {
     /// The params do not fit the circuit (named by file), or another one-line refusal.
     #[error("{0}")]
     Refused(String),
+    /// The prover panicked (a bug): caught so that the run ends with its record and the process goes on.
+    #[error("internal error while proving: {0}")]
+    Panicked(String),
+}
+
+/// A run that stopped before its end: why, and the record of what it had captured by then.
+#[derive(Debug)]
+pub struct RunFailure {
+    /// Why it stopped.
+    pub error: EngineError,
+    /// Its phases so far, counters, sample, toggles, backend and host, its finished repeats, no proofs; the
+    /// outcome says failed or cancelled. `None` when it stopped before its capture began (refused by the
+    /// plan); a job refused before the engine sees it (a bad C1 rejected while parsing) has none either.
+    pub record: Option<Box<RunRecord>>,
+}
+
+impl From<EngineError> for RunFailure {
+    fn from(error: EngineError) -> RunFailure {
+        RunFailure { error, record: None }
+    }
+}
+
+/// The message of a caught panic's payload (`"a panic"` when it is neither a `&str` nor a `String`).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
 }
 
 impl From<PlanError> for EngineError {

@@ -23,7 +23,7 @@ pub mod store;
 
 use std::sync::Arc;
 
-pub use error::EngineError;
+pub use error::{EngineError, RunFailure};
 pub use job::{bytes_per_circuit, run_job, JobOutput, JobSpec};
 pub use params::{params_file, params_key, ParamsInfo, ParamsOrigin, FIL_PARAMS_ENV};
 pub use pce::pce_file;
@@ -144,6 +144,12 @@ impl Engine {
     /// Runs `spec` under one timeline capture and returns its record (not saved). Refused before any work
     /// when it would need more memory than the machine has or than `mem_budget` allows.
     pub fn run(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, EngineError> {
+        self.run_recorded(spec, ctl).map_err(|f| f.error)
+    }
+
+    /// [`Engine::run`], where a run that an error, a cancel or a panic stops once its capture began also
+    /// hands back the record of what it captured (outcome failed or cancelled), for the caller to save.
+    pub fn run_recorded(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, RunFailure> {
         let plan = self.plan(spec)?;
         let fp = self.footprints.get(spec.sample);
         run::run(&self.params, &self.pce, spec, ctl, &plan, &fp)

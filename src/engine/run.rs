@@ -1,4 +1,5 @@
-//! A run: one sample × toggles × repeats under one timeline capture, turned into a `cuzk.run/1` record.
+//! A run: one sample × toggles × repeats under one timeline capture, turned into a `cuzk.run/1` record,
+//! however it ends.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -6,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::budget::{Footprint, Plan};
-use super::error::EngineError;
+use super::error::{panic_message, EngineError, RunFailure};
 use super::gate::DeviceClaim;
 use super::host;
 use super::job::{run_job, JobOutput, JobSpec};
@@ -18,7 +19,9 @@ use crate::circuits::Sample;
 use crate::groth16::prover::ProveError;
 use crate::groth16::setup::Progress;
 use crate::groth16::Parameters;
-use crate::timeline::record::{PhaseTotals, ProofEntry, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
+use crate::timeline::record::{
+    PhaseTotals, ProofEntry, RepeatSummary, RunOutcome, RunRecord, SampleInfo, SCHEMA,
+};
 use crate::timeline::{Capture, CaptureOpts, Captured, LiveFeed};
 use crate::vocab::{CancelToken, Probe, Toggle, Toggles};
 
@@ -81,7 +84,8 @@ pub struct RunResult {
 }
 
 /// Runs `repeats` repeats of the job, capturing every phase (params loading included), within `plan` (the
-/// pipeline's depth and whether it runs).
+/// pipeline's depth and whether it runs). A run that an error, a cancel or a panic stops still hands back
+/// the record of what it captured ([`RunFailure`]).
 pub(super) fn run(
     memo: &ParamsMemo,
     pce: &PceMemo,
@@ -89,7 +93,7 @@ pub(super) fn run(
     ctl: &RunCtl,
     plan: &Plan,
     fp: &Footprint,
-) -> Result<RunResult, EngineError> {
+) -> Result<RunResult, RunFailure> {
     let mut toggles = spec.toggles;
     if plan.note.is_some() {
         toggles.set(Toggle::Pipeline, false);
@@ -101,14 +105,17 @@ pub(super) fn run(
     let probe = Probe::new(capture.sink(), ctl.cancel.clone());
     let origin = capture.origin();
     let (sink, stop) = (capture.counter_sink(), AtomicBool::new(false));
+    // The finished repeats' windows (µs from the origin), and the start of the one under way.
+    let (mut windows, mut under_way) = (Vec::new(), None);
     let body = || {
         let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe, Some(spec.backend))?;
         let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(info.shape, info.digest));
-        let mut windows = Vec::new();
         let mut last = JobOutput::default();
         let mut warnings = Vec::new();
         for _ in 0..spec.repeats.max(1) {
             let t0 = Instant::now();
+            let start = t0.duration_since(origin).as_micros() as u64;
+            under_way = Some(start);
             let last_out = run_job(
                 &JobSpec {
                     sample: spec.sample,
@@ -124,16 +131,17 @@ pub(super) fn run(
             );
             warnings.extend(slot.iter().flat_map(|s| s.take_warnings()));
             last = last_out.map_err(|e| name_params(e, &info.path))?;
-            let start = t0.duration_since(origin).as_micros() as u64;
             windows.push((start, start + t0.elapsed().as_micros() as u64));
+            under_way = None;
         }
-        Ok::<_, EngineError>((params, info, windows, last, warnings))
+        Ok::<_, EngineError>((params, info, last, warnings))
     };
-    // The memory sampler runs beside the whole run and stops with it.
+    // The memory sampler runs beside the whole run and stops with it, a panic of the run's included.
     let ram = sampler::begin(&sink, spec.backend);
     let result = std::thread::scope(|s| {
         let sampler = s.spawn(|| sampler::run(&sink, spec.backend, ram, &stop));
-        let r = body();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
+            .unwrap_or_else(|p| Err(EngineError::Panicked(panic_message(&*p))));
         stop.store(true, Ordering::Relaxed);
         let _ = sampler.join();
         r
@@ -141,17 +149,24 @@ pub(super) fn run(
     let wall_us = origin.elapsed().as_micros() as u64;
     let counters = capture.counters();
     let (events, dropped) = capture.finish();
-    let (params, params_info, windows, last, warnings) = result?;
+    // Events of the repeat under way belong to it, though it has no summary.
+    let marks: Vec<(u64, u64)> = windows.iter().copied().chain(under_way.map(|s| (s, wall_us))).collect();
+    let mut repeats = summarize(&events, &marks);
+    repeats.truncate(windows.len());
     let s = spec.sample;
     let per_call = (spec.toggles.batch.max(1) * s.circuits_per_sector()) as u64;
-    let record = RunRecord {
+    let constraints = match &result {
+        Ok((_, info, _, _)) => info.shape.rows(),
+        Err(_) => fp.shape.rows(),
+    };
+    let mut record = RunRecord {
         schema: SCHEMA.into(),
         id: host::run_id(started),
         started: host::rfc3339(started),
         sample: SampleInfo {
             name: s.name.clone(),
             path: s.path.display().to_string(),
-            constraints: params_info.shape.rows() as u64,
+            constraints: constraints as u64,
             circuits: (s.sectors * s.circuits_per_sector()) as u64,
             seed: s.seed,
         },
@@ -162,28 +177,40 @@ pub(super) fn run(
             k => (0..k).filter_map(|d| spec.backend.lane(d).map(|l| l.device())).collect(),
         },
         host: host::host_info(),
-        repeats: summarize(&events, &windows),
+        repeats,
         events: events
             .iter()
-            .map(|e| events::record_event(e, per_call, repeat_of(e.start_us, &windows)))
+            .map(|e| events::record_event(e, per_call, repeat_of(e.start_us, &marks)))
             .collect(),
         wall_us,
         peak_rss_bytes: host::peak_rss_bytes(),
         dropped_events: dropped,
-        proofs: last
-            .proofs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| ProofEntry {
-                hex: p.to_bytes().iter().map(|b| format!("{b:02x}")).collect(),
-                verified: last.verified.as_ref().map(|v| v[i]),
-            })
-            .collect(),
+        proofs: Vec::new(),
+        outcome: RunOutcome::Completed,
+        error: String::new(),
         counters,
         version: env!("CARGO_PKG_VERSION").into(),
     };
     // Outside the wall: the run's buffers are freed; give their pages back before the next run.
     host::release_free_memory();
+    let (params, params_info, last, warnings) = match result {
+        Ok(r) => r,
+        Err(error) => {
+            let cancelled = error.is_cancelled() || ctl.cancel.is_cancelled();
+            record.outcome = if cancelled { RunOutcome::Cancelled } else { RunOutcome::Failed };
+            record.error = error.to_string().lines().next().unwrap_or_default().to_string();
+            return Err(RunFailure { error, record: Some(Box::new(record)) });
+        }
+    };
+    record.proofs = last
+        .proofs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ProofEntry {
+            hex: p.to_bytes().iter().map(|b| format!("{b:02x}")).collect(),
+            verified: last.verified.as_ref().map(|v| v[i]),
+        })
+        .collect();
     Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect(), warnings })
 }
 

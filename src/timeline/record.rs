@@ -137,6 +137,31 @@ impl CounterSeries {
     }
 }
 
+/// How a run ended. Records written before this existed hold completed runs only, so an absent field reads as
+/// [`RunOutcome::Completed`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunOutcome {
+    /// Every repeat ran to its proofs.
+    #[default]
+    Completed,
+    /// An error stopped it: its timeline ends at the failure.
+    Failed,
+    /// A cancel stopped it after the phase under way.
+    Cancelled,
+}
+
+impl RunOutcome {
+    /// The name records, tables and JSON use: `completed`, `failed`, `cancelled`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunOutcome::Completed => "completed",
+            RunOutcome::Failed => "failed",
+            RunOutcome::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// A run: one sample × toggles × repeats.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -167,8 +192,16 @@ pub struct RunRecord {
     pub peak_rss_bytes: u64,
     /// Events the capture dropped (never blocks the prover).
     pub dropped_events: u64,
-    /// Proofs of the last repeat with their verification flags.
+    /// Proofs of the last repeat with their verification flags (none when the run stopped before them).
     pub proofs: Vec<ProofEntry>,
+    /// How the run ended; a run stopped by an error or a cancel holds the phases up to its end and its
+    /// finished repeats.
+    #[serde(default)]
+    pub outcome: RunOutcome,
+    /// Why the run did not complete, one line (the error, or the proof that did not verify); empty when it
+    /// completed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
     /// Memory counters sampled during the run (absent in records before they existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterSeries>,
@@ -267,6 +300,21 @@ impl RunRecord {
         self.peak_rss_bytes = self.peak_rss_bytes.max(next.peak_rss_bytes);
         self.dropped_events += next.dropped_events;
         self.proofs = next.proofs;
+        if next.outcome != RunOutcome::Completed {
+            (self.outcome, self.error) = (next.outcome, next.error);
+        }
+    }
+
+    /// Whether the run completed (its phases are whole, so its times compare with another run's).
+    pub fn completed(&self) -> bool {
+        self.outcome == RunOutcome::Completed
+    }
+
+    /// One line saying that the run did not complete and why, or `None` when it did.
+    pub fn incomplete_line(&self) -> Option<String> {
+        let why = if self.error.is_empty() { String::new() } else { format!(": {}", self.error) };
+        (!self.completed())
+            .then(|| format!("run {} {}{why}; its timeline is partial", self.id, self.outcome.name()))
     }
 
     /// Whether every proof verified (false when any failed or verification was off).

@@ -113,6 +113,8 @@ pub fn record(id: &str, toggles: Toggles, slow: f64, repeats: u32) -> RunRecord 
         peak_rss_bytes: 0,
         dropped_events: 0,
         proofs: vec![ProofEntry { hex: "00".into(), verified: Some(true) }; 2],
+        outcome: Default::default(),
+        error: String::new(),
         counters: vec![CounterSeries { name: "host_rss".into(), capacity: 8 << 30, samples: rss }],
         version: "0.1.0".into(),
     }

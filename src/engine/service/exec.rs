@@ -1,15 +1,16 @@
 //! The workers: each takes the queue's head when it fits the memory budget, runs it through the engine
-//! (the run's live feed to the event pump, the device taken in turns by priority), saves its run record and
-//! hands its outcome to the waiters.
+//! (the run's live feed to the event pump, the device taken in turns by priority), saves its run record
+//! (completed, failed or cancelled: what it captured) and hands its outcome to the waiters.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::inner::{lock, Inner, State};
 use super::types::{EventBody, JobState, Outcome, Priority, Timings};
+use crate::engine::error::panic_message;
 use crate::engine::gate::DeviceClaim;
-use crate::engine::{RunCtl, RunResult, RunSpec};
-use crate::timeline::record::RunRecord;
+use crate::engine::{RunCtl, RunFailure, RunResult, RunSpec};
+use crate::timeline::record::{RunOutcome, RunRecord};
 use crate::timeline::LiveFeed;
 use crate::vocab::Phase;
 
@@ -116,27 +117,20 @@ fn run(inner: &Inner, id: &str) {
         timing_log: false,
         device: Some(DeviceClaim { gate: &inner.gate, priority: priority.rank(), label: id }),
     };
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.engine.run(&spec, &ctl)));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.engine.run_recorded(&spec, &ctl)));
     drop(loading);
     let record = match &r {
         Ok(Ok(result)) => Some(&result.record),
-        _ => None,
+        Ok(Err(f)) => f.record.as_deref(),
+        Err(_) => None,
     };
     lock(&inner.live).remove(inner, id, record);
     let queue_wait_ms = started.duration_since(submitted).as_millis() as u64;
     let mut outcome = match r {
         Ok(Ok(result)) => completed(inner, &circuit, &result, queue_wait_ms),
-        Ok(Err(e)) if e.is_cancelled() || cancel.is_cancelled() => {
-            ended(JobState::Cancelled, "cancelled".into())
-        }
-        Ok(Err(e)) => ended(JobState::Failed, e.to_string()),
+        Ok(Err(f)) => stopped(inner, f, cancel.is_cancelled()),
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
-            ended(JobState::Failed, format!("internal error while proving: {what}"))
+            ended(JobState::Failed, format!("internal error while proving: {}", panic_message(&*panic)))
         }
     };
     outcome.timings.queue_wait_ms = queue_wait_ms;
@@ -149,17 +143,47 @@ fn ended(state: JobState, error: String) -> Outcome {
     Outcome { state, proof: Vec::new(), error, timings: Timings::default(), run_id: None }
 }
 
-/// A run that returned: its proofs (when every one verified), its record saved, its timings and metrics.
+/// A run that an error or a cancel stopped: failed or cancelled (`cancel_asked`: its token was cancelled),
+/// its record of what it captured saved when it has one (it has none when the plan refused it).
+fn stopped(inner: &Inner, f: RunFailure, cancel_asked: bool) -> Outcome {
+    let mut outcome = if f.error.is_cancelled() || cancel_asked {
+        ended(JobState::Cancelled, "cancelled".into())
+    } else {
+        ended(JobState::Failed, f.error.to_string())
+    };
+    if let Some(mut record) = f.record {
+        if outcome.state == JobState::Cancelled {
+            record.outcome = RunOutcome::Cancelled;
+        }
+        outcome.timings = timings_of(&record);
+        save(inner, &record, &mut outcome);
+    }
+    outcome
+}
+
+/// Saves a job's record: its id into the outcome, or the loss said in the outcome's message.
+fn save(inner: &Inner, record: &RunRecord, outcome: &mut Outcome) {
+    match inner.cfg.store.save(record) {
+        Ok(_) => outcome.run_id = Some(record.id.clone()),
+        Err(e) if outcome.error.is_empty() => outcome.error = format!("run record not saved: {e}"),
+        Err(e) => outcome.error = format!("{}; run record not saved: {e}", outcome.error),
+    }
+}
+
+/// A run that returned: its proofs (when every one verified; else failed, its record saying why), its
+/// record saved, its timings and metrics.
 fn completed(inner: &Inner, circuit: &str, r: &RunResult, queue_wait_ms: u64) -> Outcome {
     if let Some(v) = &r.last.verified {
         if let Some(bad) = v.iter().position(|ok| !ok) {
-            return ended(
-                JobState::Failed,
-                format!(
-                    "proof {bad} did not verify against its public inputs (params {})",
-                    r.params_info.path.display()
-                ),
+            let line = format!(
+                "proof {bad} did not verify against its public inputs (params {})",
+                r.params_info.path.display()
             );
+            let record = RunRecord { outcome: RunOutcome::Failed, error: line.clone(), ..r.record.clone() };
+            let mut outcome = ended(JobState::Failed, line);
+            outcome.timings = timings_of(&record);
+            save(inner, &record, &mut outcome);
+            return outcome;
         }
     }
     let proof: Vec<u8> = r.last.proofs.iter().flat_map(|p| p.to_bytes()).collect();
@@ -176,12 +200,11 @@ fn completed(inner: &Inner, circuit: &str, r: &RunResult, queue_wait_ms: u64) ->
         st.metrics.phases.entry(name.to_string()).or_default().observe(us as f64 / 1e6);
     }
     drop(st);
-    let (run_id, error) = match inner.cfg.store.save(&r.record) {
-        Ok(_) => (Some(r.record.id.clone()), String::new()),
-        // The proof stands; the record's loss is said in the outcome's message.
-        Err(e) => (None, format!("run record not saved: {e}")),
-    };
-    Outcome { state: JobState::Completed, proof, error, timings, run_id }
+    let mut outcome =
+        Outcome { state: JobState::Completed, proof, error: String::new(), timings, run_id: None };
+    // The proof stands; a record's loss is said in the outcome's message.
+    save(inner, &r.record, &mut outcome);
+    outcome
 }
 
 /// Union of intervals, µs.

@@ -139,7 +139,9 @@ pub struct Outcome {
     pub error: String,
     /// Its timings.
     pub timings: Timings,
-    /// Its run record's id in the run store (completed jobs).
+    /// Its run record's id in the run store: a completed job's, and a failed or cancelled one's once its run
+    /// had begun (the record of what it captured). `None` for a job refused or cancelled before it ran, a
+    /// run the plan refused, or a record that could not be saved (the error says so).
     pub run_id: Option<String>,
 }
 
@@ -198,7 +200,7 @@ pub struct JobEvent {
     pub state: JobState,
     /// Why it failed or was cancelled.
     pub error: String,
-    /// Its run record, once completed.
+    /// Its run record, once finished (see [`Outcome::run_id`]).
     pub run_id: Option<String>,
     /// Its timings so far.
     pub timings: Timings,

@@ -2,7 +2,8 @@
 //! and one thread per lane (plus `<lane> (2)`, … for work that overlaps without nesting), `C` counter events
 //! for the memory counters (`host_rss`, `host_pinned`, `gpu<d>_mem`, in `args.bytes`), run facts in
 //! `otherData` (`wall_us` is the proving wall, the median of the repeats', as every table reports it). Opens
-//! in Perfetto, chrome://tracing and Firefox Profiler.
+//! in Perfetto, chrome://tracing and Firefox Profiler. A run that did not complete says so in `outcome` and
+//! `error`; its trace ends where the run stopped.
 
 use serde_json::{json, Map, Value};
 
@@ -79,6 +80,8 @@ pub(super) fn render(record: &RunRecord) -> String {
         "run_elapsed_us": record.wall_us.to_string(),
         "dropped_events": record.dropped_events.to_string(),
         "version": record.version,
+        "outcome": record.outcome.name(),
+        "error": record.error,
     });
     let mut out = String::from("{\"traceEvents\": [\n");
     out.push_str(&lines.join(",\n"));

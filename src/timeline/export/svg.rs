@@ -57,8 +57,10 @@ pub(super) fn render(record: &RunRecord) -> String {
         0 => String::new(),
         us => format!(" · setup {}", fmt_us(us)),
     };
+    // A run that did not complete shows its elapsed time and how it ended.
+    let end = if record.completed() { String::new() } else { format!(" · {}", record.outcome.name()) };
     let title = format!(
-        "cuzk · {} · {} · {} · wall {}{}{setup}",
+        "cuzk · {} · {} · {} · wall {}{}{setup}{end}",
         record.sample.name,
         record.id,
         record.backend,

@@ -252,6 +252,11 @@ impl App {
         match self.compare_pair() {
             Some((b, c)) => {
                 self.push_log(Level::Info, format!("compare: run #{} (base) vs run #{}", b + 1, c + 1));
+                for i in [b, c] {
+                    if let Some(line) = self.runs.get(i).and_then(|r| r.incomplete_line()) {
+                        self.push_log(Level::Warn, format!("compare: {line}"));
+                    }
+                }
                 self.scroll.compare = 0;
                 self.set_view(View::Compare);
             }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{App, LiveRun};
 use crate::engine::compare::{compare, shape_mismatch, PhaseRow};
-use crate::timeline::record::{PhaseTotals, RepeatSummary, RunRecord, SampleInfo, SCHEMA};
+use crate::timeline::record::{PhaseTotals, RepeatSummary, RunOutcome, RunRecord, SampleInfo, SCHEMA};
 use crate::vocab::is_setup_phase;
 
 /// The Live phase table: the rows and what they compare.
@@ -39,8 +39,8 @@ impl App {
     }
 
     /// The baseline of run `cur` (an index, or `runs.len()` for the run in progress) of `sample` on
-    /// `backend`: the run `b` marked (unless it is `cur`), else the last earlier run of the same sample and
-    /// backend.
+    /// `backend`: the run `b` marked (unless it is `cur`), else the last earlier completed run of the same
+    /// sample and backend (a failed or cancelled one has partial phases).
     pub fn baseline_of(&self, cur: usize, sample: &str, backend: &str) -> Option<usize> {
         if let Some(b) = self.baseline.as_deref().and_then(|id| self.run_index(id)) {
             if b != cur {
@@ -48,7 +48,7 @@ impl App {
             }
         }
         let before = &self.runs[..cur.min(self.runs.len())];
-        before.iter().rposition(|r| r.sample.name == sample && r.backend == backend)
+        before.iter().rposition(|r| r.completed() && r.sample.name == sample && r.backend == backend)
     }
 
     /// Baseline and candidate of the Compare view: the candidate (or the last run) against its baseline.
@@ -194,6 +194,9 @@ pub(super) fn partial_record(l: &LiveRun, base: Option<&RunRecord>, app: &App) -
         peak_rss_bytes: 0,
         dropped_events: l.dropped,
         proofs: Vec::new(),
+        // Still under way: compared as it stands, phase by finished phase.
+        outcome: RunOutcome::Completed,
+        error: String::new(),
         counters: l.counters.clone(),
         version: String::new(),
     }

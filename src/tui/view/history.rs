@@ -9,12 +9,17 @@ use ratatui::Frame;
 
 use super::common::head_style;
 use super::common::{fit, focus_panel};
-use crate::timeline::record::RunRecord;
+use crate::timeline::record::{RunOutcome, RunRecord};
 use crate::tui::state::{App, Drawn, Panel};
 
-/// `yes`, `off` or `NO`: whether the run's proofs verified.
+/// `yes`, `off` or `NO`: whether the run's proofs verified; `ERR` or `cxl` for a run that failed or was
+/// cancelled (its timeline is partial).
 pub fn verified_word(r: &RunRecord) -> &'static str {
-    if r.all_verified() {
+    if r.outcome == RunOutcome::Failed {
+        "ERR"
+    } else if r.outcome == RunOutcome::Cancelled {
+        "cxl"
+    } else if r.all_verified() {
         "yes"
     } else if r.proofs.iter().all(|p| p.verified.is_none()) {
         "off"
@@ -78,8 +83,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn) {
         );
         let style = if i == app.history_sel {
             t.selected()
-        } else if verified_word(r) == "NO" {
+        } else if matches!(verified_word(r), "NO" | "ERR") {
             Style::new().fg(t.bad)
+        } else if r.outcome == RunOutcome::Cancelled {
+            Style::new().fg(t.dim)
         } else {
             Style::new().fg(t.fg)
         };

@@ -218,7 +218,9 @@ fn status_line<'a>(app: &App, t: &Theme, w: usize) -> Line<'a> {
     }
     match app.shown_run() {
         Some(r) => {
-            let verified = if r.all_verified() {
+            let verified = if !r.completed() {
+                r.outcome.name()
+            } else if r.all_verified() {
                 "verified ✓"
             } else if r.proofs.iter().all(|p| p.verified.is_none()) {
                 "verify off"
