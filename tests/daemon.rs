@@ -15,7 +15,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cuzk::circuits::filecoin::post::PostRequest;
-use cuzk::cli::client::request_from_post;
+use cuzk::cli::client::{request_from_post, request_from_snap};
 use cuzk::wire::v1::{self as pb, await_proof_response::Status as Done};
 use harness::{cache, rt, Daemon};
 use tonic::Code;
@@ -418,4 +418,26 @@ fn kill_9_restart_and_a_shared_cache() {
     assert!(temps.iter().all(|t| !t.contains(&format!("-{}-", std::process::id()))), "{temps:?}");
     let runs = std::fs::read_dir(home.join("runs")).expect("runs").count();
     assert!(runs >= 3, "every completed job is a run record ({runs})");
+}
+
+/// `cuzk client prove --snap FILE` sends what Curio would for a SnapDeals update: the daemon builds from it
+/// the partition circuits and public inputs `cuzk prove --snap FILE` builds from the file, and a damaged
+/// commitment is refused naming its field.
+#[test]
+fn client_snap_request_is_the_files_update_job() {
+    const SNAP: &str = "samples/filecoin/snap-2kib.json";
+    let bytes = std::fs::read(SNAP).expect("fixture");
+    let req = request_from_snap(&bytes).expect("request");
+    assert_eq!(req.proof_kind, pb::ProofKind::SnapDealsUpdate as i32);
+    assert_eq!(req.sector_size, 2048);
+    let job = cuzk::daemon::request::to_job(&req, 42).expect("the daemon takes it");
+    assert_eq!(job.kind, cuzk::engine::service::JobKind::Snap);
+    let file: cuzk::circuits::filecoin::snap::SnapRequest = serde_json::from_slice(&bytes).expect("json");
+    let direct = cuzk::circuits::filecoin::FilecoinJob::from_snap(Path::new(SNAP), &file).expect("from file");
+    let inputs: Vec<_> = job.sample.sector_circuits(0).iter().map(|c| c.public_inputs()).collect();
+    assert!(!inputs.is_empty() && inputs == direct.inputs, "the daemon's inputs differ from the file's");
+    let mut bad = req.clone();
+    bad.comm_d_new.truncate(31);
+    let err = cuzk::daemon::request::to_job(&bad, 42).map(|_| ()).expect_err("a 31-byte commitment");
+    assert!(format!("{err:?}").contains("comm_d_new"), "{err:?}");
 }

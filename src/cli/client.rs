@@ -9,6 +9,7 @@ use super::error::CliError;
 use crate::circuits::filecoin::c1::read_c1;
 use crate::circuits::filecoin::post::PostRequest;
 use crate::circuits::filecoin::registry::PoStType;
+use crate::circuits::filecoin::snap::SnapRequest;
 use crate::engine::budget::human;
 use crate::wire::v1::{self as pb, await_proof_response::Status as Done, ProofKind};
 
@@ -31,11 +32,14 @@ pub enum ClientCommand {
     /// One Prove of a request file; writes the proof bytes to --out.
     Prove {
         /// A C1 output (PoRep C2).
-        #[arg(long, conflicts_with = "post")]
+        #[arg(long, conflicts_with_all = ["post", "snap"])]
         c1: Option<PathBuf>,
         /// A WinningPoSt / WindowPoSt request (the `cuzk prove --post` file).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "snap")]
         post: Option<PathBuf>,
+        /// A SnapDeals update request (the `cuzk prove --snap` file).
+        #[arg(long)]
+        snap: Option<PathBuf>,
         /// low, normal, high or critical (default: the daemon's for the kind).
         #[arg(long)]
         priority: Option<String>,
@@ -126,17 +130,40 @@ pub fn request_from_post(bytes: &[u8]) -> Result<pb::SubmitProofRequest, String>
     })
 }
 
+/// The `SubmitProofRequest` Curio would send for a `cuzk prove --snap` request file.
+pub fn request_from_snap(bytes: &[u8]) -> Result<pb::SubmitProofRequest, String> {
+    let r: SnapRequest =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a SnapDeals request: {e}"))?;
+    Ok(pb::SubmitProofRequest {
+        proof_kind: ProofKind::SnapDealsUpdate as i32,
+        sector_size: r.registered_proof.size().bytes(),
+        registered_proof: r.registered_proof.as_u64(),
+        priority: pb::Priority::Normal as i32,
+        vanilla_proofs: r.vanilla_proofs,
+        comm_r_old: r.comm_r_old.to_vec(),
+        comm_r_new: r.comm_r_new.to_vec(),
+        comm_d_new: r.comm_d_new.to_vec(),
+        ..Default::default()
+    })
+}
+
 fn read(file: &Path) -> Result<Vec<u8>, CliError> {
     std::fs::read(file).map_err(|e| CliError::Msg(format!("{}: cannot read: {e}", file.display())))
 }
 
-fn load(c1: Option<&Path>, post: Option<&Path>) -> Result<pb::SubmitProofRequest, CliError> {
-    match (c1, post) {
-        (Some(f), _) => request_from_c1(read(f)?).map_err(|e| CliError::Msg(format!("{}: {e}", f.display()))),
-        (None, Some(f)) => {
-            request_from_post(&read(f)?).map_err(|e| CliError::Msg(format!("{}: {e}", f.display())))
-        }
-        (None, None) => Err(CliError::Msg("give --c1 FILE or --post FILE".into())),
+fn load(
+    c1: Option<&Path>,
+    post: Option<&Path>,
+    snap: Option<&Path>,
+) -> Result<pb::SubmitProofRequest, CliError> {
+    let named = |f: &Path, r: Result<pb::SubmitProofRequest, String>| {
+        r.map_err(|e| CliError::Msg(format!("{}: {e}", f.display())))
+    };
+    match (c1, post, snap) {
+        (Some(f), _, _) => named(f, request_from_c1(read(f)?)),
+        (None, Some(f), _) => named(f, request_from_post(&read(f)?)),
+        (None, None, Some(f)) => named(f, request_from_snap(&read(f)?)),
+        (None, None, None) => Err(CliError::Msg("give --c1 FILE, --post FILE or --snap FILE".into())),
     }
 }
 
@@ -150,8 +177,8 @@ pub fn run(args: ClientArgs) -> Result<(), CliError> {
     rt.block_on(async move {
         match args.what {
             ClientCommand::Status => status(&args.addr).await,
-            ClientCommand::Prove { c1, post, priority, out } => {
-                let mut req = load(c1.as_deref(), post.as_deref())?;
+            ClientCommand::Prove { c1, post, snap, priority, out } => {
+                let mut req = load(c1.as_deref(), post.as_deref(), snap.as_deref())?;
                 if let Some(p) = priority {
                     req.priority = pb::Priority::from_str_name(&p.to_ascii_uppercase()).ok_or_else(|| {
                         CliError::Msg(format!("--priority {p}: expected low, normal, high or critical"))
@@ -251,10 +278,10 @@ async fn burst(
 ) -> Result<(), CliError> {
     let mut reqs: Vec<(&'static str, pb::SubmitProofRequest, PathBuf)> = Vec::new();
     for f in c1 {
-        reqs.push(("porep", load(Some(f), None)?, f.clone()));
+        reqs.push(("porep", load(Some(f), None, None)?, f.clone()));
     }
     for f in post {
-        let r = load(None, Some(f))?;
+        let r = load(None, Some(f), None)?;
         let kind = if r.proof_kind == ProofKind::WinningPost as i32 { "winning-post" } else { "window-post" };
         reqs.push((kind, r, f.clone()));
     }
