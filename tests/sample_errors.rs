@@ -96,3 +96,14 @@ fn shipped_samples_load() {
         }
     }
 }
+
+#[test]
+fn stacked_layout_needs_an_unopened_node_and_names_its_key() {
+    let tight = "name = \"t\"\npartitions = 8\n[circuit]\nkind = \"porep\"\nchallenges = 1\nlayers = 1\nnodes_log2 = 3\n\
+                 layout = \"stacked\"\n";
+    let msg = err(tight);
+    assert!(msg.contains("layout") && msg.contains("more than partitions × challenges = 8"), "{msg}");
+    let msg = err(&format!("{GOOD}layout = \"woven\"\n"));
+    assert!(msg.contains("unknown variant `woven`"), "{msg}");
+    assert!(Sample::parse(Path::new("x.toml"), &tight.replace("partitions = 8", "partitions = 7")).is_ok());
+}

@@ -13,7 +13,7 @@ pub use filecoin::{FilecoinCircuit, FilecoinError, FilecoinJob};
 pub use porep::PorepCircuit;
 pub use porep_witness::SectorWitness;
 pub use poseidon_merkle::PoseidonMerkleCircuit;
-pub use sample::{CircuitSpec, LabelHash, PorepKnobs, Sample, SampleError};
+pub use sample::{CircuitSpec, LabelHash, PorepKnobs, PorepLayout, Sample, SampleError};
 pub use sha256_chain::Sha256ChainCircuit;
 
 use blstrs::Scalar;

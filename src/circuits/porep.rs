@@ -5,13 +5,17 @@
 //! on every layer (hash of replica id, layer, node index and parent labels), the column hash (Poseidon-11 over
 //! the labels) with tree_c inclusion (8-ary Poseidon), the encoding replica = data + key (key = last label)
 //! with tree_r_last inclusion (8-ary Poseidon); once per circuit comm_r = Poseidon-2(comm_c, comm_r_last).
-//! Parent labels are free witnesses (the real circuit also opens the parents' columns in tree_c).
+//! The compact layout leaves parent labels free witnesses, each hashed once; the stacked layout is Filecoin's
+//! StackedDRG shape: each parent's column opened in tree_c, labels over 37 repeated parents after a 64-byte
+//! header, every inclusion path's index its own public input (1 + 3 + 18 per challenge, 328 at 18).
 
 use blstrs::Scalar;
 use ff::Field;
 
-use super::porep_witness::{parents_on_layer, ChallengeWitness, SectorWitness, COLUMN_ARITY, LABEL_CHUNK};
-use super::sample::{LabelHash, PorepKnobs};
+use super::porep_witness::{
+    expand_parents, parents_on_layer, ChallengeWitness, SectorWitness, COLUMN_ARITY, LABEL_CHUNK,
+};
+use super::sample::{LabelHash, PorepKnobs, PorepLayout};
 use crate::cs::{Circuit, ConstraintSystem, SynthesisError};
 use crate::gadgets::boolean::Boolean;
 use crate::gadgets::merkle::{conditionally_swap_bits, root_2, root_8};
@@ -48,7 +52,17 @@ impl PorepCircuit {
     /// The public inputs in circuit order (without the constant one).
     pub fn public_inputs(&self) -> Vec<Scalar> {
         let mut v = vec![self.replica_id, self.comm_d, self.comm_r];
-        v.extend(self.challenges.iter().map(|c| Scalar::from(c.node)));
+        for c in &self.challenges {
+            match self.knobs.layout {
+                PorepLayout::Compact => v.push(Scalar::from(c.node)),
+                PorepLayout::Stacked => {
+                    // tree_d's path, each parent's tree_c path, the challenge, tree_r's and tree_c's paths.
+                    v.push(Scalar::from(c.node));
+                    v.extend(c.parent_columns.iter().map(|p| Scalar::from(p.node)));
+                    v.extend([Scalar::from(c.node); 3]);
+                }
+            }
+        }
         v
     }
 }
@@ -100,96 +114,235 @@ impl Circuit for PorepCircuit {
             LabelHash::Poseidon => vec![],
         };
 
+        let roots = Roots { comm_d, comm_c, comm_r_last, zero };
         for ch in &self.challenges {
-            let node = AllocatedNum::alloc_input(cs, Scalar::from(ch.node));
-            let node_bits = node.to_bits_le(cs, k.nodes_log2);
-            let data = AllocatedNum::alloc(cs, ch.data);
-
-            // tree_d inclusion of the data node.
-            let root_d = match k.hash {
-                LabelHash::Sha256 => {
-                    let mut cur = sha_bits_of_le(&data.to_bits_le(cs, 254));
-                    for (level, sib) in ch.tree_d.iter().enumerate() {
-                        let sib = sha_bits_of_le(&alloc_value_bits(cs, sib));
-                        let (l, r) = conditionally_swap_bits(cs, &cur, &sib, &node_bits[level]);
-                        let mut input = l;
-                        input.extend(r);
-                        let digest = sha256(cs, &input);
-                        cur = sha_bits_of_le(&le_bits_of_digest(&digest));
-                    }
-                    AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&cur))
-                }
-                LabelHash::Poseidon => {
-                    let sibs: Vec<AllocatedNum> =
-                        ch.tree_d.iter().map(|s| AllocatedNum::alloc(cs, *s)).collect();
-                    root_2(cs, &data, &node_bits, &sibs)
-                }
-            };
-            AllocatedNum::enforce_equal(cs, &root_d, &comm_d);
-
-            // Labels on every layer.
-            let mut labels = Vec::with_capacity(k.layers);
-            for layer in 1..=k.layers {
-                let parents = &ch.parents[layer - 1];
-                debug_assert_eq!(parents.len(), parents_on_layer(k, layer));
-                let label = match k.hash {
-                    LabelHash::Sha256 => {
-                        let mut input = replica_sha.clone();
-                        input.extend(const_be(layer as u64, 32));
-                        input.extend(be_bits(&node_bits, 64));
-                        for p in parents {
-                            input.extend(sha_bits_of_le(&alloc_value_bits(cs, p)));
-                        }
-                        let digest = sha256(cs, &input);
-                        AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&digest))
-                    }
-                    LabelHash::Poseidon => {
-                        let layer_num = AllocatedNum::alloc(cs, Scalar::from(layer as u64));
-                        cs.enforce(
-                            |lc| lc + layer_num.variable(),
-                            |lc| lc + CS::one(),
-                            |lc| lc + (Scalar::from(layer as u64), CS::one()),
-                        );
-                        let mut inputs = vec![replica_id, layer_num, node];
-                        inputs.extend(parents.iter().map(|p| AllocatedNum::alloc(cs, *p)));
-                        let mut acc = zero;
-                        for chunk in inputs.chunks(LABEL_CHUNK) {
-                            let mut block = vec![acc];
-                            block.extend_from_slice(chunk);
-                            block.resize(COLUMN_ARITY, zero);
-                            acc = poseidon_hash_gadget(cs, &block);
-                        }
-                        acc
-                    }
-                };
-                labels.push(label);
+            match k.layout {
+                PorepLayout::Compact => compact_challenge(cs, k, ch, &replica_id, &replica_sha, &roots),
+                PorepLayout::Stacked => stacked_challenge(cs, k, ch, &replica_id, &replica_sha, &roots),
             }
-
-            // Column hash and tree_c inclusion.
-            let mut column = labels.clone();
-            column.resize(COLUMN_ARITY, zero);
-            let col = poseidon_hash_gadget(cs, &column);
-            let sibs_c = alloc_siblings(cs, &ch.tree_c);
-            let root_c = root_8(cs, &col, &node_bits, &sibs_c);
-            AllocatedNum::enforce_equal(cs, &root_c, &comm_c);
-
-            // Encoding and tree_r_last inclusion.
-            let key = labels.last().unwrap_or(&zero);
-            let replica = AllocatedNum::alloc(cs, ch.data + key.value());
-            cs.enforce(
-                |lc| lc + data.variable() + key.variable(),
-                |lc| lc + CS::one(),
-                |lc| lc + replica.variable(),
-            );
-            let sibs_r = alloc_siblings(cs, &ch.tree_r);
-            let root_r = root_8(cs, &replica, &node_bits, &sibs_r);
-            AllocatedNum::enforce_equal(cs, &root_r, &comm_r_last);
         }
 
         let comm_r_calc = poseidon_hash_gadget(cs, &[comm_c, comm_r_last]);
         AllocatedNum::enforce_equal(cs, &comm_r_calc, &comm_r);
         Ok(())
     }
+}
+
+/// The values every challenge checks against.
+struct Roots {
+    comm_d: AllocatedNum,
+    comm_c: AllocatedNum,
+    comm_r_last: AllocatedNum,
+    zero: AllocatedNum,
+}
+
+/// One challenge of the compact layout: parent labels free, each hashed once; every path on the node's bits.
+fn compact_challenge<CS: ConstraintSystem>(
+    cs: &mut CS,
+    k: &PorepKnobs,
+    ch: &ChallengeWitness,
+    replica_id: &AllocatedNum,
+    replica_sha: &[Boolean],
+    roots: &Roots,
+) {
+    let zero = roots.zero;
+    let node = AllocatedNum::alloc_input(cs, Scalar::from(ch.node));
+    let node_bits = node.to_bits_le(cs, k.nodes_log2);
+    let data = AllocatedNum::alloc(cs, ch.data);
+    let root_d = tree_d_root(cs, k, &data, &node_bits, &ch.tree_d);
+    AllocatedNum::enforce_equal(cs, &root_d, &roots.comm_d);
+
+    // Labels on every layer.
+    let mut labels = Vec::with_capacity(k.layers);
+    for layer in 1..=k.layers {
+        let parents = &ch.parents[layer - 1];
+        debug_assert_eq!(parents.len(), parents_on_layer(k, layer));
+        let label = match k.hash {
+            LabelHash::Sha256 => {
+                let mut input = replica_sha.to_vec();
+                input.extend(const_be(layer as u64, 32));
+                input.extend(be_bits(&node_bits, 64));
+                for p in parents {
+                    input.extend(sha_bits_of_le(&alloc_value_bits(cs, p)));
+                }
+                let digest = sha256(cs, &input);
+                AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&digest))
+            }
+            LabelHash::Poseidon => {
+                let layer_num = layer_constant(cs, layer);
+                let parents: Vec<AllocatedNum> =
+                    parents.iter().map(|p| AllocatedNum::alloc(cs, *p)).collect();
+                poseidon_label(cs, [*replica_id, layer_num, node], &parents, zero)
+            }
+        };
+        labels.push(label);
+    }
+
+    let col = column_hash_gadget(cs, &labels, zero);
+    let sibs_c = alloc_siblings(cs, &ch.tree_c);
+    let root_c = root_8(cs, &col, &node_bits, &sibs_c);
+    AllocatedNum::enforce_equal(cs, &root_c, &roots.comm_c);
+    encoding(cs, ch, &data, &labels, &node_bits, roots);
+}
+
+/// One challenge of the stacked layout, in the order of Filecoin's StackedDRG circuit (and its inputs):
+/// tree_d, the parents' columns, the challenge, the labels, the encoding in tree_r, the column in tree_c.
+fn stacked_challenge<CS: ConstraintSystem>(
+    cs: &mut CS,
+    k: &PorepKnobs,
+    ch: &ChallengeWitness,
+    replica_id: &AllocatedNum,
+    replica_sha: &[Boolean],
+    roots: &Roots,
+) {
+    let zero = roots.zero;
+    let data = AllocatedNum::alloc(cs, ch.data);
+    let d_bits = index_input(cs, ch.node, k.nodes_log2);
+    let root_d = tree_d_root(cs, k, &data, &d_bits, &ch.tree_d);
+    AllocatedNum::enforce_equal(cs, &root_d, &roots.comm_d);
+
+    let mut columns = Vec::with_capacity(ch.parent_columns.len());
+    for p in &ch.parent_columns {
+        let labels: Vec<AllocatedNum> = p.labels.iter().map(|v| AllocatedNum::alloc(cs, *v)).collect();
+        let col = column_hash_gadget(cs, &labels, zero);
+        let bits = index_input(cs, p.node, k.nodes_log2);
+        let sibs = alloc_siblings(cs, &p.tree_c);
+        let root = root_8(cs, &col, &bits, &sibs);
+        AllocatedNum::enforce_equal(cs, &root, &roots.comm_c);
+        columns.push(labels);
+    }
+    let (base, exp) = columns.split_at(k.base_parents.min(columns.len()));
+
+    let node = AllocatedNum::alloc_input(cs, Scalar::from(ch.node));
+    let node_bits = node.to_bits_le(cs, 64);
+    let mut labels = Vec::with_capacity(k.layers);
+    for layer in 1..=k.layers {
+        let mut parents: Vec<AllocatedNum> = base.iter().map(|c| c[layer - 1]).collect();
+        if layer > 1 {
+            parents.extend(exp.iter().map(|c| c[layer - 2]));
+        }
+        let label = match k.hash {
+            LabelHash::Sha256 => {
+                // Each parent's bits once per layer, then read 37 times over, as Filecoin's circuit does.
+                let bits: Vec<Vec<Boolean>> =
+                    parents.iter().map(|p| sha_bits_of_le(&p.to_bits_le(cs, 254))).collect();
+                let mut input = replica_sha.to_vec();
+                input.extend(const_be(layer as u64, 32));
+                input.extend(be_bits(&node_bits, 64));
+                input.resize(512, Boolean::Constant(false));
+                for b in expand_parents(&bits) {
+                    input.extend(b);
+                }
+                let digest = sha256(cs, &input);
+                AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&digest))
+            }
+            LabelHash::Poseidon => {
+                let layer_num = layer_constant(cs, layer);
+                poseidon_label(cs, [*replica_id, layer_num, node], &expand_parents(&parents), zero)
+            }
+        };
+        labels.push(label);
+    }
+
+    let r_bits = index_input(cs, ch.node, k.nodes_log2);
+    encoding(cs, ch, &data, &labels, &r_bits, roots);
+    let col = column_hash_gadget(cs, &labels, zero);
+    let c_bits = index_input(cs, ch.node, k.nodes_log2);
+    let sibs_c = alloc_siblings(cs, &ch.tree_c);
+    let root_c = root_8(cs, &col, &c_bits, &sibs_c);
+    AllocatedNum::enforce_equal(cs, &root_c, &roots.comm_c);
+}
+
+/// tree_d's root from the data node, its index bits and its binary path (SHA-256 or the Poseidon stand-in).
+fn tree_d_root<CS: ConstraintSystem>(
+    cs: &mut CS,
+    k: &PorepKnobs,
+    data: &AllocatedNum,
+    node_bits: &[Boolean],
+    path: &[Scalar],
+) -> AllocatedNum {
+    match k.hash {
+        LabelHash::Sha256 => {
+            let mut cur = sha_bits_of_le(&data.to_bits_le(cs, 254));
+            for (level, sib) in path.iter().enumerate() {
+                let sib = sha_bits_of_le(&alloc_value_bits(cs, sib));
+                let (l, r) = conditionally_swap_bits(cs, &cur, &sib, &node_bits[level]);
+                let mut input = l;
+                input.extend(r);
+                let digest = sha256(cs, &input);
+                cur = sha_bits_of_le(&le_bits_of_digest(&digest));
+            }
+            AllocatedNum::from_bits_le(cs, &le_bits_of_digest(&cur))
+        }
+        LabelHash::Poseidon => {
+            let sibs: Vec<AllocatedNum> = path.iter().map(|s| AllocatedNum::alloc(cs, *s)).collect();
+            root_2(cs, data, node_bits, &sibs)
+        }
+    }
+}
+
+/// The encoding replica = data + key (key = the last label) and its inclusion in tree_r on `bits`.
+fn encoding<CS: ConstraintSystem>(
+    cs: &mut CS,
+    ch: &ChallengeWitness,
+    data: &AllocatedNum,
+    labels: &[AllocatedNum],
+    bits: &[Boolean],
+    roots: &Roots,
+) {
+    let key = labels.last().unwrap_or(&roots.zero);
+    let replica = AllocatedNum::alloc(cs, ch.data + key.value());
+    cs.enforce(|lc| lc + data.variable() + key.variable(), |lc| lc + CS::one(), |lc| lc + replica.variable());
+    let sibs_r = alloc_siblings(cs, &ch.tree_r);
+    let root_r = root_8(cs, &replica, bits, &sibs_r);
+    AllocatedNum::enforce_equal(cs, &root_r, &roots.comm_r_last);
+}
+
+/// A path index as its own public input and its `width` little-endian bits, as Filecoin's PoR gadget packs
+/// a path.
+fn index_input<CS: ConstraintSystem>(cs: &mut CS, index: u64, width: usize) -> Vec<Boolean> {
+    AllocatedNum::alloc_input(cs, Scalar::from(index)).to_bits_le(cs, width)
+}
+
+/// The layer number, allocated and pinned to its constant (the Poseidon label's input).
+fn layer_constant<CS: ConstraintSystem>(cs: &mut CS, layer: usize) -> AllocatedNum {
+    let layer_num = AllocatedNum::alloc(cs, Scalar::from(layer as u64));
+    cs.enforce(
+        |lc| lc + layer_num.variable(),
+        |lc| lc + CS::one(),
+        |lc| lc + (Scalar::from(layer as u64), CS::one()),
+    );
+    layer_num
+}
+
+/// The Poseidon stand-in's label: a Poseidon-11 chain over the header and the parents.
+fn poseidon_label<CS: ConstraintSystem>(
+    cs: &mut CS,
+    header: [AllocatedNum; 3],
+    parents: &[AllocatedNum],
+    zero: AllocatedNum,
+) -> AllocatedNum {
+    let mut inputs = header.to_vec();
+    inputs.extend_from_slice(parents);
+    let mut acc = zero;
+    for chunk in inputs.chunks(LABEL_CHUNK) {
+        let mut block = vec![acc];
+        block.extend_from_slice(chunk);
+        block.resize(COLUMN_ARITY, zero);
+        acc = poseidon_hash_gadget(cs, &block);
+    }
+    acc
+}
+
+/// A column's hash: Poseidon-11 over its labels, zero-padded.
+fn column_hash_gadget<CS: ConstraintSystem>(
+    cs: &mut CS,
+    labels: &[AllocatedNum],
+    zero: AllocatedNum,
+) -> AllocatedNum {
+    let mut column = labels.to_vec();
+    column.resize(COLUMN_ARITY, zero);
+    poseidon_hash_gadget(cs, &column)
 }
 
 fn alloc_siblings<CS: ConstraintSystem>(cs: &mut CS, levels: &[Vec<Scalar>]) -> Vec<[AllocatedNum; 7]> {

@@ -71,8 +71,20 @@ pub enum LabelHash {
     Poseidon,
 }
 
+/// How a PoRep challenge opens its parents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PorepLayout {
+    /// Parent labels are free witnesses, each hashed once: half the real rows, for small fast samples.
+    #[default]
+    Compact,
+    /// As Filecoin's StackedDRG circuit: every parent's column is opened in tree_c, a label hashes its
+    /// parents repeated to 37 after a 64-byte header, and each inclusion path's index is a public input.
+    Stacked,
+}
+
 /// Knobs of the PoRep circuit; the real 32 GiB partition is challenges 18, layers 11, nodes_log2 30,
-/// base_parents 6, expander_parents 8, hash sha256.
+/// base_parents 6, expander_parents 8, hash sha256, layout stacked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PorepKnobs {
     /// Challenges per partition circuit.
@@ -87,6 +99,8 @@ pub struct PorepKnobs {
     pub expander_parents: usize,
     /// Hash of labeling and tree_d.
     pub hash: LabelHash,
+    /// How parents are opened.
+    pub layout: PorepLayout,
 }
 
 /// A sample file problem, printed as one line naming the file, the line and the key.
@@ -137,6 +151,7 @@ struct RawCircuit {
     base_parents: Option<usize>,
     expander_parents: Option<usize>,
     hash: Option<LabelHash>,
+    layout: Option<PorepLayout>,
     compressions: Option<usize>,
     height: Option<usize>,
     paths: Option<usize>,
@@ -295,6 +310,7 @@ impl Sample {
             ("base_parents", c.base_parents.is_some()),
             ("expander_parents", c.expander_parents.is_some()),
             ("hash", c.hash.is_some()),
+            ("layout", c.layout.is_some()),
             ("compressions", c.compressions.is_some()),
             ("height", c.height.is_some()),
             ("paths", c.paths.is_some()),
@@ -302,9 +318,10 @@ impl Sample {
             ("params", c.params.is_some()),
         ];
         let (kind_name, allowed): (&str, &[&str]) = match c.kind {
-            Kind::Porep => {
-                ("porep", &["challenges", "layers", "nodes_log2", "base_parents", "expander_parents", "hash"])
-            }
+            Kind::Porep => (
+                "porep",
+                &["challenges", "layers", "nodes_log2", "base_parents", "expander_parents", "hash", "layout"],
+            ),
             Kind::Sha256Chain => ("sha256-chain", &["compressions"]),
             Kind::PoseidonMerkle => ("poseidon-merkle", &["height", "paths"]),
             Kind::Filecoin => ("filecoin", &["file", "params"]),
@@ -322,14 +339,29 @@ impl Sample {
                         format!("{nodes_log2} is not a multiple of 3 (8-ary trees need a power of 8 nodes)"),
                     ));
                 }
-                CircuitSpec::Porep(PorepKnobs {
+                let k = PorepKnobs {
                     challenges: knob("challenges", c.challenges, None, 1..=64)?,
                     layers: knob("layers", c.layers, None, 1..=11)?,
                     nodes_log2,
                     base_parents: knob("base_parents", c.base_parents, Some(6), 0..=6)?,
                     expander_parents: knob("expander_parents", c.expander_parents, Some(8), 0..=8)?,
                     hash: c.hash.unwrap_or(LabelHash::Sha256),
-                })
+                    layout: c.layout.unwrap_or_default(),
+                };
+                // Parents are drawn from nodes no challenge opens, so every tree_c leaf has one column.
+                let challenged = raw.partitions.saturating_mul(k.challenges);
+                if k.layout == PorepLayout::Stacked && (1usize << nodes_log2) <= challenged {
+                    return Err(err(
+                        "circuit",
+                        "layout",
+                        format!(
+                            "stacked needs more than partitions × challenges = {challenged} nodes, \
+                             nodes_log2 {nodes_log2} has {}",
+                            1usize << nodes_log2
+                        ),
+                    ));
+                }
+                CircuitSpec::Porep(k)
             }
             Kind::Sha256Chain => CircuitSpec::Sha256Chain {
                 compressions: knob("compressions", c.compressions, None, 1..=10_000)?,
