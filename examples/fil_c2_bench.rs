@@ -3,7 +3,7 @@
 //! `verify_seal`. One JSON object per line on stdout; progress on stderr.
 //!
 //! ```text
-//! cargo build --release --features fil-examples --example fil_c2_bench
+//! cargo build --release --features examples --example fil_c2_bench
 //! target/release/examples/fil_c2_bench --c1 FILE --params FILE [--vk FILE] [--repeat N] [--miner-id N]
 //!     [--cuzk auto|cpu|gpu|none] [--no-filecoin-proofs] [--seed N]
 //! ```

@@ -11,7 +11,7 @@
 //!   (`SnapRequest`).
 //!
 //! ```text
-//! cargo run --release --features fil-examples --example make_fixtures -- [--seed N] [--size 2KiB|8MiB|512MiB] OUT_DIR
+//! cargo run --release --features examples --example make_fixtures -- [--seed N] [--size 2KiB|8MiB|512MiB] OUT_DIR
 //! ```
 //!
 //! Everything derives from one ChaCha20 stream seeded by `seed ‖ "cuzk-fil"`, drawn in a fixed order (sector 1's

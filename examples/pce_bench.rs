@@ -3,7 +3,7 @@
 //! (rows, as `cuzk bench synth` counts them), the record's bytes per constraint and term classes.
 //!
 //! ```text
-//! cargo run --release --example pce_bench -- samples/sha256-chain.toml [--repeat 5] [--chunks 256,2048,16384]
+//! cargo run --release --features examples --example pce_bench -- samples/sha256-chain.toml [--repeat 5] [--chunks 256,2048,16384]
 //! ```
 //! Figures are in docs/PERF.md ("Pre-compiled constraint evaluation").
 

@@ -8,7 +8,7 @@
 #
 # Files of the published crate that the vendored copy leaves out (tests, benches, CI files, the lock file)
 # are listed, and allowed only outside src/ and build.rs. Exit status: 0 when the copy matches, 1 when it
-# differs, 2 when the crate cannot be had. tests/vendor_patch.rs checks the diff itself without a network.
+# differs, 2 when the crate cannot be had. tests/suite/vendor_patch.rs checks the diff itself without a network.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

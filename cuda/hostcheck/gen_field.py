@@ -592,7 +592,7 @@ def generate():
 if __name__ == "__main__":
     if "--check" in sys.argv:
         sys.exit(1 if check() else 0)
-    if "--stdout" in sys.argv:  # what would be written (tests/field_gen.rs compares it with the file)
+    if "--stdout" in sys.argv:  # what would be written (tests/suite/field_gen.rs compares it with the file)
         sys.stdout.write(generate())
         sys.exit(0)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "field32.cuh")

@@ -20,7 +20,7 @@
 //! | 8 | 57 | 385 | 10 727 → 4 367 | 67 → 9 |
 //! | 11 | 57 | 457 | 13 295 → 5 375 | 70 → 12 |
 //!
-//! (Terms as `MatrixRecorder` stores them, allocated inputs; tests/poseidon_lean.rs. The longest A/B rows
+//! (Terms as `MatrixRecorder` stores them, allocated inputs; tests/suite/poseidon_lean.rs. The longest A/B rows
 //! are the extra constraint's.) The variable choice is worked out once per arity by linear algebra over the
 //! textbook permutation (a [`Program`], cached); synthesis computes the values with neptune's optimized
 //! native permutation and emits the precomputed forms, so witness-only synthesis does no form evaluation.

@@ -1,6 +1,6 @@
 //! SHA-256 (FIPS 180-4) as a circuit, plus the native functions its witnesses and tests need.
 //!
-//! Two styles (`Sha256Style`), counted by `tests/sha256.rs::compression_constraint_count` for one compression
+//! Two styles (`Sha256Style`), counted by `tests/suite/sha256.rs::compression_constraint_count` for one compression
 //! with 512 allocated input bits:
 //! - `Standard` (what every sample uses): the bellpepper-shaped circuit, three-input XOR as two two-input
 //!   XORs — within 5% of bellpepper 0.4 (26,192 with an allocated state, 25,840 with the IV), so sample

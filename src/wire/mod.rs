@@ -1,7 +1,7 @@
 //! The daemon's wire types: the prost messages and tonic client/server stubs of `proto/cuzk/v1/proving.proto`
 //! (Curio's `cuzk.v1` contract) and `proto/cuzk/console/v1/watch.proto` (cuzk's own watch service). The
 //! code is generated once by `scripts/protogen.sh` and checked in, so building needs no protoc and compiles
-//! no code generator; `tests/wire_proto.rs` fails when it and the .proto files disagree. Imports nothing from
+//! no code generator; `tests/suite/wire_proto.rs` fails when it and the .proto files disagree. Imports nothing from
 //! the crate: the daemon maps these types to `engine::service`, and a console or client uses them as they are.
 
 pub mod dial;

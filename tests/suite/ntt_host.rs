@@ -4,8 +4,7 @@
 //! without a GPU. Sizes up to 2^14 here (the turn kernel from 2^11, radix-8 passes from 2^13); the script's
 //! defaults go to 2^16.
 
-#[path = "support/require.rs"]
-mod require;
+use crate::require;
 
 use std::path::Path;
 use std::process::Command;

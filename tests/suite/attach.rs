@@ -4,8 +4,7 @@
 //! detaching leaves the daemon serving (a second client gets its status, `--once` prints its screen); a
 //! daemon killed and started again is reported gone, then attached again.
 
-#[path = "support/daemon.rs"]
-mod harness;
+use crate::harness;
 
 use std::path::Path;
 use std::process::Command as Process;

@@ -3,8 +3,7 @@
 //! reaches the state the in-process worker's messages reach for the same run; several jobs, a daemon that
 //! goes away and comes back, and the keys that act on the daemon or say why not.
 
-#[path = "support/tui_fixture.rs"]
-mod fixture;
+use crate::fixture;
 
 use std::path::PathBuf;
 

@@ -3,8 +3,7 @@
 //! sum, difference over Fp and Fr; the NTT's lazy Fr forms, results < 2r) equal to Python's big-integer
 //! arithmetic on edge and random operands.
 
-#[path = "support/require.rs"]
-mod require;
+use crate::require;
 
 use std::path::Path;
 use std::process::Command;

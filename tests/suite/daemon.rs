@@ -4,10 +4,8 @@
 //! oversized and wrong-kind requests (a SnapDeals one among them); a client leaving mid-Prove; SIGTERM's
 //! drain; kill -9 and a restart on the same caches; two daemons on one cache.
 
-#[path = "support/fil.rs"]
-mod fil;
-#[path = "support/daemon.rs"]
-mod harness;
+use crate::fil;
+use crate::harness;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -53,7 +51,8 @@ fn cli_prove(file: &str, tmp: &Path) -> PathBuf {
     out
 }
 
-const CHILD: &str = "child_verifies_post_with_filecoin_proofs";
+/// The child test's full name in this binary (`--exact` matches the module path too).
+const CHILD: &str = "daemon::child_verifies_post_with_filecoin_proofs";
 const CHILD_ENV: &str = "CUZK_DAEMON_FIL_CHILD";
 
 /// Not a test of its own: the child process that verifies a daemon's PoSt proof with filecoin-proofs (a

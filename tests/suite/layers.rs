@@ -208,7 +208,7 @@ fn against(found: &BTreeMap<String, String>, known: &[(&str, &str)]) -> Result<(
     }
     if !gone.is_empty() {
         msg += &format!(
-            "fixed, so take them out of KNOWN_VIOLATIONS in tests/layers.rs:\n{}\n",
+            "fixed, so take them out of KNOWN_VIOLATIONS in tests/suite/layers.rs:\n{}\n",
             gone.join("\n")
         );
     }
