@@ -151,9 +151,24 @@ impl Session {
         r
     }
 
-    /// One run, saved; prints the params cache's warning if any.
+    /// One run, saved; prints the params cache's warning if any. A run stopped by an error, a cancel or a
+    /// panic after its capture began is saved too (outcome failed or cancelled), so `cuzk runs` and `export`
+    /// show how far it got; the error is still returned.
     pub fn run_and_save(&self, spec: &RunSpec) -> Result<(RunResult, PathBuf), CliError> {
-        let result = self.with_ctl(&spec.sample.name, |ctl| self.engine.run(spec, ctl))?;
+        let result = match self.with_ctl(&spec.sample.name, |ctl| self.engine.run_recorded(spec, ctl)) {
+            Ok(r) => r,
+            Err(failure) => {
+                if let Some(record) = failure.record {
+                    match self.store.save(&record) {
+                        Ok(path) => {
+                            eprintln!("note: the stopped run {} is saved to {}", record.id, path.display())
+                        }
+                        Err(e) => eprintln!("warning: the stopped run's record was not saved: {e}"),
+                    }
+                }
+                return Err(failure.error.into());
+            }
+        };
         warn_params(&result);
         for n in &result.notes {
             eprintln!("note: {n}");

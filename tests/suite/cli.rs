@@ -240,3 +240,36 @@ fn without_a_terminal_bare_cuzk_prints_info_and_tui_explains() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("needs a terminal") && err.contains("cuzk info"), "{err}");
 }
+
+#[test]
+fn a_prove_stopped_by_an_error_still_saves_its_record() {
+    let dir = temp("stopped");
+    let bad = dir.join("bad.params");
+    // Random bytes: the params file's header reads as absurd section lengths.
+    let bytes: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(&bad, bytes).expect("write");
+    let home = dir.join("home");
+    let prove = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(["prove", "--sample", "samples/porep-tiny.toml", "--params", &bad.display().to_string()])
+        .env("CUZK_CACHE", dir.join("cache"))
+        .env("CUZK_HOME", &home)
+        .output()
+        .expect("run cuzk");
+    let (_, err) = text(&prove);
+    assert!(!prove.status.success(), "a garbage params file must fail: {err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: params file ") && last.contains("bad.params"), "{err}");
+    let note =
+        err.lines().find(|l| l.starts_with("note: the stopped run ")).unwrap_or_else(|| panic!("{err}"));
+    let path = PathBuf::from(note.rsplit(" is saved to ").next().unwrap_or_default());
+    assert!(path.starts_with(&home) && path.exists(), "{note}");
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("record")).expect("json");
+    assert_eq!(record["outcome"], "failed", "{record}");
+    assert!(record["error"].as_str().is_some_and(|e| e.contains("bad.params")), "{record}");
+    // `cuzk runs` lists it as failed.
+    let runs =
+        Command::new(env!("CARGO_BIN_EXE_cuzk")).arg("runs").env("CUZK_HOME", &home).output().expect("runs");
+    let (out, _) = text(&runs);
+    assert!(out.lines().any(|l| l.contains("porep-tiny") && l.contains("failed")), "{out}");
+}
