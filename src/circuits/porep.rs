@@ -159,9 +159,7 @@ fn compact_challenge<CS: ConstraintSystem>(
         debug_assert_eq!(parents.len(), parents_on_layer(k, layer));
         let label = match k.hash {
             LabelHash::Sha256 => {
-                let mut input = replica_sha.to_vec();
-                input.extend(const_be(layer as u64, 32));
-                input.extend(be_bits(&node_bits, 64));
+                let mut input = label_header(replica_sha, layer, &node_bits);
                 for p in parents {
                     input.extend(sha_bits_of_le(&alloc_value_bits(cs, p)));
                 }
@@ -179,9 +177,7 @@ fn compact_challenge<CS: ConstraintSystem>(
     }
 
     let col = column_hash_gadget(cs, &labels, zero);
-    let sibs_c = alloc_siblings(cs, &ch.tree_c);
-    let root_c = root_8(cs, &col, &node_bits, &sibs_c);
-    AllocatedNum::enforce_equal(cs, &root_c, &roots.comm_c);
+    enforce_in_tree_8(cs, &col, &node_bits, &ch.tree_c, &roots.comm_c);
     encoding(cs, ch, &data, &labels, &node_bits, roots);
 }
 
@@ -206,9 +202,7 @@ fn stacked_challenge<CS: ConstraintSystem>(
         let labels: Vec<AllocatedNum> = p.labels.iter().map(|v| AllocatedNum::alloc(cs, *v)).collect();
         let col = column_hash_gadget(cs, &labels, zero);
         let bits = index_input(cs, p.node, k.nodes_log2);
-        let sibs = alloc_siblings(cs, &p.tree_c);
-        let root = root_8(cs, &col, &bits, &sibs);
-        AllocatedNum::enforce_equal(cs, &root, &roots.comm_c);
+        enforce_in_tree_8(cs, &col, &bits, &p.tree_c, &roots.comm_c);
         columns.push(labels);
     }
     let (base, exp) = columns.split_at(k.base_parents.min(columns.len()));
@@ -226,9 +220,7 @@ fn stacked_challenge<CS: ConstraintSystem>(
                 // Each parent's bits once per layer, then read 37 times over, as Filecoin's circuit does.
                 let bits: Vec<Vec<Boolean>> =
                     parents.iter().map(|p| sha_bits_of_le(&p.to_bits_le(cs, 254))).collect();
-                let mut input = replica_sha.to_vec();
-                input.extend(const_be(layer as u64, 32));
-                input.extend(be_bits(&node_bits, 64));
+                let mut input = label_header(replica_sha, layer, &node_bits);
                 input.resize(512, Boolean::Constant(false));
                 for b in expand_parents(&bits) {
                     input.extend(b);
@@ -248,9 +240,7 @@ fn stacked_challenge<CS: ConstraintSystem>(
     encoding(cs, ch, &data, &labels, &r_bits, roots);
     let col = column_hash_gadget(cs, &labels, zero);
     let c_bits = index_input(cs, ch.node, k.nodes_log2);
-    let sibs_c = alloc_siblings(cs, &ch.tree_c);
-    let root_c = root_8(cs, &col, &c_bits, &sibs_c);
-    AllocatedNum::enforce_equal(cs, &root_c, &roots.comm_c);
+    enforce_in_tree_8(cs, &col, &c_bits, &ch.tree_c, &roots.comm_c);
 }
 
 /// tree_d's root from the data node, its index bits and its binary path (SHA-256 or the Poseidon stand-in).
@@ -293,9 +283,28 @@ fn encoding<CS: ConstraintSystem>(
     let key = labels.last().unwrap_or(&roots.zero);
     let replica = AllocatedNum::alloc(cs, ch.data + key.value());
     cs.enforce(|lc| lc + data.variable() + key.variable(), |lc| lc + CS::one(), |lc| lc + replica.variable());
-    let sibs_r = alloc_siblings(cs, &ch.tree_r);
-    let root_r = root_8(cs, &replica, bits, &sibs_r);
-    AllocatedNum::enforce_equal(cs, &root_r, &roots.comm_r_last);
+    enforce_in_tree_8(cs, &replica, bits, &ch.tree_r, &roots.comm_r_last);
+}
+
+/// `leaf` at `bits` under `root` in an 8-ary Poseidon tree, `path` holding 7 siblings a level.
+fn enforce_in_tree_8<CS: ConstraintSystem>(
+    cs: &mut CS,
+    leaf: &AllocatedNum,
+    bits: &[Boolean],
+    path: &[Vec<Scalar>],
+    root: &AllocatedNum,
+) {
+    let sibs = alloc_siblings(cs, path);
+    let got = root_8(cs, leaf, bits, &sibs);
+    AllocatedNum::enforce_equal(cs, &got, root);
+}
+
+/// A label's SHA-256 header: replica id ‖ layer (u32 BE) ‖ node (u64 BE), before any padding.
+fn label_header(replica_sha: &[Boolean], layer: usize, node_bits: &[Boolean]) -> Vec<Boolean> {
+    let mut input = replica_sha.to_vec();
+    input.extend(const_be(layer as u64, 32));
+    input.extend(be_bits(node_bits, 64));
+    input
 }
 
 /// A path index as its own public input and its `width` little-endian bits, as Filecoin's PoR gadget packs
