@@ -175,12 +175,13 @@ fn stacked_sha256_layout_is_satisfied_with_its_inputs_in_filecoins_order() {
     // replica_id, comm_d, comm_r; per challenge tree_d's path, 14 parents' paths, the challenge, tree_r's and
     // tree_c's paths: the challenge and its three paths carry one node, the parents other nodes.
     assert_eq!(inputs.len(), 3 + 2 * 18);
+    let challenged: Vec<Scalar> = inputs[3..].chunks(18).map(|ch| ch[0]).collect();
     for ch in inputs[3..].chunks(18) {
         assert!(
             ch[0] == ch[15] && ch[15] == ch[16] && ch[16] == ch[17],
             "one node for the challenge's paths"
         );
-        assert!(ch[1..15].iter().all(|p| *p != ch[0]), "parents are nodes no challenge opens");
+        assert!(ch[1..15].iter().all(|p| !challenged.contains(p)), "parents are nodes no challenge opens");
     }
 }
 
