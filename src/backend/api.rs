@@ -24,6 +24,10 @@ pub struct BackendError {
 /// Result of a backend operation.
 pub type BResult<T> = Result<T, BackendError>;
 
+/// Progress of a long call: hears the items done so far, answers whether to go on (`false`: stop there,
+/// as on a cancel).
+pub type Tick<'a> = &'a (dyn Fn(usize) -> bool + Sync);
+
 /// Source of fresh ids: a process-wide counter, so an id is never reused for other data in this process
 /// (unlike a host address, which the allocator hands out again).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -346,15 +350,30 @@ pub trait Backend: Send + Sync {
     /// The window this backend's MSM picks for `n` points (used for D4's shared window).
     fn window_for(&self, n: usize) -> usize;
 
-    /// kᵢ·base in G1 for every scalar, affine and in order: setup's fixed-base multiplications, which a device
-    /// backend runs on its device (`cuda/fixed_base.cu`); by default the CPU's window table.
-    fn fixed_base_g1(&self, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<G1Affine>> {
-        Ok(crate::backend::cpu::fixed_base::fixed_base_g1(base, scalars))
+    /// kᵢ·base in G1 for every scalar into `out` (affine, in order): setup's fixed-base multiplications, which a
+    /// device backend runs on its device (`cuda/fixed_base.cu`); by default the CPU's window table. `tick`
+    /// hears the points done after each chunk, and `false` from it stops the call there (a cancel).
+    fn fixed_base_g1(
+        &self,
+        base: &G1Projective,
+        scalars: &[Scalar],
+        out: &mut [G1Affine],
+        tick: Tick,
+    ) -> BResult<()> {
+        crate::backend::cpu::fixed_base::fixed_base_into(base, scalars, out, tick);
+        Ok(())
     }
 
     /// kᵢ·base in G2 for every scalar, as [`Backend::fixed_base_g1`].
-    fn fixed_base_g2(&self, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<G2Affine>> {
-        Ok(crate::backend::cpu::fixed_base::fixed_base_g2(base, scalars))
+    fn fixed_base_g2(
+        &self,
+        base: &G2Projective,
+        scalars: &[Scalar],
+        out: &mut [G2Affine],
+        tick: Tick,
+    ) -> BResult<()> {
+        crate::backend::cpu::fixed_base::fixed_base_into(base, scalars, out, tick);
+        Ok(())
     }
 
     /// Pinned host bytes and device memory now, for the memory lanes (the CPU backend has none). Called every

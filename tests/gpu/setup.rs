@@ -7,6 +7,7 @@ use cuzk::backend::gpu::kernels::fixed_base::CHUNK;
 use cuzk::groth16::params_file::write_params;
 use cuzk::groth16::setup::generate_on;
 use cuzk::vocab::CancelToken;
+use group::prime::PrimeCurveAffine;
 
 /// Random scalars with 0, 1, 2, r − 1 and −2 at the front.
 fn edge_scalars(n: usize, seed: u64) -> Vec<Scalar> {
@@ -14,6 +15,20 @@ fn edge_scalars(n: usize, seed: u64) -> Vec<Scalar> {
     s.extend(scalars(n.saturating_sub(s.len()), &mut rng(seed), true));
     s.truncate(n);
     s
+}
+
+/// The device's kᵢ·b in G1 through the Backend call, every chunk heard.
+fn on_g1(g: &dyn Backend, b: &G1Projective, s: &[Scalar]) -> Vec<G1Affine> {
+    let mut out = vec![G1Affine::identity(); s.len()];
+    g.fixed_base_g1(b, s, &mut out, &|_| true).unwrap_or_else(|e| panic!("{e}"));
+    out
+}
+
+/// As [`on_g1`], in G2.
+fn on_g2(g: &dyn Backend, b: &G2Projective, s: &[Scalar]) -> Vec<G2Affine> {
+    let mut out = vec![G2Affine::identity(); s.len()];
+    g.fixed_base_g2(b, s, &mut out, &|_| true).unwrap_or_else(|e| panic!("{e}"));
+    out
 }
 
 #[test]
@@ -26,21 +41,33 @@ fn fixed_base_matches_blstrs() {
     for (k, &n) in [1usize, 5, 6, 1000, 4099].iter().enumerate() {
         let s = edge_scalars(n, 80 + k as u64);
         for b in &bases1 {
-            let got = g.fixed_base_g1(b, &s).unwrap_or_else(|e| panic!("{e}"));
+            let got = on_g1(&g, b, &s);
             let want: Vec<G1Affine> = s.iter().map(|k| (b * k).to_affine()).collect();
             assert_eq!(got, want, "G1 n={n}");
         }
         for b in &bases2 {
-            let got = g.fixed_base_g2(b, &s).unwrap_or_else(|e| panic!("{e}"));
+            let got = on_g2(&g, b, &s);
             let want: Vec<G2Affine> = s.iter().map(|k| (b * k).to_affine()).collect();
             assert_eq!(got, want, "G2 n={n}");
         }
     }
-    // Past one device chunk: the chunk loop, against the CPU's window table.
-    let s = edge_scalars(CHUNK + 7, 90);
+    // Past two device chunks: the pipeline reuses both pairs of page-locked buffers; against the CPU's table.
+    let s = edge_scalars(2 * CHUNK + 7, 90);
     let b = bases1[1];
-    let got = g.fixed_base_g1(&b, &s).unwrap_or_else(|e| panic!("{e}"));
-    assert!(got == fixed_base_g1(&b, &s), "G1 over {} scalars", s.len());
+    assert!(on_g1(&g, &b, &s) == fixed_base_g1(&b, &s), "G1 over {} scalars", s.len());
+    let s2 = &s[..CHUNK + 3];
+    assert!(on_g2(&g, &bases2[1], s2) == fixed_base_g2(&bases2[1], s2), "G2 over {} scalars", s2.len());
+    // A tick that answers `false` stops after that chunk: the first chunk is written, the rest untouched.
+    let ticks = std::sync::Mutex::new(Vec::new());
+    let mut out = vec![G1Affine::identity(); s.len()];
+    let stop = |done: usize| {
+        ticks.lock().unwrap_or_else(|p| p.into_inner()).push(done);
+        false
+    };
+    g.fixed_base_g1(&b, &s, &mut out, &stop).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(*ticks.lock().unwrap_or_else(|p| p.into_inner()), vec![CHUNK], "one chunk heard");
+    assert!(out[..CHUNK] == fixed_base_g1(&b, &s[..CHUNK]), "the first chunk");
+    assert!(out[CHUNK..].iter().all(|p| bool::from(p.is_identity())), "nothing past the stop");
 }
 
 /// The params file a setup writes, as bytes.

@@ -78,11 +78,16 @@ impl<A: MsmAffine> FixedBaseTable<A> {
     /// k·P for every scalar, in affine form, in parallel.
     pub fn mul_many(&self, scalars: &[Scalar]) -> Vec<A> {
         let mut out = vec![A::identity(); scalars.len()];
+        self.mul_into(scalars, &mut out);
+        out
+    }
+
+    /// k·P for every scalar into `out` (as long as `scalars`), in affine form, in parallel.
+    pub fn mul_into(&self, scalars: &[Scalar], out: &mut [A]) {
         out.par_chunks_mut(CHUNK).zip(scalars.par_chunks(CHUNK)).for_each(|(dst, src)| {
             let proj: Vec<A::Proj> = src.iter().map(|k| self.mul(k)).collect();
             batch_normalize(&proj, dst);
         });
-        out
     }
 }
 
@@ -92,6 +97,32 @@ pub fn fixed_base_mul<A: MsmAffine>(base: &A::Proj, scalars: &[Scalar]) -> Vec<A
         return Vec::new();
     }
     FixedBaseTable::<A>::new(base, fixed_base_window(scalars.len())).mul_many(scalars)
+}
+
+/// Scalars per `tick`: small enough for a smooth gauge and a prompt cancel, large enough that a step
+/// amortizes the parallel split.
+const TICK: usize = 1 << 14;
+
+/// k·P for every scalar into `out` with one table sized by [`fixed_base_window`] for the whole list, telling
+/// `tick` the points done every [`TICK`] and stopping when it answers `false` (the Backend default).
+pub fn fixed_base_into<A: MsmAffine>(
+    base: &A::Proj,
+    scalars: &[Scalar],
+    out: &mut [A],
+    tick: &(dyn Fn(usize) -> bool + Sync),
+) {
+    if scalars.is_empty() {
+        return;
+    }
+    let table = FixedBaseTable::<A>::new(base, fixed_base_window(scalars.len()));
+    let mut done = 0;
+    for (src, dst) in scalars.chunks(TICK).zip(out.chunks_mut(TICK)) {
+        table.mul_into(src, dst);
+        done += src.len();
+        if !tick(done) {
+            return;
+        }
+    }
 }
 
 /// G1 fixed-base multiples (setup's H, L, A, B_G1 and vk points).

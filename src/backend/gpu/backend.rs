@@ -11,7 +11,7 @@ use super::kernels::msm;
 use super::lane::GpuLane;
 use super::mem::b2_pool::{cap_bytes, PinnedPool};
 use crate::backend::api::{
-    BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, SrsRef,
+    BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, SrsRef, Tick,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::cs::{Evals, HostPool};
@@ -172,12 +172,24 @@ impl Backend for GpuBackend {
         msm::window_for(n)
     }
 
-    fn fixed_base_g1(&self, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<G1Affine>> {
-        self.first().fixed_base_g1(base, scalars)
+    fn fixed_base_g1(
+        &self,
+        base: &G1Projective,
+        scalars: &[Scalar],
+        out: &mut [G1Affine],
+        tick: Tick,
+    ) -> BResult<()> {
+        self.first().fixed_base_g1(base, scalars, out, tick)
     }
 
-    fn fixed_base_g2(&self, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<G2Affine>> {
-        self.first().fixed_base_g2(base, scalars)
+    fn fixed_base_g2(
+        &self,
+        base: &G2Projective,
+        scalars: &[Scalar],
+        out: &mut [G2Affine],
+        tick: Tick,
+    ) -> BResult<()> {
+        self.first().fixed_base_g2(base, scalars, out, tick)
     }
 
     /// Page-locked bytes: the B2 pool's blocks plus each lane's B1 registrations and staging buffers; each

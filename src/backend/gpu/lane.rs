@@ -18,7 +18,7 @@ use super::lane_core::{lock, Counts, LaneCore};
 use super::sched::g2d::G2Dev;
 use super::sched::{hpipe, tailseq};
 use crate::backend::api::{
-    g1_groups_each, ntt_msm_h_each, BResult, Backend, BackendError, Bases, CallOpts, G1Group, SrsRef,
+    g1_groups_each, ntt_msm_h_each, BResult, Backend, BackendError, Bases, CallOpts, G1Group, SrsRef, Tick,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::cs::Evals;
@@ -274,11 +274,23 @@ impl Backend for GpuLane {
         msm::window_for(n)
     }
 
-    fn fixed_base_g1(&self, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<G1Affine>> {
-        fixed_base::fixed_base_g1(&self.core.gpu, base, scalars, &|_| {}).map_err(berr("fixed_base_g1"))
+    fn fixed_base_g1(
+        &self,
+        base: &G1Projective,
+        scalars: &[Scalar],
+        out: &mut [G1Affine],
+        tick: Tick,
+    ) -> BResult<()> {
+        fixed_base::fixed_base_g1(&self.core.gpu, base, scalars, out, tick).map_err(berr("fixed_base_g1"))
     }
 
-    fn fixed_base_g2(&self, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<G2Affine>> {
-        fixed_base::fixed_base_g2(&self.core.gpu, base, scalars, &|_| {}).map_err(berr("fixed_base_g2"))
+    fn fixed_base_g2(
+        &self,
+        base: &G2Projective,
+        scalars: &[Scalar],
+        out: &mut [G2Affine],
+        tick: Tick,
+    ) -> BResult<()> {
+        fixed_base::fixed_base_g2(&self.core.gpu, base, scalars, out, tick).map_err(berr("fixed_base_g2"))
     }
 }
