@@ -58,6 +58,14 @@ impl Density {
         self.len == 0
     }
 
+    /// Sets every bit set in `other` (a bitmap of the same variables), for marks made by several passes.
+    pub fn union_with(&mut self, other: &Density) {
+        debug_assert_eq!(self.len, other.len);
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            *w |= o;
+        }
+    }
+
     /// Number of set bits.
     pub fn popcount(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()

@@ -7,6 +7,7 @@ pub mod keys;
 pub mod params_file;
 pub mod proof;
 pub mod prover;
+mod qap;
 pub mod setup;
 pub mod verify;
 

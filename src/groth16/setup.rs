@@ -11,13 +11,11 @@ use rand_core::SeedableRng;
 use rayon::prelude::*;
 
 use super::keys::{Parameters, VerifyingKey};
-use crate::backend::api::{BResult, Backend, BackendError};
+use super::qap;
+use crate::backend::api::{BResult, Backend, BackendError, Tick};
 use crate::backend::cpu::curve::MsmAffine;
-use crate::backend::cpu::fixed_base::{fixed_base_window, FixedBaseTable};
-use crate::cs::{
-    Book, Circuit, ConstraintSystem, Densities, Index, Lc, LinearCombination, Shape, SynthesisError,
-    Variable, VecStore,
-};
+use crate::backend::cpu::fixed_base::fixed_base_into;
+use crate::cs::{Circuit, Densities, Shape, SynthesisError};
 use crate::vocab::{CancelToken, Cancelled};
 
 /// Setup stages, reported to the progress callback in this order.
@@ -26,28 +24,38 @@ pub const SETUP_STAGES: [&str; 7] = ["evaluate", "h", "l", "a", "b_g1", "b_g2", 
 /// Receives (stage, done, total) as setup proceeds; stages are `SETUP_STAGES`.
 pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
 
-/// Fixed-base multiplications per progress report: small enough for a smooth gauge, large enough that a
-/// chunk amortizes the parallel split.
-const CHUNK: usize = 1 << 14;
-
-/// Fixed-base multiplications per device call: the device wrapper's chunk, so a cancel is heard within one
-/// chunk and progress moves per chunk.
-const DEVICE_CHUNK: usize = 1 << 22;
-
-/// A query's group on a device backend, so one [`multiples`] serves G1 and G2 on either path.
-trait OnDevice: MsmAffine {
-    fn on_device(b: &dyn Backend, base: &Self::Proj, scalars: &[Scalar]) -> BResult<Vec<Self>>;
+/// A query's group on a backend, so one [`multiples`] serves G1 and G2 on either path.
+trait OnBackend: MsmAffine {
+    fn fixed_base(
+        b: &dyn Backend,
+        base: &Self::Proj,
+        scalars: &[Scalar],
+        out: &mut [Self],
+        tick: Tick,
+    ) -> BResult<()>;
 }
 
-impl OnDevice for G1Affine {
-    fn on_device(b: &dyn Backend, base: &G1Projective, scalars: &[Scalar]) -> BResult<Vec<Self>> {
-        b.fixed_base_g1(base, scalars)
+impl OnBackend for G1Affine {
+    fn fixed_base(
+        b: &dyn Backend,
+        base: &G1Projective,
+        scalars: &[Scalar],
+        out: &mut [Self],
+        tick: Tick,
+    ) -> BResult<()> {
+        b.fixed_base_g1(base, scalars, out, tick)
     }
 }
 
-impl OnDevice for G2Affine {
-    fn on_device(b: &dyn Backend, base: &G2Projective, scalars: &[Scalar]) -> BResult<Vec<Self>> {
-        b.fixed_base_g2(base, scalars)
+impl OnBackend for G2Affine {
+    fn fixed_base(
+        b: &dyn Backend,
+        base: &G2Projective,
+        scalars: &[Scalar],
+        out: &mut [Self],
+        tick: Tick,
+    ) -> BResult<()> {
+        b.fixed_base_g2(base, scalars, out, tick)
     }
 }
 
@@ -66,72 +74,6 @@ fn nonzero(rng: &mut ChaCha20Rng) -> Scalar {
         if !bool::from(s.is_zero()) {
             return s;
         }
-    }
-}
-
-/// The QAP polynomials of every variable evaluated at τ, and which variables the A/B queries hold.
-struct Evaluator<'a> {
-    lagrange: &'a [Scalar],
-    /// Checked every few thousand rows; once cancelled the rest of the pass only counts rows.
-    cancel: &'a CancelToken,
-    stopped: bool,
-    /// Values, rows seen and the A/B densities, kept as every constraint system keeps them.
-    book: Book<Densities>,
-    at: [Vec<Scalar>; 2],
-    bt: [Vec<Scalar>; 2],
-    ct: [Vec<Scalar>; 2],
-}
-
-impl Evaluator<'_> {
-    fn add(poly: &mut [Vec<Scalar>; 2], lc: &LinearCombination<VecStore>, l: Scalar) {
-        for (var, coeff) in lc.terms() {
-            match var.0 {
-                Index::Input(i) => poly[0][i] += *coeff * l,
-                Index::Aux(i) => poly[1][i] += *coeff * l,
-            }
-        }
-    }
-}
-
-impl ConstraintSystem for Evaluator<'_> {
-    type Store = VecStore;
-
-    fn alloc(&mut self, value: Scalar) -> Variable {
-        for p in [&mut self.at, &mut self.bt, &mut self.ct] {
-            p[1].push(Scalar::ZERO);
-        }
-        self.book.alloc(value)
-    }
-
-    fn alloc_input(&mut self, value: Scalar) -> Variable {
-        for p in [&mut self.at, &mut self.bt, &mut self.ct] {
-            p[0].push(Scalar::ZERO);
-        }
-        self.book.alloc_input(value)
-    }
-
-    fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
-    where
-        A: FnOnce(Lc<Self>) -> Lc<Self>,
-        B: FnOnce(Lc<Self>) -> Lc<Self>,
-        C: FnOnce(Lc<Self>) -> Lc<Self>,
-    {
-        let row = self.book.enforced();
-        if row.is_multiple_of(4096) && self.cancel.is_cancelled() {
-            self.stopped = true;
-        }
-        let Some(&l) = self.lagrange.get(row).filter(|_| !self.stopped) else { return };
-        let (a, b, c) =
-            (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
-        self.book.mark_a(a.terms());
-        self.book.mark_b(b.terms());
-        Self::add(&mut self.at, &a, l);
-        Self::add(&mut self.bt, &b, l);
-        Self::add(&mut self.ct, &c, l);
-    }
-
-    fn value(&self, var: Variable) -> Scalar {
-        self.book.value(var)
     }
 }
 
@@ -155,10 +97,10 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
 }
 
-/// All multiples kᵢ·base, one table for the whole list (or on `device`, [`DEVICE_CHUNK`] at a time), reporting
-/// progress at the start and per chunk and checking `cancel` per chunk (a chunk takes milliseconds, so a
-/// cancel is heard within one).
-fn multiples<A: OnDevice>(
+/// All multiples kᵢ·base on `device` when given (the backend's chunks, normalized under the device's next
+/// chunk), else with the host's window table; progress at the start and per chunk, and `cancel` checked per
+/// chunk (milliseconds), so a cancel is heard within one.
+fn multiples<A: OnBackend>(
     base: A::Proj,
     scalars: &[Scalar],
     stage: &str,
@@ -166,25 +108,20 @@ fn multiples<A: OnDevice>(
     cancel: &CancelToken,
     device: Option<&dyn Backend>,
 ) -> Result<Vec<A>, SetupStop> {
-    let mut out = Vec::with_capacity(scalars.len());
     progress(stage, 0, scalars.len()); // the stage has begun: a display can say so before its first chunk
-    if let Some(dev) = device {
-        for chunk in scalars.chunks(DEVICE_CHUNK) {
-            if cancel.is_cancelled() {
-                return Err(SetupStop::Cancelled);
-            }
-            out.extend(A::on_device(dev, &base, chunk).map_err(SetupStop::Device)?);
-            progress(stage, out.len(), scalars.len());
-        }
-        return Ok(out);
+                                       // Filled in parallel: at 2^27 the H query is 12.9 GB, which one thread takes seconds to touch.
+    let mut out = Vec::with_capacity(scalars.len());
+    out.par_extend(rayon::iter::repeat_n(A::identity(), scalars.len()));
+    let tick = |done: usize| {
+        progress(stage, done, scalars.len());
+        !cancel.is_cancelled()
+    };
+    match device {
+        Some(dev) => A::fixed_base(dev, &base, scalars, &mut out, &tick).map_err(SetupStop::Device)?,
+        None => fixed_base_into(&base, scalars, &mut out, &tick),
     }
-    let table = FixedBaseTable::<A>::new(&base, fixed_base_window(scalars.len()));
-    for chunk in scalars.chunks(CHUNK) {
-        if cancel.is_cancelled() {
-            return Err(SetupStop::Cancelled);
-        }
-        out.extend(table.mul_many(chunk));
-        progress(stage, out.len(), scalars.len());
+    if cancel.is_cancelled() {
+        return Err(SetupStop::Cancelled);
     }
     Ok(out)
 }
@@ -271,31 +208,18 @@ pub fn generate_on<C: Circuit + ?Sized>(
     let m = shape.domain();
     progress("evaluate", 0, shape.rows());
     let lagrange = lagrange_at(tw.tau, m);
-    let mut ev = Evaluator {
-        lagrange: &lagrange,
-        cancel,
-        stopped: false,
-        book: Book::new(Some(shape), 0),
-        at: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
-        bt: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
-        ct: [vec![Scalar::ZERO], Vec::with_capacity(shape.aux)],
-    };
-    circuit.synthesize(&mut ev).map_err(SetupStop::Synthesis)?;
-    if ev.stopped || cancel.is_cancelled() {
-        return Err(SetupStop::Cancelled);
-    }
+    let threads = qap::threads_for(shape.rows());
+    let qap::Qap { polys: [mut at, bt, ct], densities, constraints: rows } =
+        qap::evaluate(circuit, shape, &lagrange, cancel, threads)
+            .map_err(SetupStop::Synthesis)?
+            .ok_or(SetupStop::Cancelled)?;
+    let Densities { a_aux, b_input, b_aux } = densities;
     // The appended `input_i * 1 = 0` constraints put each input in A.
-    let (n_inputs, rows) = (ev.book.inputs.len(), ev.book.constraints);
-    for i in 0..n_inputs {
-        ev.at[0][i] += lagrange[rows + i];
+    for (i, a) in at[0].iter_mut().enumerate() {
+        *a += lagrange[rows + i];
     }
     progress("evaluate", shape.rows(), shape.rows());
-    // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) and the witness go now.
-    let (at, bt, ct, a_aux, b_input, b_aux) = {
-        let Evaluator { at, bt, ct, book, .. } = ev;
-        let Densities { a_aux, b_input, b_aux } = book.track;
-        (at, bt, ct, a_aux, b_input, b_aux)
-    };
+    // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) goes now.
     drop(lagrange);
 
     let g1 = G1Projective::generator();
