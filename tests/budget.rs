@@ -91,6 +91,42 @@ fn over_the_limit_is_one_line_with_estimate_limit_and_knob() {
 }
 
 #[test]
+fn a_sector_too_large_for_one_call_is_proved_in_calls_of_partitions_with_the_same_proofs() {
+    let mut s = porep(2);
+    s.partitions = 3;
+    s.sectors = 2;
+    let one = budget::footprint(&s).assignment_bytes();
+    // A budget below the sector's three circuits but above two: calls of two partitions, with a note.
+    let plan = budget::plan_run(&shape(&s, "pipeline=off", 2 * one + 1), &limit(1 << 40)).expect("two fit");
+    assert_eq!(plan.circuits_per_call, 2, "{plan:?}");
+    assert!(plan.split_note(&s).is_some_and(|n| n.contains("3 partitions")), "{plan:?}");
+    // With the pipeline asked for, two calls of one partition in flight beat one call of two.
+    let plan = budget::plan_run(&shape(&s, "", 2 * one + 1), &limit(1 << 40)).expect("one fits twice");
+    assert_eq!((plan.circuits_per_call, plan.pipelined), (1, true), "{plan:?}");
+    // Not even one partition: refused, naming what one needs.
+    let e = budget::plan_run(&shape(&s, "", one - 1), &limit(1 << 40)).expect_err("below one partition");
+    assert!(matches!(e, PlanError::Budget(_)), "{e}");
+    // The proofs are those of whole-sector calls, byte for byte, and they verify.
+    std::env::set_var("CUZK_CACHE", std::env::temp_dir().join(format!("cuzk-budget-{}", std::process::id())));
+    let backend = CpuBackend::new();
+    let proofs = |mem_budget: u64, set: &str| {
+        let mut toggles = s.toggles;
+        toggles.apply_set(set).expect("toggles");
+        let spec = RunSpec { sample: &s, toggles, backend: &backend, repeats: 1, mem_budget };
+        let r = Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).expect("run");
+        assert_eq!(r.last.verified.as_deref(), Some(&[true; 6][..]), "{set} {mem_budget}");
+        (r.last.proofs.iter().map(|p| p.to_bytes()).collect::<Vec<_>>(), r.notes)
+    };
+    let (whole, notes) = proofs(1 << 40, "");
+    assert!(notes.is_empty(), "{notes:?}");
+    let (split, notes) = proofs(one + one / 2, "pipeline=off");
+    assert!(notes.iter().any(|n| n.contains("proved in calls of 1")), "{notes:?}");
+    assert!(split == whole, "calls of one partition changed the proofs");
+    let (piped, _) = proofs(2 * one + 1, "");
+    assert!(piped == whole, "pipelined calls of one partition changed the proofs");
+}
+
+#[test]
 fn mem_budget_is_honoured() {
     let mut s = porep(2);
     s.sectors = 3;

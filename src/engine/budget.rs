@@ -407,6 +407,22 @@ pub struct Plan {
     pub note: Option<String>,
     /// The estimate of the whole run at this plan.
     pub estimate: Estimate,
+    /// Circuits each proof call holds: `batch` sectors' worth, or fewer partitions of one sector when a whole
+    /// sector does not fit.
+    pub circuits_per_call: usize,
+}
+
+impl Plan {
+    /// A line for the run's notes when a sector's partitions are proved in several calls.
+    pub fn split_note(&self, sample: &Sample) -> Option<String> {
+        let per = sample.circuits_per_sector();
+        (self.circuits_per_call < per).then(|| {
+            format!(
+                "a sector's {per} partitions do not fit in memory at once: proved in calls of {} ({} in flight)",
+                self.circuits_per_call, self.in_flight
+            )
+        })
+    }
 }
 
 /// What the plan of a run needs to know.
@@ -442,14 +458,43 @@ pub fn flag_bytes(n: u64) -> String {
 }
 
 /// Plans a run within `limit` and the pipeline budget; refuses with one line when even one call does not fit.
+///
+/// A call proves `batch` sectors' circuits at once. When one sector's circuits do not fit (a 32 GiB sector's
+/// ten 2^27 partitions need ~300 GiB at once), a call proves the most partitions that do, as
+/// [`Plan::circuits_per_call`] says; two such calls in flight (the pipeline) are preferred to one larger call.
+/// Proofs do not depend on the grouping: each circuit's randomizers come from its index in the job.
 pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
+    let t = &r.toggles;
+    let per = r.sample.circuits_per_sector();
+    let whole = t.batch.max(1).saturating_mul(per);
+    let split = |k: usize| plan_calls(r, limit, k);
+    if t.batch > 1 || per <= 1 {
+        return split(whole);
+    }
+    match split(whole) {
+        Err(e) => {
+            let fits = |k: usize, pipelined: bool| split(k).ok().filter(|p| p.pipelined || !pipelined);
+            let best = (1..per)
+                .rev()
+                .find_map(|k| fits(k, t.on(crate::vocab::Toggle::Pipeline)))
+                .or_else(|| (1..per).rev().find_map(|k| fits(k, false)));
+            // Not even one partition fits: say what that one needs.
+            best.ok_or_else(|| split(1).err().unwrap_or(e))
+        }
+        ok => ok,
+    }
+}
+
+/// [`plan_run`] for calls of `k` circuits.
+fn plan_calls(r: &RunShape, limit: &MemLimit, k: usize) -> Result<Plan, PlanError> {
     use crate::vocab::Toggle;
     let s = r.sample;
     let (fp, t) = (&r.fp, &r.toggles);
     let a2 = t.on(Toggle::A2);
     let per = s.circuits_per_sector();
-    let k = (t.batch.max(1) as u64).saturating_mul(per as u64);
-    let calls = s.sectors.div_ceil(t.batch.max(1)) as u64;
+    let circuits = k;
+    let k = k as u64;
+    let calls = (s.sectors.saturating_mul(per)).div_ceil(circuits.max(1)) as u64;
     let call_nominal = mul(k, fp.assignment_bytes());
     let call_peak = growth(a2, call_nominal);
     let (aux, a_aux, b_aux) = (fp.shape.aux as u64, fp.a_aux as u64, fp.b_aux as u64);
@@ -474,11 +519,10 @@ pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
         if setup > calls_part.saturating_add(prove_extra) {
             parts.push(("setup".to_string(), setup));
         } else {
-            let label = if flight == 1 {
-                format!("1 call of {k} circuits")
-            } else {
-                format!("{flight} calls of {k} circuits")
-            };
+            let of =
+                if circuits < per { format!("{k} of {per} partitions") } else { format!("{k} circuits") };
+            let label =
+                if flight == 1 { format!("1 call of {of}") } else { format!("{flight} calls of {of}") };
             parts.push((label, calls_part));
             parts.push(("proving work".to_string(), prove_extra));
         }
@@ -498,13 +542,17 @@ pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
         } else {
             String::new()
         };
+        let held = if circuits < per {
+            format!("{k} of a sector's {per} partitions")
+        } else {
+            format!("batch {} × {per} circuits", t.batch.max(1))
+        };
         return Err(PlanError::Budget(format!(
-            "--mem-budget {}: one proof call of {} holds {} of synthesized data (batch {} × {per} circuits); \
+            "--mem-budget {}: one proof call of {} holds {} of synthesized data ({held}); \
              the smallest budget that runs is {}{pipe}",
             flag_bytes_exact(r.mem_budget),
             s.name,
             human(call_nominal),
-            t.batch.max(1),
             flag_bytes(call_nominal),
         )));
     }
@@ -532,9 +580,17 @@ pub fn plan_run(r: &RunShape, limit: &MemLimit) -> Result<Plan, PlanError> {
             };
             format!("pipeline off: {why}")
         });
-        return Ok(Plan { in_flight: 1, pipelined: false, budget: call_nominal, note, estimate: one });
+        return Ok(Plan {
+            in_flight: 1,
+            pipelined: false,
+            budget: call_nominal,
+            note,
+            estimate: one,
+            circuits_per_call: circuits,
+        });
     }
     Ok(Plan {
+        circuits_per_call: circuits,
         in_flight: flight,
         pipelined: true,
         budget: mul(flight, call_nominal),

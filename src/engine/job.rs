@@ -1,5 +1,6 @@
-//! One repeat of a job: a sample's sectors proved in calls of `batch` sectors, synthesis of the next call
-//! overlapping proving of this one when `pipeline` is on, every proof verified (toggle).
+//! One repeat of a job: a sample's sectors proved in calls of `batch` sectors (or of some partitions of one,
+//! when the memory plan cannot hold a whole sector), synthesis of the next call overlapping proving of this
+//! one when `pipeline` is on, every proof verified (toggle).
 
 use std::sync::Arc;
 
@@ -35,6 +36,8 @@ pub struct JobSpec<'a> {
     pub pce: Option<&'a PceSlot>,
     /// The device gate this job's proof calls take turns at (`None`: the job is alone on the device).
     pub device: Option<DeviceClaim<'a>>,
+    /// Circuits per proof call (the plan's): `batch` sectors' worth, or some partitions of one sector.
+    pub circuits_per_call: usize,
 }
 
 /// What one repeat produced.
@@ -64,11 +67,18 @@ struct Call {
 fn synthesize_call(
     spec: &JobSpec,
     probe: &Probe,
-    sectors: std::ops::Range<usize>,
+    circuits: std::ops::Range<usize>,
 ) -> Result<Call, ProveError> {
     let s = spec.sample;
-    let first = sectors.start * s.circuits_per_sector();
-    let circuits: Vec<_> = sectors.flat_map(|sec| s.sector_circuits(sec)).collect();
+    let per = s.circuits_per_sector().max(1);
+    let first = circuits.start;
+    let sectors = circuits.start / per..circuits.end.div_ceil(per);
+    // A call of some partitions builds their sector's circuits and keeps its own.
+    let circuits: Vec<_> = sectors
+        .flat_map(|sec| s.sector_circuits(sec).into_iter().enumerate().map(move |(p, c)| (sec * per + p, c)))
+        .filter(|(i, _)| circuits.contains(i))
+        .map(|(_, c)| c)
+        .collect();
     let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
     let t = &spec.toggles;
     // B2 (and not B1, which wins): a/b/c go into the backend's page-locked pool, if it has one.
@@ -76,6 +86,12 @@ fn synthesize_call(
     let asgs = synthesize_with(probe, &circuits, t, Some(spec.shape), first, spec.pce, pool)?;
     check_inputs(&asgs, &inputs, first)?;
     Ok(Call { first, inputs, asgs })
+}
+
+/// The job's calls as ranges of circuit indices (sector-major), `k` circuits each (the last may hold fewer).
+fn call_ranges(total: usize, k: usize) -> Vec<std::ops::Range<usize>> {
+    let k = k.max(1);
+    (0..total).step_by(k).map(|f| f..(f + k).min(total)).collect()
 }
 
 /// Synthesis workers of a pipelined job: one per 32 host threads (one on the 16-core H200 host), at most the
@@ -152,9 +168,9 @@ impl Drop for StopOnDrop<'_> {
 pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> {
     let s = spec.sample;
     let t = &spec.toggles;
-    let batch = t.batch.max(1);
-    let calls: Vec<_> = (0..s.sectors).step_by(batch).map(|f| f..(f + batch).min(s.sectors)).collect();
-    let per_call = bytes_per_circuit(&spec.shape) * (batch * s.circuits_per_sector()) as u64;
+    let k = spec.circuits_per_call.max(1);
+    let calls = call_ranges(s.sectors * s.circuits_per_sector(), k);
+    let per_call = bytes_per_circuit(&spec.shape) * k as u64;
     // One call proving and one synthesized ahead must fit; the queue holds what else the budget allows.
     let ahead = (spec.mem_budget / per_call.max(1)).saturating_sub(2).min(4) as usize;
     let pipelined = t.on(Toggle::Pipeline) && calls.len() > 1 && spec.mem_budget >= 2 * per_call;
@@ -181,7 +197,7 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
             let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Call, ProveError>)>();
             for w in 0..workers {
                 let (tx, gate, calls) = (tx.clone(), &gate, &calls);
-                let probe = probe.with_slot_base(w * batch * s.circuits_per_sector());
+                let probe = probe.with_slot_base(w * k);
                 scope.spawn(move || {
                     while let Some(i) = gate.next(calls.len()) {
                         if probe.checkpoint().is_err() {
@@ -239,6 +255,15 @@ mod tests {
     use super::Gate;
     use std::sync::mpsc::{channel, RecvTimeoutError};
     use std::time::Duration;
+
+    #[test]
+    fn calls_cover_every_circuit_once_in_order() {
+        assert_eq!(super::call_ranges(10, 10), vec![0..10]);
+        assert_eq!(super::call_ranges(30, 4).len(), 8);
+        assert_eq!(super::call_ranges(30, 4).last(), Some(&(28..30)));
+        let flat: Vec<usize> = super::call_ranges(23, 3).into_iter().flatten().collect();
+        assert_eq!(flat, (0..23).collect::<Vec<_>>());
+    }
 
     #[test]
     fn gate_hands_out_calls_in_order_within_the_window() {

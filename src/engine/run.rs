@@ -126,6 +126,7 @@ pub(super) fn run(
                     mem_budget: spec.mem_budget,
                     pce: slot.as_deref(),
                     device: ctl.device,
+                    circuits_per_call: plan.circuits_per_call,
                 },
                 &probe,
             );
@@ -154,7 +155,7 @@ pub(super) fn run(
     let mut repeats = summarize(&events, &marks);
     repeats.truncate(windows.len());
     let s = spec.sample;
-    let per_call = (spec.toggles.batch.max(1) * s.circuits_per_sector()) as u64;
+    let per_call = plan.circuits_per_call.max(1) as u64;
     let constraints = match &result {
         Ok((_, info, _, _)) => info.shape.rows(),
         Err(_) => fp.shape.rows(),
@@ -211,7 +212,14 @@ pub(super) fn run(
             verified: last.verified.as_ref().map(|v| v[i]),
         })
         .collect();
-    Ok(RunResult { record, last, params, params_info, notes: plan.note.iter().cloned().collect(), warnings })
+    Ok(RunResult {
+        record,
+        last,
+        params,
+        params_info,
+        notes: plan.note.iter().cloned().chain(plan.split_note(spec.sample)).collect(),
+        warnings,
+    })
 }
 
 /// A circuit that does not fit its params names the params file (the cache checks counts and seed, so this

@@ -87,7 +87,8 @@ fn huge_in_range_knobs_are_refused_before_allocating() {
     // Refusals come from estimates, not from trying: all of the above in well under a minute.
     assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
     // Many sectors cost pipeline depth, not memory per call: 1024 sectors of porep-tiny plan fine, and a
-    // budget below one call is refused with the smallest that works.
+    // budget below one partition (a sector's partitions are proved in smaller calls when they must) is
+    // refused with the smallest that works.
     let o = cuzk(
         &d,
         &[
@@ -99,10 +100,10 @@ fn huge_in_range_knobs_are_refused_before_allocating() {
             "--sectors",
             "2",
             "--mem-budget",
-            "1M",
+            "64K",
         ],
     );
-    fails_with(&o, &["--mem-budget 1M", "the smallest budget that runs is", "with the pipeline"]);
+    fails_with(&o, &["--mem-budget 65536", "the smallest budget that runs is", "with the pipeline"]);
 }
 
 #[test]

@@ -243,8 +243,10 @@ impl Service {
                 // The budget is below one proof call: said in the daemon's terms, not `--mem-budget`'s.
                 PlanError::Budget(_) => {
                     let fp = inner.engine.footprint(sample);
-                    let call = crate::engine::bytes_per_circuit(&fp.shape)
-                        .saturating_mul((sample.circuits_per_sector() * inner.cfg.toggles.batch.max(1)) as u64);
+                    // The smallest call: one partition (a sector is split when it must be), or `batch` sectors.
+                    let batch = inner.cfg.toggles.batch.max(1);
+                    let circuits = if batch > 1 { sample.circuits_per_sector() * batch } else { 1 };
+                    let call = crate::engine::bytes_per_circuit(&fp.shape).saturating_mul(circuits as u64);
                     SubmitError::Memory(format!(
                         "{}: one proof call holds {} of synthesized data, more than the daemon's memory budget of \
                          {}; raise `memory_budget` in the daemon's config",
