@@ -52,27 +52,11 @@ out="${OUT:-dev/gpu-check-out}"
 mkdir -p "$out" || exit 2
 out=$(readlink -f "$out")
 
-# Caches: the user cache dir when writable, else /tmp (the device machine runs as root, maybe without HOME).
-if [ -z "${CUZK_CACHE:-}" ]; then
-  base="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}"
-  if mkdir -p "$base/cuzk" 2>/dev/null && [ -w "$base/cuzk" ]; then CUZK_CACHE="$base/cuzk"; else CUZK_CACHE=/tmp/cuzk-cache; fi
-fi
-export CUZK_CACHE CUZK_BIN="$cuzk"
+export CUZK_BIN="$cuzk"
+# Caches and NVRTC (shared with sector-32g.sh).
+. scripts/cuda-env.sh
 # The tests must not pass by skipping here: a missing GPU, device or NVRTC fails them (tests/support/require.rs).
 export CUZK_REQUIRE_GPU=1
-mkdir -p "$CUZK_CACHE"
-
-# NVRTC: found by the loader, or in a CUDA install; its builtins library must be on the path too.
-if ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
-  for d in ${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 /usr/local/cuda-13*/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-           /usr/lib/x86_64-linux-gnu $(ls -d /usr/local/lib/python3*/dist-packages/nvidia/cu*/lib 2>/dev/null); do
-    if ls "$d"/libnvrtc.so* >/dev/null 2>&1; then
-      export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-      export CUZK_NVRTC_LIB="$(ls "$d"/libnvrtc.so* | grep -v builtins | head -1)"
-      break
-    fi
-  done
-fi
 
 log() { echo "$@" | tee -a "$out/summary.txt"; }
 : > "$out/summary.txt"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# sector-32g.sh — on the H200 host: the real-shape 32 GiB PoRep (samples/porep-32g.toml, 10 partitions of
+# ~131 M constraints on 2^27) end to end within one device call: the params made on the GPU unless the cache
+# already holds them, then whole sectors proved in a fresh process, with host and device memory sampled.
+#
+#   scripts/sector-32g.sh            env: SECTORS (1), CALL_S (seconds for the whole call, 570),
+#                                         SETUP_S (limit for the setup, 420), BUDGET (--mem-budget, 110G),
+#                                         SET (--set, a2=on), CUZK_SYNTH_WORKERS (2),
+#                                         SAMPLE (samples/porep-32g.toml), CUZK (dev/cuzk), TESTS (a
+#                                         tests/gpu.rs binary: its setup tests run first)
+#
+# A sector's ten partitions do not fit the 128 GiB host at once: the memory plan proves them in calls of as
+# many as fit (with a2=on, one partition per call and two calls in flight); the run's notes say so. A run
+# that reaches CALL_S is interrupted (SIGINT, as Ctrl-C) and its record saved; the CUZK_TIMING lines say how
+# far it got.
+#
+# What each step costs and what it printed go to $OUT (default dev/sector-out) as r.tgz: setup.txt,
+# prove.txt (the phase table), prove.err (the CUZK_TIMING lines), mem.txt (every 5 s), exp/ (the run's
+# Chrome trace, CSV, JSON and SVG). The params (48.4 GB) and the PCE record stay in $CUZK_CACHE.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+cuzk=$(readlink -f "${CUZK:-dev/cuzk}")
+sample=${SAMPLE:-samples/porep-32g.toml}
+out=${OUT:-dev/sector-out}; mkdir -p "$out"
+o=$(mktemp -d); t0=$(date +%s)
+. scripts/cuda-env.sh
+left() { echo $(( ${CALL_S:-570} - ($(date +%s) - t0) )); }
+
+(while sleep 5; do
+  echo "$(date +%T) host_used_mib $(free -m | awk 'NR==2{print $3}') gpu_mib $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | tr -d ' ') cuzk_rss_kib $(ps -o rss= -C cuzk | sort -n | tail -1) disk_used_mib $(df -m --output=used / | tail -1)"
+done) > "$o/mem.txt" 2>&1 &
+sampler=$!
+
+if [ -n "${TESTS:-}" ]; then
+  CUZK_BIN="$cuzk" CUZK_REQUIRE_GPU=1 timeout 240 "$TESTS" --test-threads=1 setup:: > "$o/tests.txt" 2>&1
+  echo "gpu setup tests: rc=$? $(grep '^test result' "$o/tests.txt" | tail -1) at $(( $(date +%s) - t0 )) s"
+  grep -E 'FAILED|panicked' "$o/tests.txt" | head
+fi
+
+ts=$(date +%s)
+timeout "${SETUP_S:-420}" "$cuzk" setup --sample "$sample" --backend gpu > "$o/setup.txt" 2>&1
+echo "setup rc=$? in $(( $(date +%s) - ts )) s (at $(( $(date +%s) - t0 )) s)"
+tr '\r' '\n' < "$o/setup.txt" | grep -E 'done in|generated|cached|error' | tail -12
+
+if [ "$(left)" -gt 60 ]; then
+  tp=$(date +%s)
+  CUZK_SYNTH_WORKERS=${CUZK_SYNTH_WORKERS:-2} timeout -s INT -k 20 "$(( $(left) - 25 ))" "$cuzk" prove \
+    --sample "$sample" --backend gpu --sectors "${SECTORS:-1}" --set "${SET:-a2=on}" \
+    --mem-budget "${BUDGET:-110G}" --timing-log --export "$o/exp" > "$o/prove.txt" 2> "$o/prove.err"
+  echo "prove rc=$? in $(( $(date +%s) - tp )) s (at $(( $(date +%s) - t0 )) s)"
+  tail -32 "$o/prove.txt"
+  tr '\r' '\n' < "$o/prove.err" | grep -v CUZK_TIMING | grep -v '^$' | tail -6
+else
+  echo "prove: skipped, $(left) s left"
+fi
+kill "$sampler" 2>/dev/null
+echo "peak host_used_mib: $(sort -k3 -n "$o/mem.txt" | tail -1)"
+echo "peak gpu_mib:       $(sort -k5 -n "$o/mem.txt" | tail -1)"
+ls -la "$CUZK_CACHE"/params "$CUZK_CACHE"/pce 2>/dev/null | tail -4
+tar czf "$out/r.tgz" -C "$o" .
