@@ -135,7 +135,10 @@ impl ParamsMemo {
         let (shape, digest) = match known {
             Some(sd) => sd,
             None => {
-                let sd = ShapeCounter::count_with_digest(&circuit()).map_err(synthesis)?;
+                // One pass per thread for large circuits (~40 s on one thread at 2^27); the same result.
+                let rows = fp.shape.constraints;
+                let threads = if rows >= 1 << 20 { rayon::current_num_threads() } else { 1 };
+                let sd = ShapeCounter::count_with_digest_par(&circuit(), rows, threads).map_err(synthesis)?;
                 lock(&self.shapes).insert(id, sd);
                 sd
             }
