@@ -5,12 +5,12 @@
 #
 #   scripts/sector-32g.sh            env: SECTORS (1), CALL_S (seconds for the whole call, 570),
 #                                         SETUP_S (limit for the setup, 420), BUDGET (--mem-budget, 110G),
-#                                         SET (--set, a2=on), CUZK_SYNTH_WORKERS (2),
+#                                         SET (--set, e.g. a2=on; none by default), CUZK_SYNTH_WORKERS (2),
 #                                         SAMPLE (samples/porep-32g.toml), CUZK (dev/cuzk), TESTS (a
 #                                         tests/gpu.rs binary: its setup tests run first)
 #
 # A sector's ten partitions do not fit the 128 GiB host at once: the memory plan proves them in calls of as
-# many as fit (with a2=on, one partition per call and two calls in flight); the run's notes say so. A run
+# many as fit (one partition per call, two calls in flight under the default limit); the run's notes say so. A run
 # that reaches CALL_S is interrupted (SIGINT, as Ctrl-C) and its record saved; the CUZK_TIMING lines say how
 # far it got.
 #
@@ -45,7 +45,7 @@ tr '\r' '\n' < "$o/setup.txt" | grep -E 'done in|generated|cached|error' | tail 
 if [ "$(left)" -gt 60 ]; then
   tp=$(date +%s)
   CUZK_SYNTH_WORKERS=${CUZK_SYNTH_WORKERS:-2} timeout -s INT -k 20 "$(( $(left) - 25 ))" "$cuzk" prove \
-    --sample "$sample" --backend gpu --sectors "${SECTORS:-1}" --set "${SET:-a2=on}" \
+    --sample "$sample" --backend gpu --sectors "${SECTORS:-1}" ${SET:+--set "$SET"} \
     --mem-budget "${BUDGET:-110G}" --timing-log --export "$o/exp" > "$o/prove.txt" 2> "$o/prove.err"
   echo "prove rc=$? in $(( $(date +%s) - tp )) s (at $(( $(date +%s) - t0 )) s)"
   tail -32 "$o/prove.txt"

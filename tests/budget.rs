@@ -127,6 +127,23 @@ fn a_sector_too_large_for_one_call_is_proved_in_calls_of_partitions_with_the_sam
 }
 
 #[test]
+fn the_32_gib_sector_is_planned_as_partition_calls_on_a_128_gib_host() {
+    // The H200 host's figures (docs/PERF.md, session s): 124.1 GiB available to the process, --mem-budget 110G.
+    let s = Sample::load(Path::new("samples/porep-32g.toml")).expect("sample");
+    let r = shape(&s, "", 110 << 30);
+    let gib = |g: u64| limit(g << 30);
+    let plan =
+        budget::plan_run(&r, &limit(124 * (1 << 30) + (1 << 27))).expect("fits in calls of partitions");
+    assert_eq!((plan.circuits_per_call, plan.in_flight, plan.pipelined), (1, 2, true), "{plan:?}");
+    // A larger limit holds a third call in flight (measured: 104 GB in use at three, 88 GB at two).
+    let plan = budget::plan_run(&r, &gib(140)).expect("fits");
+    assert_eq!((plan.circuits_per_call, plan.in_flight), (1, 3), "{plan:?}");
+    // A whole sector in one call would need some 300 GiB: refused only when not even one partition fits.
+    let e = budget::plan_run(&r, &gib(64)).expect_err("64 GiB holds no partition beside the params");
+    assert!(e.to_string().contains("1 call of 1 of 10 partitions"), "{e}");
+}
+
+#[test]
 fn mem_budget_is_honoured() {
     let mut s = porep(2);
     s.sectors = 3;

@@ -385,8 +385,8 @@ impl FootprintMemo {
 
 /// Vectors grown by doubling (A2 off) hold up to twice their length; measured peak RSS of porep-mini and
 /// porep-tiny runs stays under the estimate with this factor (see `tests/budget.rs`).
-fn growth(a2: bool, bytes: u64) -> u64 {
-    if a2 {
+fn growth(presized: bool, bytes: u64) -> u64 {
+    if presized {
         bytes
     } else {
         mul(bytes, 2)
@@ -490,13 +490,15 @@ fn plan_calls(r: &RunShape, limit: &MemLimit, k: usize) -> Result<Plan, PlanErro
     use crate::vocab::Toggle;
     let s = r.sample;
     let (fp, t) = (&r.fp, &r.toggles);
-    let a2 = t.on(Toggle::A2);
+    // Pre-sized vectors: A2's capacity hint, or `pce`, whose witness-only synthesis is given the recorded shape
+    // and whose SpMV writes a/b/c into exact-size buffers.
+    let presized = t.on(Toggle::A2) || t.on(Toggle::Pce);
     let per = s.circuits_per_sector();
     let circuits = k;
     let k = k as u64;
     let calls = (s.sectors.saturating_mul(per)).div_ceil(circuits.max(1)) as u64;
     let call_nominal = mul(k, fp.assignment_bytes());
-    let call_peak = growth(a2, call_nominal);
+    let call_peak = growth(presized, call_nominal);
     let (aux, a_aux, b_aux) = (fp.shape.aux as u64, fp.a_aux as u64, fp.b_aux as u64);
     let tails = aux.saturating_add(a_aux).saturating_add(b_aux);
     // Per lane: a/b/c padded to the domain and one reallocation's copy. prep_msm: copies of the A and B
