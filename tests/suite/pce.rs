@@ -79,6 +79,13 @@ fn pce_reproduces_full_synthesis_on_other_witnesses() {
             "{}: identity",
             s.name
         );
+        // The engine keys the record by the parallel count: the same identity.
+        assert_eq!(
+            (pce.shape(), pce.digest()),
+            ShapeCounter::count_with_digest_par(first, pce.shape().constraints, 3).expect("count"),
+            "{}: identity, parallel count",
+            s.name
+        );
         for sector in 0..2 {
             for (p, c) in s.sector_circuits(sector).iter().enumerate() {
                 let name = format!("{} s{sector} c{p}", s.name);
