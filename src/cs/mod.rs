@@ -10,6 +10,8 @@ mod lc;
 pub mod pce;
 mod prover;
 mod shape;
+#[cfg(test)]
+pub(crate) mod test_circuit;
 mod var;
 mod witness;
 

@@ -306,25 +306,7 @@ impl ConstraintSystem for MatrixRecorder {
 #[cfg(test)]
 mod par_tests {
     use super::*;
-
-    /// Rows that name a global, the previous row's output and an input, with a coefficient per row, so any
-    /// misordered or missing block changes the digest.
-    struct Chain(usize);
-
-    impl Circuit for Chain {
-        fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
-            let global = cs.alloc(Scalar::from(3u64));
-            let x = cs.alloc_input(Scalar::from(5u64));
-            let mut prev = global;
-            for i in 0..self.0 {
-                let next = cs.alloc(Scalar::from(i as u64));
-                let k = Scalar::from(i as u64 + 2);
-                cs.enforce(|lc| lc + (k, prev) + global, |lc| lc + (k, x), |lc| lc + next);
-                prev = next;
-            }
-            Ok(())
-        }
-    }
+    use crate::cs::test_circuit::Mixed as Chain;
 
     #[test]
     fn every_split_and_hint_gives_the_one_pass_digest() {

@@ -226,29 +226,7 @@ fn merge(mut parts: Vec<Part>) -> Qap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Rows that name the constant, a global allocated first, the previous row's output and an input, so
-    /// every path (own window, spill, input) is taken at every split.
-    struct Mixed(usize);
-
-    impl Circuit for Mixed {
-        fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
-            let global = cs.alloc(Scalar::from(3u64));
-            let x = cs.alloc_input(Scalar::from(5u64));
-            let mut prev = global;
-            for i in 0..self.0 {
-                let next = cs.alloc(Scalar::from(i as u64));
-                let k = Scalar::from(i as u64 + 2);
-                cs.enforce(
-                    |lc| lc + (k, prev) + global,
-                    |lc| lc + (Scalar::from(7u64), CS::one()) + (k, x),
-                    |lc| lc + next - (k, global),
-                );
-                prev = next;
-            }
-            Ok(())
-        }
-    }
+    use crate::cs::test_circuit::Mixed;
 
     #[test]
     fn every_split_gives_the_one_pass_sums() {
