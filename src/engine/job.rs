@@ -9,7 +9,7 @@ use blstrs::Scalar;
 use super::error::EngineError;
 use super::gate::DeviceClaim;
 use crate::backend::api::Backend;
-use crate::circuits::Sample;
+use crate::circuits::{Sample, SampleCircuit};
 use crate::cs::{ProvingAssignment, Shape};
 use crate::groth16::prover::{
     check_inputs, prove_assignments, synthesize_with, CallSpec, PceSlot, ProveError,
@@ -64,20 +64,51 @@ struct Call {
     asgs: Vec<ProvingAssignment>,
 }
 
+/// The circuits of the sectors a job's calls draw from, each sector built once: a porep sector's witness is
+/// built whole (porep-32g: 1.2–1.4 s on dev-2c), which calls of one partition would otherwise pay once per
+/// partition. Holds the two latest sectors (two workers may straddle a sector boundary).
+struct Sectors<'a> {
+    sample: &'a Sample,
+    built: std::sync::Mutex<Vec<(usize, Arc<Vec<SampleCircuit>>)>>,
+}
+
+impl<'a> Sectors<'a> {
+    fn new(sample: &'a Sample) -> Self {
+        Sectors { sample, built: Default::default() }
+    }
+
+    fn get(&self, sector: usize) -> Arc<Vec<SampleCircuit>> {
+        let lock = || self.built.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, c)) = lock().iter().find(|(s, _)| *s == sector) {
+            return c.clone();
+        }
+        // Built outside the lock; two workers building one sector at once waste only the time.
+        let c = Arc::new(self.sample.sector_circuits(sector));
+        let mut built = lock();
+        built.push((sector, c.clone()));
+        if built.len() > 2 {
+            built.remove(0);
+        }
+        c
+    }
+}
+
 fn synthesize_call(
     spec: &JobSpec,
     probe: &Probe,
+    sectors: &Sectors,
     circuits: std::ops::Range<usize>,
 ) -> Result<Call, ProveError> {
     let s = spec.sample;
     let per = s.circuits_per_sector().max(1);
     let first = circuits.start;
-    let sectors = circuits.start / per..circuits.end.div_ceil(per);
-    // A call of some partitions builds their sector's circuits and keeps its own.
-    let circuits: Vec<_> = sectors
-        .flat_map(|sec| s.sector_circuits(sec).into_iter().enumerate().map(move |(p, c)| (sec * per + p, c)))
-        .filter(|(i, _)| circuits.contains(i))
-        .map(|(_, c)| c)
+    let circuits: Vec<SampleCircuit> = (circuits.start / per..circuits.end.div_ceil(per))
+        .flat_map(|sec| {
+            let all = sectors.get(sec);
+            let (lo, hi) =
+                (circuits.start.max(sec * per) - sec * per, circuits.end.min((sec + 1) * per) - sec * per);
+            all[lo..hi.min(all.len())].to_vec()
+        })
         .collect();
     let inputs: Vec<Vec<Scalar>> = circuits.iter().map(|c| c.public_inputs()).collect();
     let t = &spec.toggles;
@@ -170,6 +201,7 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     let t = &spec.toggles;
     let k = spec.circuits_per_call.max(1);
     let calls = call_ranges(s.sectors * s.circuits_per_sector(), k);
+    let sectors = Sectors::new(s);
     let per_call = bytes_per_circuit(&spec.shape) * k as u64;
     // One call proving and one synthesized ahead must fit; the queue holds what else the budget allows.
     let ahead = (spec.mem_budget / per_call.max(1)).saturating_sub(2).min(4) as usize;
@@ -196,14 +228,14 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
         std::thread::scope(|scope| -> Result<(), EngineError> {
             let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Call, ProveError>)>();
             for w in 0..workers {
-                let (tx, gate, calls) = (tx.clone(), &gate, &calls);
+                let (tx, gate, calls, sectors) = (tx.clone(), &gate, &calls, &sectors);
                 let probe = probe.with_slot_base(w * k);
                 scope.spawn(move || {
                     while let Some(i) = gate.next(calls.len()) {
                         if probe.checkpoint().is_err() {
                             break;
                         }
-                        let call = synthesize_call(spec, &probe, calls[i].clone());
+                        let call = synthesize_call(spec, &probe, sectors, calls[i].clone());
                         let failed = call.is_err();
                         if tx.send((i, call)).is_err() || failed {
                             break;
@@ -238,7 +270,7 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     } else {
         for c in &calls {
             probe.checkpoint().map_err(ProveError::from)?;
-            prove(synthesize_call(spec, probe, c.clone())?, &mut out)?;
+            prove(synthesize_call(spec, probe, &sectors, c.clone())?, &mut out)?;
         }
     }
     probe.checkpoint().map_err(ProveError::from)?;
