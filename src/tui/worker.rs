@@ -324,7 +324,17 @@ fn engine_job(
     match job {
         Job::Run => {
             rep.send(Msg::Started { label: String::new(), toggles: spec.toggles, repeats: spec.repeats });
-            let r = engine.run(spec, ctl)?;
+            let r = match engine.run_recorded(spec, ctl) {
+                Ok(r) => r,
+                Err(f) => {
+                    // What a stopped run captured joins the history, as `cuzk prove` saves it.
+                    if let Some(record) = f.record {
+                        let saved = store.save(&record).map_err(|e| e.to_string());
+                        rep.send(Msg::Kept { record, saved });
+                    }
+                    return Err(f.error);
+                }
+            };
             rep.warn_params(&r);
             rep.saved(&r.record, Some(&store.save(&r.record)));
             Ok(None)

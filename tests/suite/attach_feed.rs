@@ -274,6 +274,56 @@ fn the_newest_running_job_is_followed_then_the_next() {
     assert_eq!(a.sample.path, format!("job {other}"));
 }
 
+/// A record the daemon saved joins the history when its job ends, not at the next dial: a job not followed
+/// that completes, and the followed one that fails (its partial record is shown, then the failure). The
+/// history's selection stays on the run the user chose.
+#[test]
+fn a_failed_or_unfollowed_jobs_record_joins_the_history_at_once() {
+    use cuzk::timeline::record::RunOutcome;
+    let older =
+        RunRecord { id: "20251231-000000-old0".into(), started: "2025-12-31T00:00:00Z".into(), ..run() };
+    let done = RunRecord { id: "20260101-000001-done".into(), ..run() };
+    let failed = RunRecord {
+        id: "20260101-000002-fail".into(),
+        outcome: RunOutcome::Failed,
+        error: "boom".into(),
+        repeats: Vec::new(),
+        ..run()
+    };
+    let other = "20260101-000000-job2";
+    let mut a = attached(vec![older.clone(), run()]);
+    a.history_sel = 0;
+    let mut feed = Feed::new();
+    let store = [done.clone(), failed.clone()];
+    let look = |id: &str| store.iter().find(|r| r.id == id).map(|r| (r.clone(), PathBuf::from("x.json")));
+    let mut s = Stream { seq: 0, out: Vec::new() };
+    s.job(ORIGIN - 10, JOB, "running", "");
+    s.job(ORIGIN - 5, other, "running", "");
+    s.spans(JOB, ORIGIN, &run(), 100_000);
+    s.job(ORIGIN + 90_000, other, "completed", &done.id);
+    let mut apply = |a: &mut App, events: Vec<pb::WatchEvent>| {
+        for ev in events {
+            for m in feed.event(ev, &look) {
+                a.apply(m);
+            }
+        }
+    };
+    apply(&mut a, s.out);
+    assert!(a.run_index(&done.id).is_some(), "the unfollowed job's record is listed");
+    assert_eq!(a.runs[a.history_sel].id, older.id, "the selection stays");
+    assert_eq!(a.state, RunState::Running, "the followed job still runs");
+    let mut s = Stream { seq: 100, out: Vec::new() };
+    s.job(ORIGIN + 100_000, JOB, "failed", &failed.id);
+    apply(&mut a, s.out);
+    let i = a.run_index(&failed.id).expect("the failed job's record is listed");
+    assert_eq!(a.runs[i].outcome, RunOutcome::Failed);
+    assert_eq!(a.shown, Some(i), "and shown");
+    assert_eq!(a.state, RunState::Failed);
+    assert!(a.log.iter().any(|l| l.text.contains("(failed) is saved to x.json")), "{:?}", a.log);
+    assert!(a.log.iter().any(|l| l.text.contains("failed: job") && l.text.contains("boom")), "{:?}", a.log);
+    assert_eq!(a.runs.len(), 4);
+}
+
 #[test]
 fn a_daemon_going_away_keeps_the_state_and_a_reconnect_starts_over() {
     let rec = run();

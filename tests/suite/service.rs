@@ -284,6 +284,46 @@ fn failed_job_leaves_its_record() {
     }
 }
 
+/// The in-process console keeps what a failed run captured, as `cuzk prove` and the daemon do: the worker
+/// saves the partial record (outcome failed, the error line) and hands it to the model before `Failed`, so
+/// the history lists it at once.
+#[test]
+fn the_consoles_failed_run_keeps_its_record() {
+    use cuzk::tui::state::{Command as TuiCommand, Msg};
+    use cuzk::tui::worker::{Worker, WorkerConfig};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = RunStore::open(Some(dir.path())).expect("store");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let cfg = WorkerConfig {
+        sample: "samples/porep-tiny.toml".into(),
+        backend: Box::new(Breaks::new(false, 0)),
+        store: store.clone(),
+    };
+    let w = Worker::spawn(cfg, tx).expect("worker");
+    cuzk::tui::source::Source::send(&w, TuiCommand::Run { toggles: Toggles::default(), repeats: 1 });
+    let t0 = Instant::now();
+    let mut kept = None;
+    let error = loop {
+        assert!(t0.elapsed() < LONG, "no end of the run");
+        match rx.try_recv() {
+            Ok(Msg::Kept { record, saved }) => kept = Some((record, saved)),
+            Ok(Msg::Failed(e)) => break e,
+            Ok(Msg::Finished { .. }) => panic!("the run finished despite the failing backend"),
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    };
+    assert!(error.contains("injected failure"), "{error}");
+    let (record, saved) = kept.expect("the partial record came before Failed");
+    assert_eq!(record.outcome, RunOutcome::Failed);
+    assert!(record.error.contains("injected failure"), "{}", record.error);
+    assert!(record.events.iter().any(|e| e.phase == "synthesis"), "synthesis ran");
+    let path = saved.expect("saved");
+    assert_eq!(store.resolve(&record.id).expect("in the store"), *record);
+    assert!(path.is_file());
+    assert!(w.shutdown(Duration::from_secs(30)), "worker did not end");
+}
+
 /// A job that can never fit the budget is refused at submit with one line naming the knob; one that fits
 /// only alone waits until the one before it is done; SRS requests name unknown circuit ids.
 #[test]

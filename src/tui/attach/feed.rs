@@ -132,6 +132,17 @@ impl Feed {
         }
         self.started.retain(|s| *s != id);
         let followed = self.following.as_deref() == Some(id.as_str());
+        // A record the daemon saved for a job this view does not end with `Finished` (a failed or cancelled
+        // one, or one not followed) joins the history now, not at the next dial.
+        let ends_with_finished = followed && line.state == "completed";
+        if !ends_with_finished && !line.run_id.is_empty() {
+            if let Some((record, path)) = lookup(&line.run_id) {
+                out.push(match followed {
+                    true => Msg::Kept { record: Box::new(record), saved: Ok(path) },
+                    false => Msg::Stored(vec![record]),
+                });
+            }
+        }
         if followed {
             match line.state.as_str() {
                 "completed" => match lookup(&line.run_id) {

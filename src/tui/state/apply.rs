@@ -48,6 +48,7 @@ impl App {
                 }
             }
             Msg::Finished { record, saved } => self.finished(*record, saved),
+            Msg::Kept { record, saved } => self.kept(*record, saved),
             Msg::Failed(e) => {
                 let n = self.live.take().map_or(self.runs.len() + 1, |l| l.number);
                 self.push_log(Level::Error, format!("run #{n} failed: {e}"));
@@ -122,6 +123,30 @@ impl App {
         self.shown = Some(self.runs.len() - 1);
         self.history_sel = self.runs.len() - 1;
         self.state = RunState::Idle;
+    }
+
+    /// A stopped run's partial record joins the history (shown), the live run stays until `Failed` or
+    /// `Cancelled` ends it.
+    fn kept(&mut self, record: RunRecord, saved: Result<std::path::PathBuf, String>) {
+        let number = self.live.as_ref().map_or(self.runs.len() + 1, |l| l.number);
+        match saved {
+            Ok(p) => self.push_log(
+                Level::Info,
+                format!(
+                    "run #{number}: what it captured ({}) is saved to {}",
+                    record.outcome.name(),
+                    p.display()
+                ),
+            ),
+            Err(e) => {
+                self.push_log(Level::Error, format!("run #{number}: its partial record was not saved: {e}"))
+            }
+        }
+        if self.run_index(&record.id).is_none() {
+            self.runs.push(record);
+            self.shown = Some(self.runs.len() - 1);
+            self.history_sel = self.runs.len() - 1;
+        }
     }
 
     /// The followed job's run as streamed, kept as its record (its events, counters and phase totals; no

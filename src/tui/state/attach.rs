@@ -86,20 +86,32 @@ impl App {
     }
 
     /// Records the daemon saved, read from the run store this console shares with it: the ones not listed
-    /// yet are added, in the store's order.
+    /// yet are added, in the store's order. The history's selection stays on its run unless it was on the
+    /// newest, which it then follows.
     pub(super) fn stored(&mut self, runs: Vec<crate::timeline::record::RunRecord>) {
-        let mut added = 0;
+        let tail = self.history_sel + 1 >= self.runs.len();
+        let selected = self.runs.get(self.history_sel).map(|r| r.id.clone());
+        let mut added = Vec::new();
         for r in runs {
             if self.run_index(&r.id).is_none() {
+                added.push(format!("{} ({})", r.id, r.outcome.name()));
                 self.runs.push(r);
-                added += 1;
             }
         }
-        if added > 0 {
-            self.runs.sort_by(|a, b| (&a.started, &a.id).cmp(&(&b.started, &b.id)));
-            self.shown = self.runs.len().checked_sub(1);
-            self.history_sel = self.runs.len().saturating_sub(1);
-            self.push_log(Level::Info, format!("{added} runs from the run store"));
+        if added.is_empty() {
+            return;
         }
+        self.runs.sort_by(|a, b| (&a.started, &a.id).cmp(&(&b.started, &b.id)));
+        let last = self.runs.len() - 1;
+        self.history_sel = match selected.and_then(|id| self.run_index(&id)) {
+            Some(i) if !tail => i,
+            _ => last,
+        };
+        self.shown = Some(self.history_sel);
+        let text = match &added[..] {
+            [one] => format!("run {one} from the run store"),
+            many => format!("{} runs from the run store", many.len()),
+        };
+        self.push_log(Level::Info, text);
     }
 }

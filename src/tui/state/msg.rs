@@ -46,6 +46,14 @@ pub enum Msg {
         /// The record file, or the store error.
         saved: Result<PathBuf, String>,
     },
+    /// A run that an error or a cancel stopped left a record of what it captured (outcome failed or
+    /// cancelled): kept in the history, where it was saved (or why not). `Failed` or `Cancelled` follows.
+    Kept {
+        /// The partial record.
+        record: Box<RunRecord>,
+        /// The record file, or the store error.
+        saved: Result<PathBuf, String>,
+    },
     /// A run failed (bad sample, engine or backend error); one line.
     Failed(String),
     /// A run stopped because the user asked.
