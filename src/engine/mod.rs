@@ -4,6 +4,7 @@
 
 pub mod ablate;
 pub mod budget;
+mod circuit_index;
 pub mod compare;
 pub mod error;
 pub mod events;
@@ -134,6 +135,19 @@ impl Engine {
         cancel: &CancelToken,
     ) -> Result<bool, EngineError> {
         self.params.preload_file(file, &Probe::quiet(cancel.clone()))
+    }
+
+    /// Reads cuzk's own params of the Filecoin circuit `identifier` (setup seed `seed`) from the params
+    /// cache into memory, found through the digest a run of that circuit left beside the cache, before any
+    /// job of it ran here; a later run of that circuit and seed uses them. `Ok(None)`: no run recorded the
+    /// circuit's digest, or no valid cache entry of that seed is there. Else the file, its size, and whether
+    /// it was already held.
+    pub fn preload_cached_params(
+        &self,
+        identifier: &str,
+        seed: u64,
+    ) -> Result<Option<(std::path::PathBuf, u64, bool)>, EngineError> {
+        self.params.preload_cached(identifier, seed)
     }
 
     /// The circuit footprint of `sample` (worked out once per engine), for estimates before any work.

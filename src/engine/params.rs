@@ -73,7 +73,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl ParamsMemo {
     /// Whether the params of `sample` are already in this memo (so a run needs no setup memory).
     pub(super) fn holds(&self, sample: &Sample) -> bool {
-        self.key_of(sample).is_some_and(|k| lock(&self.params).contains_key(&k))
+        self.keys_of(sample).iter().any(|k| lock(&self.params).contains_key(k))
+    }
+
+    /// The memo keys `sample`'s params may be held under: [`Self::key_of`], and for cuzk's own params the
+    /// cache entry's file (a daemon preload through the circuit index).
+    fn keys_of(&self, sample: &Sample) -> Vec<String> {
+        let Some(key) = self.key_of(sample) else { return Vec::new() };
+        let by_file = params_file(sample)
+            .is_none()
+            .then(|| ParamsCache::default_location().ok()?.path_for(&key).ok())
+            .flatten()
+            .map(|f| file_key(&f));
+        std::iter::once(key).chain(by_file).collect()
     }
 
     /// The memo key of `sample`'s params: its params file's, else the cache key once its shape is known.
@@ -88,7 +100,13 @@ impl ParamsMemo {
     /// Drops `sample`'s params from the memo (runs holding them keep their copy until they end); whether
     /// they were held.
     pub(super) fn evict(&self, sample: &Sample) -> bool {
-        self.key_of(sample).is_some_and(|k| lock(&self.params).remove(&k).is_some())
+        let keys = self.keys_of(sample);
+        let mut memo = lock(&self.params);
+        let mut held = false;
+        for k in &keys {
+            held |= memo.remove(k).is_some();
+        }
+        held
     }
 
     /// Whether the params file `file` is in the memo.
@@ -115,6 +133,30 @@ impl ParamsMemo {
         };
         lock(&self.params).insert(key, (Arc::new(params), file.to_path_buf()));
         Ok(false)
+    }
+
+    /// [`super::Engine::preload_cached_params`]: the cache entry of `identifier`'s recorded digest and
+    /// `seed`, checksum verified, into the memo under its file (so the SRS book's by-file tier and eviction
+    /// apply, and [`ParamsMemo::load`] finds it through the entry's path).
+    pub(super) fn preload_cached(
+        &self,
+        identifier: &str,
+        seed: u64,
+    ) -> Result<Option<(PathBuf, u64, bool)>, EngineError> {
+        let cache = ParamsCache::default_location()?;
+        let Some(digest) = super::circuit_index::lookup(cache.dir(), identifier) else { return Ok(None) };
+        let key = params_key(digest, seed);
+        let path = cache.path_for(&key)?;
+        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if lock(&self.params).contains_key(&file_key(&path)) || lock(&self.params).contains_key(&key) {
+            return Ok(Some((path, bytes, true)));
+        }
+        let Some(params) = cache.load(&key)? else { return Ok(None) };
+        if !setup::vk_matches_seed(&params.vk, seed) {
+            return Ok(None);
+        }
+        lock(&self.params).insert(file_key(&path), (Arc::new(params), path.clone()));
+        Ok(Some((path, bytes, false)))
     }
 
     /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around reading the
@@ -153,6 +195,12 @@ impl ParamsMemo {
             return Ok((p.clone(), info));
         }
         let cache = ParamsCache::default_location()?;
+        if let Some(job) = &sample.filecoin {
+            if let Ok(id) = job.registered.identifier() {
+                // Only the preload's shortcut depends on it: a failed write costs nothing else.
+                let _ = super::circuit_index::record(cache.dir(), &id, digest);
+            }
+        }
         let seed = sample.seed;
         let b = fp.b_input + fp.b_aux;
         let check = |p: &Parameters| -> Option<String> {
@@ -173,6 +221,15 @@ impl ParamsMemo {
             (!setup::vk_matches_seed(&p.vk, seed))
                 .then(|| format!("its vk was not made with seed {seed} (params of another seed)"))
         };
+        // Preloaded by the daemon through the circuit index (memo key: the entry's file), checked as a load is.
+        let preloaded = cache.path_for(&key).ok().and_then(|f| {
+            let held = lock(&self.params).get(&file_key(&f)).map(|(p, _)| p.clone());
+            held.filter(|p| check(p).is_none()).map(|p| (p, f))
+        });
+        if let Some((p, path)) = preloaded {
+            let info = ParamsInfo { path, origin: ParamsOrigin::Local, outcome: None, shape, digest };
+            return Ok((p, info));
+        }
         let cancel = probe.cancel_token().clone();
         let expect = Expect { check: &check, cancel: &cancel, progress };
         // `srs_load` covers looking at the cache and reading it; when the entry must be built it ends there and

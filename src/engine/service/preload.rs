@@ -1,5 +1,6 @@
 //! `PreloadSRS`: a circuit's SRS loaded into memory before any job needs it, through the sample of its last
-//! job or else its production params file, one load of a circuit at a time.
+//! job, else its production params file, else cuzk's own params in the params cache (found through the
+//! circuit index a run of that circuit left), one load of a circuit at a time.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,6 +10,7 @@ use super::inner::{lock, Inner};
 use super::srs::SrsError;
 use super::types::EventBody;
 use crate::circuits::filecoin::setup::cache_file_name;
+use crate::engine::sample::DEFAULT_SEED;
 use crate::engine::FIL_PARAMS_ENV;
 use crate::vocab::CancelToken;
 
@@ -49,14 +51,22 @@ pub(super) fn preload(inner: &Inner, id: &str) -> Result<(bool, u64), SrsError> 
             Ok((Some(file), bytes, true))
         }
         (None, None) => {
-            let dir = std::env::var(FIL_PARAMS_ENV).unwrap_or_default();
             let CircuitTarget::Real(r) = target;
-            let name = r.identifier().map(|i| cache_file_name(&i, "params")).unwrap_or_default();
-            Err(SrsError::NoParams(format!(
-                "{id}: no params file {name} in {FIL_PARAMS_ENV} ({}), and no job of this circuit has run here \
-                 yet (cuzk's own generated params are found through the circuit, known after its first job)",
-                if dir.is_empty() { "unset".to_string() } else { dir }
-            )))
+            let identifier = r.identifier().map_err(|e| SrsError::NotSupported(format!("{id}: {e}")))?;
+            let seed = inner.cfg.seed.unwrap_or(DEFAULT_SEED);
+            match inner.engine.preload_cached_params(&identifier, seed) {
+                Ok(Some((file, bytes, _))) => Ok((Some(file), bytes, true)),
+                Ok(None) => {
+                    let dir = std::env::var(FIL_PARAMS_ENV).unwrap_or_default();
+                    Err(SrsError::NoParams(format!(
+                        "{id}: no params file {} in {FIL_PARAMS_ENV} ({}), and none of cuzk's own of seed {seed} \
+                         in the params cache (made by the first job or `cuzk setup` of this circuit)",
+                        cache_file_name(&identifier, "params"),
+                        if dir.is_empty() { "unset".to_string() } else { dir }
+                    )))
+                }
+                Err(e) => Err(SrsError::Load(format!("{id}: {e}"))),
+            }
         }
     };
     let (file, bytes, by_file) = loaded?;
