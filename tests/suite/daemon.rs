@@ -1,6 +1,7 @@
 //! `cuzk daemon` as Curio meets it: a child process on a unix socket or a loopback port, driven by a tonic
 //! client. Every RPC of cuzk.v1 and the console's watch stream; proofs equal to `cuzk prove`'s for the same
-//! input and seed and accepted by filecoin-proofs' verifier (WindowPoSt 2 KiB); malformed, truncated,
+//! input and seed and accepted by filecoin-proofs' verifier (WindowPoSt and WinningPoSt 2 KiB; the PoRep C2
+//! through gRPC is tests/filecoin.rs's, on the device: its 2^22 setup is too slow for CI); malformed, truncated,
 //! oversized and wrong-kind requests (a SnapDeals one among them); a client leaving mid-Prove; SIGTERM's
 //! drain; kill -9 and a restart on the same caches; two daemons on one cache.
 
@@ -36,7 +37,8 @@ fn cli_prove(file: &str, tmp: &Path) -> PathBuf {
     }
     let f = tmp.join("request.json");
     std::fs::write(&f, serde_json::to_vec(&req).expect("json")).expect("write");
-    let out = tmp.join("cli-out");
+    let stem = Path::new(file).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let out = tmp.join(format!("cli-out-{stem}"));
     let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
         .args(["prove", "--backend", "cpu", "--seed", "42", "--post"])
         .arg(&f)
@@ -137,6 +139,19 @@ fn every_rpc_over_a_unix_socket() {
             "daemon and cuzk prove differ"
         );
         verify_with_filecoin_proofs(WINDOW, &r.proof, &out.join("vk.bin"), tmp.path());
+        // WinningPoSt (CRITICAL, as Curio sends it) the same way.
+        let mut winning = post_req(WINNING, "win-1");
+        winning.priority = pb::Priority::Critical as i32;
+        let w = c.prove(pb::ProveRequest { submit: Some(winning) }).await.expect("prove").into_inner();
+        let w = w.result.expect("result");
+        assert_eq!(w.status, Done::Completed as i32, "{}", w.error_message);
+        let out = cli_prove(WINNING, tmp.path());
+        assert_eq!(
+            std::fs::read(out.join("proofs.bin")).expect("proofs.bin"),
+            w.proof,
+            "WinningPoSt differs"
+        );
+        verify_with_filecoin_proofs(WINNING, &w.proof, &out.join("vk.bin"), tmp.path());
         let p = c
             .prove(pb::ProveRequest { submit: Some(post_req(WINDOW, "w-2")) })
             .await
@@ -369,7 +384,8 @@ fn faults_and_drain() {
 }
 
 /// Two daemons on one cache prove at once with the same bytes; one killed with -9 mid-proof restarts on the
-/// same caches and serves again; the cache holds no temp files afterwards.
+/// same caches, preloads the params the first made before any job, and serves again; the cache holds no
+/// temp files afterwards.
 #[test]
 fn kill_9_restart_and_a_shared_cache() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -397,6 +413,16 @@ fn kill_9_restart_and_a_shared_cache() {
     let again = Daemon::start("127.0.0.1:0", &home, &[]);
     let r = rt.block_on(async {
         let mut c = again.client();
+        // cuzk's own params of a circuit no job ran in this process: found through the circuit index.
+        let pre = c
+            .preload_srs(pb::PreloadSrsRequest { circuit_id: "wpost-2k".into() })
+            .await
+            .expect("preload of cuzk's own params before any job")
+            .into_inner();
+        assert!(!pre.already_loaded);
+        let s = c.get_status(pb::GetStatusRequest {}).await.expect("status").into_inner();
+        let e = s.loaded_srs.iter().find(|e| e.circuit_id == "wpost-2k").expect("listed");
+        assert!(e.tier == pb::srs_status::Tier::Hot as i32 && e.size_bytes > 0, "{e:?}");
         c.prove(pb::ProveRequest { submit: Some(post_req(WINDOW, "after")) })
             .await
             .expect("prove")
