@@ -113,7 +113,11 @@ pub fn draw_axis(buf: &mut Buffer, area: Rect, window: (u64, u64), zoom: f64, ma
     }
     let inside = |s: u64| s >= window.0 && s < window.1;
     for &s in marks.calls.iter().filter(|s| inside(**s)) {
-        put(buf, x0 + col(s, window, w), y, max_x, "┴", Style::new().fg(t.accent).bg(t.bg));
+        // Never over a tick or its label (30 calls of a 32 GiB sector run hid them all).
+        let x = x0 + col(s, window, w);
+        if buf.cell((x, y)).is_some_and(|c| c.symbol() == "─") {
+            put(buf, x, y, max_x, "┴", Style::new().fg(t.accent).bg(t.bg));
+        }
     }
     for &(s, r) in marks.repeats.iter().filter(|m| inside(m.0)) {
         // The repeat's number only where it does not cover a tick label.
@@ -124,6 +128,10 @@ pub fn draw_axis(buf: &mut Buffer, area: Rect, window: (u64, u64), zoom: f64, ma
         put(buf, x, y, max_x, if free { &label } else { "┃" }, Style::new().fg(t.accent).bg(t.bg));
     }
 }
+
+/// Fewest columns per proof call for the lanes to show call separators: a 32 GiB sector run's 30 calls
+/// in 120 columns (4 each) striped every lane and hid the blocks between.
+pub const MIN_CALL_GAP: u16 = 6;
 
 /// What [`draw_lanes`] draws.
 pub struct Lanes<'a> {
@@ -165,9 +173,12 @@ pub fn draw_lanes(buf: &mut Buffer, area: Rect, l: &Lanes, t: &Theme) -> usize {
         let label: String = format!("{}{lane}", l.prefix).chars().take(usize::from(LABEL_W)).collect();
         put(buf, area.x, y, area.x + LABEL_W, &format!("{label:<w$}", w = usize::from(LABEL_W)), label_style);
         // Separators under the blocks (they show where the lane is idle): `╎` where a later proof call (its
-        // sectors) begins, `┊` where a repeat begins.
-        let seps =
-            l.marks.calls.iter().map(|&s| (s, "╎")).chain(l.marks.repeats.iter().map(|&(s, _)| (s, "┊")));
+        // sectors) begins, unless calls are denser than one per MIN_CALL_GAP columns (zoom in to see them),
+        // `┊` where a repeat begins.
+        let calls = l.marks.calls.iter().filter(|&&s| s >= l.window.0 && s < l.window.1).count();
+        let sparse = calls * usize::from(MIN_CALL_GAP) <= usize::from(w);
+        let seps = l.marks.calls.iter().filter(|_| sparse).map(|&s| (s, "╎"));
+        let seps = seps.chain(l.marks.repeats.iter().map(|&(s, _)| (s, "┊")));
         for (s, glyph) in seps {
             if s >= l.window.0 && s < l.window.1 {
                 put(buf, x0 + col(s, l.window, w), y, x0 + w, glyph, Style::new().fg(t.dim).bg(t.bg));
@@ -338,6 +349,41 @@ mod tests {
             dur_us,
             args: Default::default(),
         }
+    }
+
+    /// Thirty proof calls over 100 columns (a 32 GiB sector run at zoom 1): the axis keeps its tick labels
+    /// (call marks only on bare rule) and the lanes show no call separators; zoomed to a tenth, they do.
+    #[test]
+    fn dense_calls_keep_the_axis_labels_and_the_lanes_clear() {
+        let t = Theme::default_dark();
+        let marks = Marks { repeats: Vec::new(), calls: (1..30).map(|k| k * 10_000_000 / 30).collect() };
+        let area = Rect { x: 0, y: 0, width: LABEL_W + 1 + 100, height: 1 };
+        let mut buf = Buffer::empty(area);
+        draw_axis(&mut buf, area, (0, 10_000_000), 1.0, &marks, &t);
+        let axis: String = (0..area.width).map(|x| buf.cell((x, 0)).map_or(" ", |c| c.symbol())).collect();
+        for label in ["┬2.00 s", "┬4.00 s", "┬6.00 s", "┬8.00 s"] {
+            assert!(axis.contains(label), "{label} hidden: {axis}");
+        }
+        assert!(axis.contains('┴'), "the calls are still marked where the rule is bare: {axis}");
+        let lanes = vec!["gpu0".to_string()];
+        let ev = [ev("msm_h", "gpu0", Some(0), 0, 0, 1)];
+        let refs: Vec<&RecordEvent> = ev.iter().collect();
+        let lane = |window: (u64, u64)| {
+            let mut buf = Buffer::empty(area);
+            let spec = Lanes {
+                lanes: &lanes,
+                events: &refs,
+                window,
+                selected: None,
+                cursor: None,
+                prefix: "",
+                marks: &marks,
+            };
+            draw_lanes(&mut buf, area, &spec, &t);
+            (0..area.width).filter(|&x| buf.cell((x, 0)).is_some_and(|c| c.symbol() == "╎")).count()
+        };
+        assert_eq!(lane((0, 10_000_000)), 0, "30 calls in 100 columns: no separators");
+        assert_eq!(lane((0, 1_000_000)), 2, "zoomed: the calls in view are separated");
     }
 
     /// Drawn over 100 columns at 10 µs each: ntt_h and msm_h in the lower half of their ntt_msm_h block in their
