@@ -53,6 +53,8 @@ mkdir -p "$out" || exit 2
 out=$(readlink -f "$out")
 
 export CUZK_BIN="$cuzk"
+# tests/filecoin.rs's daemon test proves its C2 through a daemon on the GPU.
+export CUZK_DAEMON_BACKEND=gpu
 # Caches and NVRTC (shared with sector-32g.sh).
 . scripts/cuda-env.sh
 # The tests must not pass by skipping here: a missing GPU, device or NVRTC fails them (tests/support/require.rs).

@@ -7,7 +7,10 @@
 #                                         SETUP_S (limit for the setup, 420), BUDGET (--mem-budget, 110G),
 #                                         SET (--set, e.g. a2=on; none by default), CUZK_SYNTH_WORKERS (2),
 #                                         SAMPLE (samples/porep-32g.toml), CUZK (dev/cuzk), TESTS (a
-#                                         tests/gpu.rs binary: its setup tests run first)
+#                                         tests/gpu.rs binary: its setup tests run first), FIL_TESTS (a
+#                                         tests/filecoin.rs binary: bellperson's verifier checks the
+#                                         proofs), INTERRUPT_AT (seconds into a second prove to send it
+#                                         SIGINT, as Ctrl-C, and time its stop; when that much time is left)
 #
 # A sector's ten partitions do not fit the 128 GiB host at once: the memory plan proves them in calls of as
 # many as fit (one partition per call, two calls in flight under the default limit); the run's notes say so. A run
@@ -46,12 +49,30 @@ if [ "$(left)" -gt 60 ]; then
   tp=$(date +%s)
   CUZK_SYNTH_WORKERS=${CUZK_SYNTH_WORKERS:-2} timeout -s INT -k 20 "$(( $(left) - 25 ))" "$cuzk" prove \
     --sample "$sample" --backend gpu --sectors "${SECTORS:-1}" ${SET:+--set "$SET"} \
-    --mem-budget "${BUDGET:-110G}" --timing-log --export "$o/exp" > "$o/prove.txt" 2> "$o/prove.err"
-  echo "prove rc=$? in $(( $(date +%s) - tp )) s (at $(( $(date +%s) - t0 )) s)"
+    --mem-budget "${BUDGET:-110G}" --timing-log --export "$o/exp" --out "$o/proofs" > "$o/prove.txt" 2> "$o/prove.err"
+  rc=$?; te=$(date +%s)
+  echo "prove rc=$rc in $(( te - tp )) s (at $(( te - t0 )) s); exit $(( te - $(stat -c %Y "$o/prove.txt") )) s after its last output"
   tail -32 "$o/prove.txt"
   tr '\r' '\n' < "$o/prove.err" | grep -v CUZK_TIMING | grep -v '^$' | tail -6
+  if [ -n "${FIL_TESTS:-}" ] && [ -f "$o/proofs/proofs.bin" ]; then
+    CUZK_BELLPERSON_VERIFY="$o/proofs" timeout 120 "$FIL_TESTS" bellperson_verifies_an_out_dir --exact --nocapture > "$o/bellperson.txt" 2>&1
+    echo "bellperson verify rc=$?: $(grep -E '^bellperson:|panicked' "$o/bellperson.txt" | head -3)"
+  fi
 else
   echo "prove: skipped, $(left) s left"
+fi
+
+# Ctrl-C within one phase: a second process proving a sector, SIGINT at INTERRUPT_AT s, its stop timed.
+if [ -n "${INTERRUPT_AT:-}" ] && [ "$(left)" -gt $(( INTERRUPT_AT + 60 )) ]; then
+  ti=$(date +%s)
+  CUZK_SYNTH_WORKERS=${CUZK_SYNTH_WORKERS:-2} "$cuzk" prove --sample "$sample" --backend gpu --sectors 1 \
+    ${SET:+--set "$SET"} --mem-budget "${BUDGET:-110G}" --timing-log > "$o/interrupt.txt" 2> "$o/interrupt.err" &
+  pid=$!
+  sleep "$INTERRUPT_AT"; kill -INT "$pid"; ts=$(date +%s%N)
+  ( sleep $(( $(left) - 15 )); kill -9 "$pid" 2>/dev/null ) & guard=$!
+  wait "$pid"; rc=$?; kill "$guard" 2>/dev/null
+  echo "interrupt: SIGINT at $(( ts / 1000000000 - ti )) s, rc=$rc, stopped $(( ($(date +%s%N) - ts) / 1000000 )) ms after it"
+  tr '\r' '\n' < "$o/interrupt.err" | grep -v CUZK_TIMING | grep -v '^$' | tail -4
 fi
 kill "$sampler" 2>/dev/null
 echo "peak host_used_mib: $(sort -k3 -n "$o/mem.txt" | tail -1)"

@@ -16,6 +16,8 @@
 
 #[path = "support/fil.rs"]
 mod fil;
+#[path = "support/daemon.rs"]
+mod harness;
 #[path = "support/refcs.rs"]
 mod refcs;
 
@@ -321,9 +323,15 @@ fn prove_and_verify_with_filecoin_proofs(kind: &str, flag: &str, file: &str) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let file = fixture(file);
     let out = cuzk_prove(flag, &file, tmp.path(), &[]);
-    let fil_dir = tmp.path().join("fil");
+    verify_in_child(kind, &file, &out, tmp.path());
+}
+
+/// Has a child process verify `out`'s proofs.bin of `file` with filecoin-proofs, `out`'s vk.bin written as
+/// `v28-<identifier>.vk` into a fresh filecoin-proofs parameter cache under `tmp`.
+fn verify_in_child(kind: &str, file: &Path, out: &Path, tmp: &Path) {
+    let fil_dir = tmp.join("fil");
     let env = fil::cache_env(&fil_dir).expect("cache env");
-    let id = load(&file).registered.identifier().expect("identifier");
+    let id = load(file).registered.identifier().expect("identifier");
     let vk = fil::params_dir(&fil_dir).join(format!("v28-{id}.vk"));
     std::fs::copy(out.join("vk.bin"), &vk).expect("copy vk");
     let o = Command::new(std::env::current_exe().expect("test binary"))
@@ -393,6 +401,78 @@ fn winning_post_2kib_verified_by_filecoin_proofs() {
 #[ignore = "the real 2 KiB C2 needs a 2^22 setup (~7 min on 2 cores): runs in scripts/gpu-check.sh (--include-ignored)"]
 fn porep_2kib_verified_by_filecoin_proofs() {
     prove_and_verify_with_filecoin_proofs("seal", "--c1", "c1-2kib.json");
+}
+
+/// The 2 KiB PoRep C2 through the daemon as Curio sends it (`SubmitProof` of the C1 JSON, then `AwaitProof`):
+/// the proof bytes equal `cuzk prove --c1`'s for the same seed, and filecoin-proofs' `verify_seal` accepts
+/// them. Ignored for the same reason as the test above; gpu-check runs it with the daemon on the GPU
+/// (`CUZK_DAEMON_BACKEND=gpu`).
+#[test]
+#[ignore = "the real 2 KiB C2 needs a 2^22 setup (~7 min on 2 cores): runs in scripts/gpu-check.sh (--include-ignored)"]
+fn porep_2kib_through_the_daemon_verified_by_filecoin_proofs() {
+    use cuzk::wire::v1::{self as pb, await_proof_response::Status as Done};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let file = fixture("c1-2kib.json");
+    let out = cuzk_prove("--c1", &file, tmp.path(), &["--seed", "42"]);
+    // Without CUZK_CACHE (gpu-check sets it) the daemon's cache is another: it makes the same params again.
+    let d = harness::Daemon::start("127.0.0.1:0", &tmp.path().join("daemon-home"), &[]);
+    let mut req = cuzk::cli::client::request_from_c1(std::fs::read(&file).expect("c1")).expect("request");
+    req.request_id = "c2-2kib".into();
+    let r = harness::rt().block_on(async {
+        let mut c = d.client();
+        let sub = c.submit_proof(req).await.expect("submit").into_inner();
+        let a = pb::AwaitProofRequest { job_id: sub.job_id, timeout_ms: 0 };
+        c.await_proof(a).await.expect("await").into_inner()
+    });
+    assert_eq!(r.status, Done::Completed as i32, "{}\n{}", r.error_message, d.log());
+    let cli = std::fs::read(out.join("proofs.bin")).expect("proofs.bin");
+    assert_eq!(r.proof, cli, "the daemon's C2 proof differs from cuzk prove's");
+    eprintln!(
+        "daemon c2-2kib: total {} ms, synthesis {} ms, gpu {} ms",
+        r.total_ms, r.synthesis_ms, r.gpu_compute_ms
+    );
+    let daemon_out = tmp.path().join("daemon-out");
+    std::fs::create_dir_all(&daemon_out).expect("mkdir");
+    std::fs::write(daemon_out.join("proofs.bin"), &r.proof).expect("write");
+    std::fs::copy(out.join("vk.bin"), daemon_out.join("vk.bin")).expect("vk");
+    verify_in_child("seal", &file, &daemon_out, tmp.path());
+}
+
+/// Not a test of its own: with `CUZK_BELLPERSON_VERIFY=DIR`, bellperson's verifier (an implementation
+/// independent of cuzk's) checks every proof of DIR as `cuzk prove --out` writes it (vk.bin, proofs.bin,
+/// inputs.bin), and that each with a flipped byte is rejected. `scripts/sector-32g.sh` runs it on a 32 GiB
+/// sector's proofs; a no-op otherwise.
+#[test]
+fn bellperson_verifies_an_out_dir() {
+    let Ok(dir) = std::env::var("CUZK_BELLPERSON_VERIFY") else { return };
+    let dir = PathBuf::from(dir);
+    let t = Instant::now();
+    let vk_file = std::fs::File::open(dir.join("vk.bin")).expect("vk.bin");
+    let vk = bellperson::groth16::VerifyingKey::<blstrs::Bls12>::read(std::io::BufReader::new(vk_file))
+        .expect("vk.bin in bellperson's format");
+    let pvk = bellperson::groth16::prepare_verifying_key(&vk);
+    let proofs = std::fs::read(dir.join("proofs.bin")).expect("proofs.bin");
+    let inputs = cuzk::groth16::proof::read_inputs(&dir.join("inputs.bin")).expect("inputs.bin");
+    let per = vk.ic.len() - 1;
+    assert!(!proofs.is_empty() && proofs.len() % 192 == 0, "proofs.bin: {} bytes", proofs.len());
+    let n = proofs.len() / 192;
+    assert_eq!(inputs.len(), n * per, "inputs.bin: {} inputs for {n} proofs of {per}", inputs.len());
+    let verify = |bytes: &[u8], k: usize| -> bool {
+        let Ok(proof) = bellperson::groth16::Proof::<blstrs::Bls12>::read(bytes) else { return false };
+        let public = &inputs[k * per..(k + 1) * per];
+        bellperson::groth16::verify_proof(&pvk, &proof, public).unwrap_or(false)
+    };
+    for (k, chunk) in proofs.chunks(192).enumerate() {
+        assert!(verify(chunk, k), "bellperson rejected proof {k} of {}", dir.display());
+        let mut bad = chunk.to_vec();
+        bad[20 + k % 150] ^= 1;
+        assert!(!verify(&bad, k), "proof {k} with a flipped byte was accepted");
+    }
+    eprintln!(
+        "bellperson: {n} of {n} proofs of {} verified ({per} inputs each), flipped bytes rejected, in {:.2} s",
+        dir.display(),
+        t.elapsed().as_secs_f64()
+    );
 }
 
 /// Production params come from bellperson's own generator, which leaves out of the A and B queries every

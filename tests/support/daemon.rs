@@ -1,5 +1,7 @@
 //! A `cuzk daemon` child for the tests that talk to one: started on a unix socket or a loopback port with a
-//! fixed seed on the CPU backend, its address read from its stderr, killed when dropped.
+//! fixed seed on the CPU backend (`CUZK_DAEMON_BACKEND` names another: gpu-check's device run), its address
+//! read from its stderr, killed when dropped. The binary is `CUZK_BIN` when set (the device has no build
+//! tree), else the one cargo built.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -25,8 +27,11 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start(listen: &str, home: &Path, extra: &[&str]) -> Daemon {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cuzk"))
-            .args(["daemon", "--listen", listen, "--seed", "42", "--backend", "cpu", "--data-dir"])
+        let bin = std::env::var_os("CUZK_BIN")
+            .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_cuzk")), PathBuf::from);
+        let backend = std::env::var("CUZK_DAEMON_BACKEND").unwrap_or_else(|_| "cpu".into());
+        let mut child = Command::new(bin)
+            .args(["daemon", "--listen", listen, "--seed", "42", "--backend", &backend, "--data-dir"])
             .arg(home)
             .args(extra)
             .env("CUZK_CACHE", cache())
