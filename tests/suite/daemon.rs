@@ -95,6 +95,17 @@ fn verify_with_filecoin_proofs(file: &str, proof: &[u8], vk: &Path, tmp: &Path) 
     assert!(o.status.success() && err.contains("verified by filecoin-proofs"), "child: {err}");
 }
 
+/// The daemon's `proof` of `file` has the bytes `cuzk prove` gives for it, and filecoin-proofs accepts it.
+fn same_as_cli_and_verified(file: &str, proof: &[u8], tmp: &Path) {
+    let out = cli_prove(file, tmp);
+    assert_eq!(
+        std::fs::read(out.join("proofs.bin")).expect("proofs.bin"),
+        proof,
+        "{file}: daemon and cuzk prove differ"
+    );
+    verify_with_filecoin_proofs(file, proof, &out.join("vk.bin"), tmp);
+}
+
 /// Every cuzk.v1 RPC and the watch stream over a unix socket, and GET /status over HTTP.
 #[test]
 fn every_rpc_over_a_unix_socket() {
@@ -131,27 +142,15 @@ fn every_rpc_over_a_unix_socket() {
         assert_eq!(r.status, Done::Completed as i32, "{}", r.error_message);
         assert_eq!(r.proof.len(), 192);
         assert!(r.total_ms >= r.synthesis_ms && r.total_ms > 0);
-        // The same bytes as `cuzk prove`, accepted by filecoin-proofs.
-        let out = cli_prove(WINDOW, tmp.path());
-        assert_eq!(
-            std::fs::read(out.join("proofs.bin")).expect("proofs.bin"),
-            r.proof,
-            "daemon and cuzk prove differ"
-        );
-        verify_with_filecoin_proofs(WINDOW, &r.proof, &out.join("vk.bin"), tmp.path());
-        // WinningPoSt (CRITICAL, as Curio sends it) the same way.
+        // The same bytes as `cuzk prove`, accepted by filecoin-proofs; WinningPoSt (CRITICAL, as Curio sends
+        // it) the same way.
+        same_as_cli_and_verified(WINDOW, &r.proof, tmp.path());
         let mut winning = post_req(WINNING, "win-1");
         winning.priority = pb::Priority::Critical as i32;
         let w = c.prove(pb::ProveRequest { submit: Some(winning) }).await.expect("prove").into_inner();
         let w = w.result.expect("result");
         assert_eq!(w.status, Done::Completed as i32, "{}", w.error_message);
-        let out = cli_prove(WINNING, tmp.path());
-        assert_eq!(
-            std::fs::read(out.join("proofs.bin")).expect("proofs.bin"),
-            w.proof,
-            "WinningPoSt differs"
-        );
-        verify_with_filecoin_proofs(WINNING, &w.proof, &out.join("vk.bin"), tmp.path());
+        same_as_cli_and_verified(WINNING, &w.proof, tmp.path());
         let p = c
             .prove(pb::ProveRequest { submit: Some(post_req(WINDOW, "w-2")) })
             .await
