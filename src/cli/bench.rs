@@ -108,7 +108,7 @@ struct StageClock(std::sync::Mutex<Vec<(String, std::time::Instant, std::time::I
 impl StageClock {
     fn report(&self, stage: &str) {
         let now = std::time::Instant::now();
-        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v = crate::util::lock(&self.0);
         match v.last_mut() {
             Some((s, _, end)) if s == stage => *end = now,
             _ => v.push((stage.to_string(), now, now)),
@@ -116,7 +116,7 @@ impl StageClock {
     }
 
     fn take(&self) -> Vec<(String, f64)> {
-        let v = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        let v = std::mem::take(&mut *crate::util::lock(&self.0));
         v.into_iter().map(|(s, a, b)| (s, (b - a).as_secs_f64() * 1e3)).collect()
     }
 }

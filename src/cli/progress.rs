@@ -45,7 +45,7 @@ impl LineProgress {
 
     /// Reports one update; on a terminal throttled except for a stage's last one.
     pub fn update(&self, stage: &str, done: usize, total: usize) {
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut st = crate::util::lock(&self.state);
         let now = Instant::now();
         let p = st.tracker.update(stage, done, total, now);
         if !self.tty {
@@ -70,7 +70,7 @@ impl LineProgress {
 
     /// Ends the line (if anything was drawn).
     pub fn finish(&self) {
-        if self.tty && self.state.lock().unwrap_or_else(|p| p.into_inner()).last_draw.is_some() {
+        if self.tty && crate::util::lock(&self.state).last_draw.is_some() {
             eprintln!();
         }
     }

@@ -369,7 +369,7 @@ pub(super) struct FootprintMemo(Mutex<HashMap<CircuitSpec, Footprint>>);
 
 impl FootprintMemo {
     fn guard(&self) -> std::sync::MutexGuard<'_, HashMap<CircuitSpec, Footprint>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        crate::util::lock(&self.0)
     }
 
     /// The footprint of `sample`'s circuit, worked out once per engine.

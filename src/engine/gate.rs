@@ -51,7 +51,7 @@ impl DeviceGate {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        crate::util::lock(&self.state)
     }
 
     /// Waits for the turn, ahead of every waiter of lower priority and behind those of higher or equal

@@ -78,7 +78,7 @@ impl<'a> Sectors<'a> {
     }
 
     fn get(&self, sector: usize) -> Arc<Vec<SampleCircuit>> {
-        let lock = || self.built.lock().unwrap_or_else(|p| p.into_inner());
+        let lock = || crate::util::lock(&self.built);
         if let Some((_, c)) = lock().iter().find(|(s, _)| *s == sector) {
             return c.clone();
         }
@@ -157,7 +157,7 @@ impl Gate {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        crate::util::lock(&self.state)
     }
 
     /// The next call to synthesize, waiting while the window is full; `None` when all are handed out or

@@ -66,9 +66,7 @@ fn synthesis(e: crate::cs::SynthesisError) -> crate::groth16::Error {
     crate::groth16::Error::Synthesis(format!("circuit 0: {e}"))
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::util::lock;
 
 impl ParamsMemo {
     /// Whether the params of `sample` are already in this memo (so a run needs no setup memory).

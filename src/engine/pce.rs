@@ -31,7 +31,7 @@ impl PceMemo {
 
     /// The slot of circuits of `shape` and `digest` (made empty on first ask).
     pub(super) fn slot(&self, shape: Shape, digest: u64) -> Arc<PceSlot> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slots = crate::util::lock(&self.slots);
         slots
             .entry((shape, digest))
             .or_insert_with(|| {

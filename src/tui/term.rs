@@ -25,7 +25,7 @@ static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
 /// The last panic message caught off the console thread (worker, prover), taken once.
 pub fn last_panic() -> Option<String> {
-    LAST_PANIC.lock().unwrap_or_else(|p| p.into_inner()).take()
+    crate::util::lock(&LAST_PANIC).take()
 }
 
 /// Takes the terminal: raw mode, the alternate screen, mouse capture, the cursor hidden.
@@ -60,7 +60,7 @@ pub fn install_panic_hook() {
         std::panic::set_hook(Box::new(move |info| {
             let on_ui = UI_THREAD.get() == Some(&std::thread::current().id());
             if ACTIVE.load(Ordering::SeqCst) && !on_ui {
-                *LAST_PANIC.lock().unwrap_or_else(|p| p.into_inner()) = Some(info.to_string());
+                *crate::util::lock(&LAST_PANIC) = Some(info.to_string());
                 return;
             }
             leave();

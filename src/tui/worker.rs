@@ -67,7 +67,7 @@ impl Worker {
 
     /// Asks a run in progress to stop and waits up to `limit` for the worker to end; false if it did not.
     pub fn shutdown(mut self, limit: Duration) -> bool {
-        self.cancel.lock().unwrap_or_else(|p| p.into_inner()).cancel();
+        crate::util::lock(&self.cancel).cancel();
         let _ = self.tx.send(Command::Quit);
         let Some(h) = self.handle.take() else { return true };
         let t0 = Instant::now();
@@ -141,11 +141,11 @@ impl Reporter {
     }
 
     fn progress(&self, stage: &str, done: usize, total: usize) {
-        let mut t = self.throttle.lock().unwrap_or_else(|p| p.into_inner());
+        let mut t = crate::util::lock(&self.throttle);
         let now = Instant::now();
         let fresh =
             t.0 != stage || done >= total || t.1.is_none_or(|at| now - at >= Duration::from_millis(50));
-        let p = self.eta.lock().unwrap_or_else(|p| p.into_inner()).update(stage, done, total, now);
+        let p = crate::util::lock(&self.eta).update(stage, done, total, now);
         if fresh {
             *t = (stage.to_string(), Some(now));
             self.send(Msg::Progress(p));
@@ -192,7 +192,7 @@ impl Ctx {
             }
         };
         let cancel = CancelToken::new();
-        *self.cancel.lock().unwrap_or_else(|p| p.into_inner()) = cancel.clone();
+        *crate::util::lock(&self.cancel) = cancel.clone();
         let backend = self.cfg.backend.as_ref();
         let spec = RunSpec {
             sample: &sample,

@@ -1,5 +1,5 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
-//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median.
+//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks.
 
 pub mod atomic;
 pub mod digits;
@@ -8,5 +8,7 @@ pub mod median;
 pub mod meminfo;
 pub mod pagecache;
 pub mod stale;
+pub mod sync;
 
 pub use atomic::{publish_dir, write_atomic, write_atomic_new, write_atomic_with};
+pub use sync::lock;

@@ -243,10 +243,10 @@ mod tests {
 
     impl PhaseSink for Rec {
         fn opened(&self, id: u64, _site: &Site, _start: Instant) {
-            self.0.lock().unwrap_or_else(|p| p.into_inner()).push((id, None));
+            crate::util::lock(&self.0).push((id, None));
         }
         fn closed(&self, id: u64, event: PhaseEvent) {
-            self.0.lock().unwrap_or_else(|p| p.into_inner()).push((id, Some(event)));
+            crate::util::lock(&self.0).push((id, Some(event)));
         }
     }
 
@@ -267,7 +267,7 @@ mod tests {
             let t0 = Instant::now();
             let _d = probe.open_timed(Site::new(Phase::MsmH).device(1), Box::new(Fixed(t0)));
         }
-        let got = rec.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let got = crate::util::lock(&rec.0).clone();
         assert_eq!(got.len(), 4);
         assert_eq!((got[0].0, got[1].0), (0, 1));
         let inner = got[2].1.as_ref().map(|e| (e.site.phase, e.dur));

@@ -23,7 +23,7 @@ impl CpuBackend {
 
     fn domain(&self, len: usize) -> BResult<Arc<ntt::Domain>> {
         let log = len.max(1).next_power_of_two().trailing_zeros();
-        let mut map = self.domains.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = crate::util::lock(&self.domains);
         if let Some(d) = map.get(&log) {
             return Ok(d.clone());
         }

@@ -76,7 +76,7 @@ impl Gpu {
     }
 
     fn module(&self, module: Module) -> GResult<Arc<CudaModule>> {
-        let mut map = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = crate::util::lock(&self.modules);
         if let Some(m) = map.get(&module) {
             return Ok(m.clone());
         }
@@ -107,7 +107,7 @@ impl Gpu {
     /// them: NVRTC takes tens of seconds per module, so one after another at first use would add up.
     pub fn preload(&self) -> GResult<()> {
         let missing: Vec<Module> = {
-            let map = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+            let map = crate::util::lock(&self.modules);
             Module::ALL.into_iter().filter(|m| !map.contains_key(m)).collect()
         };
         let arch = self.arch;
@@ -126,7 +126,7 @@ impl Gpu {
         });
         for (m, bin) in bins {
             let loaded = self.load(m, bin?)?;
-            self.modules.lock().unwrap_or_else(|p| p.into_inner()).entry(m).or_insert(loaded);
+            crate::util::lock(&self.modules).entry(m).or_insert(loaded);
         }
         Ok(())
     }
@@ -152,7 +152,7 @@ impl Gpu {
         key: &str,
         make: impl FnOnce() -> GResult<T>,
     ) -> GResult<Arc<T>> {
-        let mut map = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = crate::util::lock(&self.memo);
         if let Some(v) = map.get(key) {
             if let Ok(t) = v.clone().downcast::<T>() {
                 return Ok(t);

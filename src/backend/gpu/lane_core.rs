@@ -4,7 +4,7 @@
 //! one file with no fragment of the lane's impl elsewhere.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::CudaStream;
 
@@ -141,8 +141,4 @@ impl LaneCore {
     }
 }
 
-/// A lane's lock, recovered if a thread panicked while holding it (the state stays consistent: every
-/// holder replaces whole values).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub use crate::util::lock;

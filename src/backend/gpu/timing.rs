@@ -78,7 +78,7 @@ impl GpuTimer {
         first: &CudaStream,
         last: &Arc<CudaStream>,
     ) -> GResult<GpuTimer> {
-        let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = crate::util::lock(slot);
         let clock = match (&s.clock, s.open) {
             (Some(c), n) if n > 0 => c.clone(),
             _ => Arc::new(Clock::start(gpu)?),
@@ -110,7 +110,7 @@ impl DeviceTimer for GpuTimer {
 impl Drop for GpuTimer {
     /// Stopped or dropped unstopped (an error between its start and its span's close), it is no longer open.
     fn drop(&mut self) {
-        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = crate::util::lock(&self.slot);
         s.open = s.open.saturating_sub(1);
     }
 }

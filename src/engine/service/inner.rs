@@ -3,7 +3,7 @@
 //! with the few things done under the state lock: a job's event, the status snapshot, a job's end.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use tokio::sync::watch;
@@ -71,10 +71,7 @@ pub(super) struct Inner {
     pub(super) load_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
-/// Locks `m`, a panicked holder notwithstanding (every update under these locks leaves them consistent).
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub(super) use crate::util::lock;
 
 impl Inner {
     /// The lock a job (or a preload) holds while it loads a circuit's SRS, so two never load one at once.

@@ -474,7 +474,7 @@ pub fn prove_assignments(
         |prep: &Prep| (!t.on(Toggle::D4)).then(|| prep::shared_window(prep, |m| backend.window_for(m)));
     // Lane d's stage 1: H of its circuits (consumes their a/b/c).
     let lane_h = |d: usize, lane: &dyn Backend| -> Result<Vec<G1Projective>, ProveError> {
-        let chunk = std::mem::take(&mut *chunks[d].lock().unwrap_or_else(|p| p.into_inner()));
+        let chunk = std::mem::take(&mut *crate::util::lock(&chunks[d]));
         let want = chunk.len();
         probe.checkpoint()?;
         let out = lane.ntt_msm_h_many(probe, call.first + ranges[d].start, chunk, srs.bases(Query::H, 0))?;

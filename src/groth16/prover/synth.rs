@@ -4,7 +4,7 @@
 //! Either way the assignments are identical, so proofs are byte-identical.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -26,9 +26,7 @@ pub struct PceSlot {
     warnings: Mutex<Vec<String>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::util::lock;
 
 impl PceSlot {
     /// An empty slot for circuits of `shape` and structure digest `digest` (from

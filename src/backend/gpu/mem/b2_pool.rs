@@ -78,7 +78,7 @@ impl PinnedPool {
         let held = self.held.load(Ordering::Relaxed);
         if held.saturating_add(bytes as u64) > self.cap {
             // Free idle blocks first: a smaller circuit's blocks should not keep a larger one off the pool.
-            let idle: Vec<Mem> = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner()));
+            let idle: Vec<Mem> = std::mem::take(&mut *crate::util::lock(&self.idle));
             idle.into_iter().for_each(|m| self.free(m));
             if self.held.load(Ordering::Relaxed).saturating_add(bytes as u64) > self.cap {
                 let cap = self.cap;
@@ -111,7 +111,7 @@ impl PinnedPool {
     }
 
     fn give_back(&self, m: Mem) {
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        let mut idle = crate::util::lock(&self.idle);
         if idle.len() < MAX_IDLE {
             idle.push(m);
         } else {
@@ -128,14 +128,14 @@ impl PinnedPool {
 
     /// Idle blocks (for tests and the memory picture).
     pub fn idle_blocks(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
+        crate::util::lock(&self.idle).len()
     }
 }
 
 impl HostPool for Arc<PinnedPool> {
     fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>> {
         let reused = {
-            let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+            let mut idle = crate::util::lock(&self.idle);
             // The smallest idle block that fits.
             let best =
                 (0..idle.len()).filter(|&i| idle[i].scalars >= scalars).min_by_key(|&i| idle[i].scalars);

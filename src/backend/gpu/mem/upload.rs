@@ -92,7 +92,7 @@ pub fn run(
             abc::fill(up, bufs, [&a, &b, &c], n, |src, dst| abc::copy(up, src, dst))?;
         }
         Upload::Staged => {
-            let mut slot = ctx.staging.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slot = crate::util::lock(ctx.staging);
             let pool = match &mut *slot {
                 Some(p) => p,
                 none => {

@@ -146,7 +146,7 @@ mod tests {
             let log = Mutex::new(Vec::new());
             let sets: Vec<usize> = (0..depth).collect();
             let stage = |k: usize, item: u64, set: &mut usize| -> GResult<(u64, usize)> {
-                log.lock().unwrap_or_else(|p| p.into_inner()).push(('s', k));
+                crate::util::lock(&log).push(('s', k));
                 Ok((item * 10, *set))
             };
             let (out, back) = run(
@@ -154,7 +154,7 @@ mod tests {
                 sets,
                 &stage,
                 |k, (x, set_at_stage), set: &usize| {
-                    log.lock().unwrap_or_else(|p| p.into_inner()).push(('f', k));
+                    crate::util::lock(&log).push(('f', k));
                     assert_eq!(set_at_stage, *set, "item {k} finished from another set");
                     Ok(x + 1)
                 },
