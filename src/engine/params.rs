@@ -13,6 +13,7 @@ use crate::cs::{Shape, ShapeCounter};
 use crate::groth16::cache::{CacheOutcome, Expect, ParamsCache};
 use crate::groth16::setup::{self, Progress};
 use crate::groth16::Parameters;
+use crate::util::lock;
 use crate::vocab::{Phase, Probe, Site};
 
 /// Where a run's params come from.
@@ -65,8 +66,6 @@ fn file_key(file: &std::path::Path) -> String {
 fn synthesis(e: crate::cs::SynthesisError) -> crate::groth16::Error {
     crate::groth16::Error::Synthesis(format!("circuit 0: {e}"))
 }
-
-use crate::util::lock;
 
 impl ParamsMemo {
     /// Whether the params of `sample` are already in this memo (so a run needs no setup memory).

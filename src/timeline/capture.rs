@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use super::record::CounterSeries;
+use crate::util::lock;
 use crate::vocab::{PhaseEvent, PhaseSink, Site};
 
 /// Events in flight between the prover and the collector: a run emits a few per circuit and phase, so this
@@ -72,8 +73,6 @@ impl CounterSink {
         }
     }
 }
-
-use crate::util::lock;
 
 /// The sink side of a capture (shared with the run's probe).
 struct Inner {

@@ -20,6 +20,9 @@ use crate::backend::api::CallOpts;
 use crate::backend::cpu::backend::CpuBackend;
 use crate::vocab::{Probe, Site, Span};
 
+/// The lock helper this module's users share.
+pub use crate::util::lock;
+
 /// What a lane has done, counted per lane (so a test reads its own backend's counts, whatever other tests run
 /// at the same time).
 #[derive(Debug, Default)]
@@ -140,5 +143,3 @@ impl LaneCore {
         UploadCtx { gpu: &self.gpu, staging: &self.staging, pinned: &self.counters.pinned_bytes }
     }
 }
-
-pub use crate::util::lock;

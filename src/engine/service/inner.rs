@@ -22,6 +22,9 @@ use crate::engine::gate::DeviceGate;
 use crate::engine::Engine;
 use crate::vocab::CancelToken;
 
+/// The lock helper this module's users share.
+pub(super) use crate::util::lock;
+
 /// Finished jobs kept for `AwaitProof` and idempotent resubmits; older ones are forgotten first.
 pub const FINISHED_KEPT: usize = 4096;
 
@@ -70,8 +73,6 @@ pub(super) struct Inner {
     pub(super) bus: Mutex<Bus>,
     pub(super) load_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
-
-pub(super) use crate::util::lock;
 
 impl Inner {
     /// The lock a job (or a preload) holds while it loads a circuit's SRS, so two never load one at once.

@@ -12,6 +12,7 @@ use super::ProveError;
 use crate::cs::{
     Circuit, HostPool, Pce, PceError, ProvingAssignment, RecordOptions, Shape, SmallStore, VecStore,
 };
+use crate::util::lock;
 use crate::vocab::{Phase, Probe, Site, Toggle, Toggles};
 
 /// The PCE record of one circuit shape, recorded on first use and shared by every later circuit of that shape
@@ -25,8 +26,6 @@ pub struct PceSlot {
     record: Mutex<Option<Arc<Pce>>>,
     warnings: Mutex<Vec<String>>,
 }
-
-use crate::util::lock;
 
 impl PceSlot {
     /// An empty slot for circuits of `shape` and structure digest `digest` (from
