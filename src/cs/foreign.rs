@@ -23,6 +23,8 @@ pub trait DynCs: Send {
     fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]);
     /// Whether the system ignores the combinations (witness-only synthesis).
     fn dyn_witness_only(&self) -> bool;
+    /// Whether the system reads the next constraint's combinations.
+    fn dyn_wants_terms(&self) -> bool;
 }
 
 impl<T: ConstraintSystem> DynCs for T {
@@ -37,6 +39,9 @@ impl<T: ConstraintSystem> DynCs for T {
     }
     fn dyn_witness_only(&self) -> bool {
         self.witness_only()
+    }
+    fn dyn_wants_terms(&self) -> bool {
+        self.wants_terms()
     }
 }
 
@@ -114,9 +119,10 @@ macro_rules! foreign {
                     LB: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                     LC: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                 {
-                    if self.cs.dyn_witness_only() {
-                        // The combinations would be dropped: don't build them (the foreign gadgets' own
-                        // closures are most of a constraint's cost).
+                    if !self.cs.dyn_wants_terms() {
+                        // The combinations would be dropped (witness-only synthesis, or a row outside a split
+                        // pass's own): don't build them (the foreign gadgets' own closures are most of a
+                        // constraint's cost).
                         self.cs.dyn_enforce(&[], &[], &[]);
                         return;
                     }

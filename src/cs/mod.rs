@@ -10,6 +10,7 @@ mod lc;
 pub mod pce;
 mod prover;
 mod shape;
+mod survey;
 #[cfg(test)]
 pub(crate) mod test_circuit;
 mod var;
@@ -22,6 +23,7 @@ pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_
 pub use pce::{Pce, PceError, PceStats, RecordOptions};
 pub use prover::ProvingAssignment;
 pub use shape::{MatrixRecorder, ShapeCounter};
+pub use survey::Survey;
 pub use var::{Index, Variable};
 pub use witness::{Witness, WitnessOnly};
 
@@ -56,6 +58,12 @@ pub trait ConstraintSystem: Send {
     /// circuit's adapter then skips building them.
     fn witness_only(&self) -> bool {
         false
+    }
+
+    /// Whether the next constraint's combinations are read: a pass over some of a circuit's rows (the
+    /// digest's, the setup's) answers no outside them, so a foreign circuit's adapter skips building them there.
+    fn wants_terms(&self) -> bool {
+        !self.witness_only()
     }
 
     /// Adds ⟨a⟩ · ⟨b⟩ = ⟨c⟩ from ready-made terms (a foreign circuit's linear combinations, already merged per

@@ -24,13 +24,13 @@ pub(crate) fn mix(h: u64, x: u64) -> u64 {
 }
 
 /// Rows per block of the structure digest: each block is digested from a fixed seed and the blocks are folded
-/// in order, so passes over disjoint row ranges ([`ShapeCounter::count_with_digest_par`]) give the digest of
+/// in order, so passes over disjoint blocks of rows (`cs::survey`) give the digest of
 /// one pass.
 pub(crate) const DIGEST_BLOCK: usize = 1 << 12;
 /// Seed of every block's digest.
-const BLOCK_SEED: u64 = 0x626c_6f63;
+pub(super) const BLOCK_SEED: u64 = 0x626c_6f63;
 /// Seed of the fold over blocks.
-const OUTER_SEED: u64 = 0x6375_7a6b;
+pub(super) const OUTER_SEED: u64 = 0x6375_7a6b;
 
 /// The running digest of a circuit's A, B, C matrices, shared by [`ShapeCounter`] and the PCE recorder so
 /// both name a circuit shape with the same 64-bit value.
@@ -51,7 +51,7 @@ impl Default for StructureDigest {
 }
 
 /// One combination into a running hash (`tag` 0xA, 0xB or 0xC says which matrix), terms in insertion order.
-fn absorb_terms(h: u64, terms: &[Term], tag: u64) -> u64 {
+pub(super) fn absorb_terms(h: u64, terms: impl IntoIterator<Item = Term>, tag: u64) -> u64 {
     let mut h = mix(h, tag);
     for (var, coeff) in terms {
         let v = match var.0 {
@@ -59,7 +59,7 @@ fn absorb_terms(h: u64, terms: &[Term], tag: u64) -> u64 {
             Index::Aux(i) => ((i as u64) << 1) | 1,
         };
         h = mix(h, v);
-        if *coeff == Scalar::ONE {
+        if coeff == Scalar::ONE {
             h = mix(h, 1);
             continue;
         }
@@ -76,7 +76,7 @@ impl StructureDigest {
     /// Absorbs one linear combination (`tag` 0xA, 0xB or 0xC says which matrix; C ends the row), terms in
     /// insertion order.
     pub(crate) fn absorb(&mut self, terms: &[Term], tag: u64) {
-        self.block = absorb_terms(self.block, terms, tag);
+        self.block = absorb_terms(self.block, terms.iter().copied(), tag);
         if tag == 0xC {
             self.rows += 1;
             if self.rows.is_multiple_of(DIGEST_BLOCK) {
@@ -95,102 +95,11 @@ impl StructureDigest {
 }
 
 /// The digest's last step: the shape folded into the fold of the blocks.
-fn finish_blocks(outer: u64, shape: &Shape) -> u64 {
+pub(super) fn finish_blocks(outer: u64, shape: &Shape) -> u64 {
     mix(mix(mix(outer, shape.constraints as u64), shape.inputs as u64), shape.aux as u64)
 }
 
-/// One pass of [`ShapeCounter::count_with_digest_par`]: counts everything, digests the blocks of its rows.
-struct BlockCounter {
-    rows: std::ops::Range<usize>,
-    row: usize,
-    inputs: usize,
-    aux: usize,
-    /// Digests of the finished blocks of `rows`, in order.
-    blocks: Vec<u64>,
-    block: u64,
-}
-
-impl ConstraintSystem for BlockCounter {
-    type Store = VecStore;
-
-    fn alloc(&mut self, _value: Scalar) -> Variable {
-        self.aux += 1;
-        Variable(Index::Aux(self.aux - 1))
-    }
-
-    fn alloc_input(&mut self, _value: Scalar) -> Variable {
-        self.inputs += 1;
-        Variable(Index::Input(self.inputs - 1))
-    }
-
-    fn enforce<A, B, C>(&mut self, a: A, b: B, c: C)
-    where
-        A: FnOnce(Lc<Self>) -> Lc<Self>,
-        B: FnOnce(Lc<Self>) -> Lc<Self>,
-        C: FnOnce(Lc<Self>) -> Lc<Self>,
-    {
-        let row = self.row;
-        self.row += 1;
-        if !self.rows.contains(&row) {
-            return;
-        }
-        let mut h = absorb_terms(self.block, a(LinearCombination::zero()).terms(), 0xA);
-        h = absorb_terms(h, b(LinearCombination::zero()).terms(), 0xB);
-        h = absorb_terms(h, c(LinearCombination::zero()).terms(), 0xC);
-        self.block = h;
-        if self.row.is_multiple_of(DIGEST_BLOCK) {
-            self.blocks.push(self.block);
-            self.block = BLOCK_SEED;
-        }
-    }
-
-    fn value(&self, _var: Variable) -> Scalar {
-        // Keeps no witness: the digest depends only on the combinations.
-        Scalar::ZERO
-    }
-}
-
 impl ShapeCounter {
-    /// [`ShapeCounter::count_with_digest`] in `threads` passes run in parallel, each building only the
-    /// combinations of its share of about `rows_hint` rows (in whole [`DIGEST_BLOCK`]s; the last pass takes any
-    /// rows beyond) and keeping no witness; the same shape and digest for any hint and thread count. Why: one
-    /// pass over the 2^27-row porep-32g takes about 40 s, and it runs before every setup and proof of a process.
-    pub fn count_with_digest_par<C: Circuit + ?Sized>(
-        circuit: &C,
-        rows_hint: usize,
-        threads: usize,
-    ) -> Result<(Shape, u64), SynthesisError> {
-        use rayon::prelude::*;
-        let blocks = rows_hint.div_ceil(DIGEST_BLOCK).max(1);
-        let threads = threads.clamp(1, blocks);
-        let parts: Vec<BlockCounter> = (0..threads)
-            .into_par_iter()
-            .map(|t| {
-                let (b0, b1) = (blocks * t / threads, blocks * (t + 1) / threads);
-                let end = if t + 1 == threads { usize::MAX } else { b1 * DIGEST_BLOCK };
-                let mut cs = BlockCounter {
-                    rows: b0 * DIGEST_BLOCK..end,
-                    row: 0,
-                    inputs: 0,
-                    aux: 0,
-                    blocks: Vec::new(),
-                    block: BLOCK_SEED,
-                };
-                cs.alloc_input(Scalar::ONE);
-                circuit.synthesize(&mut cs)?;
-                // The circuit's last rows, when they end inside this pass's range, are a partial block.
-                if cs.rows.contains(&(cs.row.saturating_sub(1))) && !cs.row.is_multiple_of(DIGEST_BLOCK) {
-                    cs.blocks.push(cs.block);
-                }
-                Ok(cs)
-            })
-            .collect::<Result<_, SynthesisError>>()?;
-        let p = &parts[0];
-        let shape = Shape { constraints: p.row, inputs: p.inputs, aux: p.aux };
-        let outer = parts.iter().flat_map(|p| &p.blocks).fold(OUTER_SEED, |h, &b| mix(h, b));
-        Ok((shape, finish_blocks(outer, &shape)))
-    }
-
     /// The shape of `circuit`.
     pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Result<Shape, SynthesisError> {
         Ok(Self::count_with_digest(circuit)?.0)
@@ -300,27 +209,5 @@ impl ConstraintSystem for MatrixRecorder {
 
     fn value(&self, var: Variable) -> Scalar {
         var.value_in(&self.inputs, &self.aux)
-    }
-}
-
-#[cfg(test)]
-mod par_tests {
-    use super::*;
-    use crate::cs::test_circuit::Mixed as Chain;
-
-    #[test]
-    fn every_split_and_hint_gives_the_one_pass_digest() {
-        for n in [0, 1, DIGEST_BLOCK - 1, DIGEST_BLOCK, 3 * DIGEST_BLOCK + 17] {
-            let one = ShapeCounter::count_with_digest(&Chain(n)).expect("count");
-            for hint in [0, n / 3, n, 4 * n + 5] {
-                for t in [1, 2, 3, 7] {
-                    let par = ShapeCounter::count_with_digest_par(&Chain(n), hint, t).expect("count");
-                    assert_eq!(par, one, "{n} rows, hint {hint}, {t} threads");
-                }
-            }
-        }
-        // The digest sees the matrices: one more row, or another circuit of the same size, differs.
-        let d = |c: &Chain| ShapeCounter::count_with_digest(c).expect("count").1;
-        assert_ne!(d(&Chain(DIGEST_BLOCK)), d(&Chain(DIGEST_BLOCK + 1)));
     }
 }

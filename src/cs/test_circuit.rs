@@ -1,4 +1,4 @@
-//! A small circuit for the unit tests of passes split over row ranges (`ShapeCounter::count_with_digest_par`,
+//! A small circuit for the unit tests of passes split over row ranges (`cs::survey`,
 //! the setup's QAP evaluation).
 
 use blstrs::Scalar;

@@ -317,12 +317,47 @@ pub fn count<C: Circuit + ?Sized>(circuit: &C) -> Result<Footprint, SynthesisErr
     })
 }
 
-/// A circuit that fails to synthesize counts as empty here: the run's own synthesis reports the error.
-fn count_scaled(sample: &Sample, n: usize) -> Footprint {
+/// Passes of a survey (`cs::survey`) of `sample`'s circuit of about `rows` rows. Filecoin's circuits (through
+/// bellperson's gadgets, which build their sums whatever the system reads, and allocate for each): 2, the
+/// best measured on h200-16c (real 2 KiB C2 1.3 s at 2 passes, 1.2 at 4, 5.6 at 16; 8 MiB 1.6 at 2, 2.3 at
+/// 4, 9.2 at 16: the passes contend, docs/PERF.md). cuzk's own circuits: one per host thread from 2^20 rows
+/// (each pass costs about a witness-only synthesis; ~40 s on one thread at 2^27), else one.
+pub fn survey_threads(sample: &Sample, rows: usize) -> usize {
+    let all = rayon::current_num_threads();
+    if sample.filecoin.is_some() {
+        all.min(2)
+    } else if rows >= 1 << 20 {
+        all
+    } else {
+        1
+    }
+}
+
+/// [`count`]'s footprint by a survey (`cs::survey`: the same counts and densities), with the structure
+/// digest it found.
+fn survey_footprint<C: Circuit + ?Sized>(
+    circuit: &C,
+    threads: usize,
+) -> Result<(Footprint, u64), SynthesisError> {
+    let s = crate::cs::Survey::of(circuit, threads)?;
+    let fp = Footprint {
+        shape: s.shape,
+        a_aux: s.densities.a_aux.popcount(),
+        b_input: s.densities.b_input.popcount(),
+        b_aux: s.densities.b_aux.popcount(),
+    };
+    Ok((fp, s.digest))
+}
+
+/// The footprint of `sample`'s circuit at `n` of its knob, and the circuit's structure digest. A circuit that
+/// fails to synthesize counts as empty here: the run's own synthesis reports the error.
+fn count_scaled(sample: &Sample, n: usize) -> (Footprint, Option<u64>) {
     let s = Sample { circuit: with_scale(&sample.circuit, n), partitions: 1, sectors: 1, ..sample.clone() };
-    match s.sector_circuits(0).first() {
-        Some(c) => count(c).unwrap_or_default(),
-        None => Footprint::default(),
+    // The row count is what the survey finds: every host thread unless the circuit is Filecoin's.
+    let threads = survey_threads(&s, usize::MAX);
+    match s.sector_circuits(0).first().map(|c| survey_footprint(c, threads)) {
+        Some(Ok((fp, digest))) => (fp, Some(digest)),
+        _ => (Footprint::default(), None),
     }
 }
 
@@ -341,12 +376,21 @@ pub fn footprint(sample: &Sample) -> Footprint {
 /// [`footprint`] and the two counts it was extrapolated from (at 1 and 2 of the knob; `None` when the circuit
 /// was counted directly), so a report can say how its figures were reached.
 pub fn footprint_with_counts(sample: &Sample) -> (Footprint, Option<[Footprint; 2]>) {
+    let (fp, counts, _) = footprint_and_digest(sample);
+    (fp, counts)
+}
+
+/// [`footprint_with_counts`], with the circuit's structure digest when it was counted directly (its knob at 1
+/// or 2): the params memo then needs no pass of its own.
+fn footprint_and_digest(sample: &Sample) -> (Footprint, Option<[Footprint; 2]>, Option<u64>) {
     let (_, n) = scale_knob(&sample.circuit);
     if n <= 2 {
-        return (count_scaled(sample, n.max(1)), None);
+        let (fp, digest) = count_scaled(sample, n.max(1));
+        let same = with_scale(&sample.circuit, n.max(1)) == sample.circuit;
+        return (fp, None, digest.filter(|_| same));
     }
-    let (f1, f2) = (count_scaled(sample, 1), count_scaled(sample, 2));
-    (extrapolated(&f1, &f2, n), Some([f1, f2]))
+    let (f1, f2) = (count_scaled(sample, 1).0, count_scaled(sample, 2).0);
+    (extrapolated(&f1, &f2, n), Some([f1, f2]), None)
 }
 
 fn extrapolated(f1: &Footprint, f2: &Footprint, n: usize) -> Footprint {
@@ -363,23 +407,29 @@ fn extrapolated(f1: &Footprint, f2: &Footprint, n: usize) -> Footprint {
     }
 }
 
-/// Footprints an engine has worked out, by circuit (the witness seed does not change a shape).
+/// Footprints an engine has worked out, by circuit (the witness seed does not change a shape), with the
+/// structure digest where the count found it.
 #[derive(Default)]
-pub(super) struct FootprintMemo(Mutex<HashMap<CircuitSpec, Footprint>>);
+pub(super) struct FootprintMemo(Mutex<HashMap<CircuitSpec, (Footprint, Option<u64>)>>);
 
 impl FootprintMemo {
-    fn guard(&self) -> std::sync::MutexGuard<'_, HashMap<CircuitSpec, Footprint>> {
+    fn guard(&self) -> std::sync::MutexGuard<'_, HashMap<CircuitSpec, (Footprint, Option<u64>)>> {
         crate::util::lock(&self.0)
     }
 
     /// The footprint of `sample`'s circuit, worked out once per engine.
     pub(super) fn get(&self, sample: &Sample) -> Footprint {
+        self.get_with_digest(sample).0
+    }
+
+    /// [`FootprintMemo::get`] and the circuit's structure digest when its count found it.
+    pub(super) fn get_with_digest(&self, sample: &Sample) -> (Footprint, Option<u64>) {
         if let Some(f) = self.guard().get(&sample.circuit).copied() {
             return f;
         }
-        let f = footprint(sample);
-        self.guard().insert(sample.circuit.clone(), f);
-        f
+        let (fp, _, digest) = footprint_and_digest(sample);
+        self.guard().insert(sample.circuit.clone(), (fp, digest));
+        (fp, digest)
     }
 }
 

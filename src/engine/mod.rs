@@ -91,7 +91,10 @@ impl Engine {
         progress: Progress,
         cancel: &CancelToken,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-        let fp = self.footprints.get(sample);
+        let (fp, digest) = self.footprints.get_with_digest(sample);
+        if let Some(digest) = digest {
+            self.params.know_shape(sample, fp.shape, digest);
+        }
         if !self.params.holds(sample) {
             let est = budget::Estimate {
                 what: format!("{}: setup", sample.name),
@@ -165,7 +168,10 @@ impl Engine {
     /// hands back the record of what it captured (outcome failed or cancelled), for the caller to save.
     pub fn run_recorded(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, RunFailure> {
         let plan = self.plan(spec)?;
-        let fp = self.footprints.get(spec.sample);
+        let (fp, digest) = self.footprints.get_with_digest(spec.sample);
+        if let Some(digest) = digest {
+            self.params.know_shape(spec.sample, fp.shape, digest);
+        }
         run::run(&self.params, &self.pce, spec, ctl, &plan, &fp)
     }
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::budget::Footprint;
 use super::error::EngineError;
 use crate::circuits::{CircuitSpec, Sample};
-use crate::cs::{Shape, ShapeCounter};
+use crate::cs::Shape;
 use crate::groth16::cache::{CacheOutcome, Expect, ParamsCache};
 use crate::groth16::setup::{self, Progress};
 use crate::groth16::Parameters;
@@ -83,6 +83,12 @@ impl ParamsMemo {
             .flatten()
             .map(|f| file_key(&f));
         std::iter::once(key).chain(by_file).collect()
+    }
+
+    /// Records `sample`'s shape and structure digest found elsewhere (the footprint's survey), so loading its
+    /// params needs no survey of its own.
+    pub(super) fn know_shape(&self, sample: &Sample, shape: Shape, digest: u64) {
+        lock(&self.shapes).entry((sample.circuit.clone(), sample.seed)).or_insert((shape, digest));
     }
 
     /// The memo key of `sample`'s params: its params file's, else the cache key once its shape is known.
@@ -175,11 +181,10 @@ impl ParamsMemo {
             Some(sd) => sd,
             None => {
                 // One pass per thread for large circuits (~40 s on one thread at 2^27); the same result.
-                let rows = fp.shape.constraints;
-                let threads = if rows >= 1 << 20 { rayon::current_num_threads() } else { 1 };
-                let sd = ShapeCounter::count_with_digest_par(&circuit(), rows, threads).map_err(synthesis)?;
-                lock(&self.shapes).insert(id, sd);
-                sd
+                let threads = super::budget::survey_threads(sample, fp.shape.constraints);
+                let s = crate::cs::Survey::of(&circuit(), threads).map_err(synthesis)?;
+                lock(&self.shapes).insert(id, (s.shape, s.digest));
+                (s.shape, s.digest)
             }
         };
         if let Some(file) = params_file(sample) {

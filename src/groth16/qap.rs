@@ -140,6 +140,10 @@ impl ConstraintSystem for Part<'_> {
         self.add(2, &c, l);
     }
 
+    fn wants_terms(&self) -> bool {
+        !self.stopped && self.rows.contains(&self.row)
+    }
+
     fn value(&self, _var: Variable) -> Scalar {
         // Keeps no witness: the evaluation depends only on which variables each row names.
         Scalar::ZERO

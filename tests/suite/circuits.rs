@@ -190,9 +190,17 @@ fn stacked_layout_at_2kib_knobs_has_the_real_c2_circuits_shape() {
     // The real StackedDrg2KiBV1_1 partition, synthesized through the bellperson adapter.
     let c2 = shipped("c2-2kib").sector_circuits(0).swap_remove(0);
     let (real, digest) = ShapeCounter::count_with_digest(&c2).expect("count real");
-    // The engine's count, one pass per thread over Filecoin's own gadgets, names the same shape.
-    let par = ShapeCounter::count_with_digest_par(&c2, real.constraints / 2, 3).expect("count real");
-    assert_eq!(par, (real, digest), "the parallel count of the real C2");
+    // The engine's survey, one pass per thread over Filecoin's own gadgets (each building only its own
+    // blocks' combinations), names the same shape and digest, and the budget's full count's densities.
+    let s = cuzk::cs::Survey::of(&c2, 3).expect("survey real");
+    assert_eq!((s.shape, s.digest), (real, digest), "the survey of the real C2");
+    let full = cuzk::engine::budget::count(&c2).expect("full count");
+    let d = &s.densities;
+    assert_eq!(
+        (d.a_aux.popcount(), d.b_input.popcount(), d.b_aux.popcount()),
+        (full.a_aux, full.b_input, full.b_aux),
+        "the survey's densities of the real C2"
+    );
     let ours = ShapeCounter::count(&sample(STACKED_2K).sector_circuits(0)[0]).expect("count ours");
     assert_eq!(ours.inputs, real.inputs, "public inputs: ours {ours:?}, real {real:?}");
     // 2 710 266 against 2 687 961 when written: our SHA-256 compression is 26 416 constraints against
