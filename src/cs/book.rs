@@ -73,6 +73,15 @@ pub struct Densities {
     pub b_aux: Density,
 }
 
+impl Densities {
+    /// Adds `other`'s marks (passes over disjoint rows of one circuit: the survey's, the setup's).
+    pub fn union_with(&mut self, other: &Densities) {
+        self.a_aux.union_with(&other.a_aux);
+        self.b_input.union_with(&other.b_input);
+        self.b_aux.union_with(&other.b_aux);
+    }
+}
+
 impl Track for Densities {
     #[inline]
     fn alloc(&mut self) {

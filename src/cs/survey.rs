@@ -182,9 +182,7 @@ impl Survey {
         let mut parts = parts.into_iter();
         let mut densities = parts.next().map(|p| p.densities).unwrap_or_default();
         for p in parts {
-            densities.a_aux.union_with(&p.densities.a_aux);
-            densities.b_input.union_with(&p.densities.b_input);
-            densities.b_aux.union_with(&p.densities.b_aux);
+            densities.union_with(&p.densities);
         }
         Ok(Survey { shape, digest: finish_blocks(outer, &shape), densities })
     }

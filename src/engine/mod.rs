@@ -91,10 +91,7 @@ impl Engine {
         progress: Progress,
         cancel: &CancelToken,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-        let (fp, digest) = self.footprints.get_with_digest(sample);
-        if let Some(digest) = digest {
-            self.params.know_shape(sample, fp.shape, digest);
-        }
+        let fp = self.footprint_for_params(sample);
         if !self.params.holds(sample) {
             let est = budget::Estimate {
                 what: format!("{}: setup", sample.name),
@@ -158,6 +155,16 @@ impl Engine {
         self.footprints.get(sample)
     }
 
+    /// [`Engine::footprint`], its survey's structure digest handed to the params memo (which then loads the
+    /// params without a survey of its own).
+    fn footprint_for_params(&self, sample: &Sample) -> budget::Footprint {
+        let (fp, digest) = self.footprints.get_with_digest(sample);
+        if let Some(digest) = digest {
+            self.params.know_shape(sample, fp.shape, digest);
+        }
+        fp
+    }
+
     /// Runs `spec` under one timeline capture and returns its record (not saved). Refused before any work
     /// when it would need more memory than the machine has or than `mem_budget` allows.
     pub fn run(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, EngineError> {
@@ -168,10 +175,7 @@ impl Engine {
     /// hands back the record of what it captured (outcome failed or cancelled), for the caller to save.
     pub fn run_recorded(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, RunFailure> {
         let plan = self.plan(spec)?;
-        let (fp, digest) = self.footprints.get_with_digest(spec.sample);
-        if let Some(digest) = digest {
-            self.params.know_shape(spec.sample, fp.shape, digest);
-        }
+        let fp = self.footprint_for_params(spec.sample);
         run::run(&self.params, &self.pce, spec, ctl, &plan, &fp)
     }
 

@@ -220,9 +220,7 @@ fn merge(mut parts: Vec<Part>) -> Qap {
         for &(i, k, v) in &p.spill {
             polys[k as usize][1][i] += v;
         }
-        densities.a_aux.union_with(&p.densities.a_aux);
-        densities.b_input.union_with(&p.densities.b_input);
-        densities.b_aux.union_with(&p.densities.b_aux);
+        densities.union_with(&p.densities);
     }
     Qap { polys, densities, constraints }
 }
