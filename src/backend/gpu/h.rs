@@ -82,7 +82,8 @@ pub(super) fn stage(
 }
 
 /// msm_h of one circuit: Σ hᵢ·Hᵢ over the first `m` coefficients in `bufs[0]`, on the lane's streams (span
-/// `msm_h`; shifted bases with `shift`, from the lane's `shift_min` points, `srs_resident` on).
+/// `msm_h`; shifted bases with `shift`, from the lane's `shift_min` points, `srs_resident` on). The bases' lock
+/// is held while the launches are queued, not while they run, so `tailseq` can queue the tails beside.
 pub(super) fn msm_h(
     core: &LaneCore,
     probe: &Probe,
@@ -108,7 +109,9 @@ pub(super) fn msm_h(
             let site = Site::new(Phase::MsmH).circuit(circuit).arg("n", m).arg("shifted", true);
             let _span = core.open(probe, site);
             Counters::bump(&core.counters.shift_runs);
-            return msm::shift::msm_g1_shifted(gpu, sb, &scalars, m, opts.msm_overlap);
+            let pending = msm::shift::msm_g1_shifted_launch(gpu, sb, &scalars, m, opts.msm_overlap)?;
+            drop(srs);
+            return pending.collect(gpu);
         }
     }
     let _span = core.open(probe, Site::new(Phase::MsmH).circuit(circuit).arg("n", m).arg("shifted", false));
@@ -117,5 +120,9 @@ pub(super) fn msm_h(
     }
     let mut tmp = None;
     let view = srs.view(gpu, &mut tmp, h.prefix(m))?;
-    msm::msm_g1(gpu, &view, &scalars, m, None, opts.msm_overlap)
+    let pending = msm::msm_g1_launch(gpu, &gpu.stream, &view, &scalars, m, None, opts.msm_overlap)?;
+    drop(srs);
+    // A copy made for this MSM alone is freed in stream order, after the launches that read it.
+    drop(tmp);
+    pending.collect(gpu)
 }

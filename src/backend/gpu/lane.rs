@@ -216,6 +216,17 @@ impl Backend for GpuLane {
         abcs: Vec<[Evals; 3]>,
         hb: Bases<'_>,
     ) -> BResult<Vec<G1Projective>> {
+        // What H may still allocate (its scratch, and a/b/c's buffers if not held): `tailseq` beside it waits
+        // for it to end when the device cannot hold both.
+        let reserve = abcs
+            .iter()
+            .map(|abc| {
+                let n = h::domain(abc);
+                h::h_scratch(n, n.min(hb.host.len())) + 96 * n
+            })
+            .max()
+            .unwrap_or(0);
+        let _flight = self.core.h_in_flight(reserve);
         let abcs = if abcs.len() > 1 && self.core.opts().h_pipeline {
             match hpipe::ntt_msm_h(&self.core, probe, first, abcs, hb).map_err(berr("ntt_msm_h"))? {
                 Ok(out) => return Ok(out),

@@ -4,7 +4,7 @@
 //! one file with no fragment of the lane's impl elsewhere.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use cudarc::driver::CudaStream;
 
@@ -92,6 +92,21 @@ pub struct LaneCore {
     pub counters: Counters,
     /// Smallest msm_h that runs over shifted copies ([`shift::MIN_POINTS`]; tests lower it per backend).
     pub shift_min: AtomicUsize,
+    /// Device bytes the lane's `ntt_msm_h` in flight may still allocate (0: none in flight); `tailseq`, which
+    /// runs beside it, waits for [`LaneCore::h_done`] when both do not fit.
+    h_flight: Mutex<usize>,
+    /// Signalled when the lane's `ntt_msm_h` ends.
+    h_done: Condvar,
+}
+
+/// An `ntt_msm_h` in flight on a lane ([`LaneCore::h_in_flight`]); its end when dropped.
+pub struct HFlight<'a>(&'a LaneCore);
+
+impl Drop for HFlight<'_> {
+    fn drop(&mut self) {
+        *lock(&self.0.h_flight) = 0;
+        self.0.h_done.notify_all();
+    }
 }
 
 impl LaneCore {
@@ -108,6 +123,27 @@ impl LaneCore {
             g2: Mutex::default(),
             counters: Counters::default(),
             shift_min: AtomicUsize::new(shift::MIN_POINTS),
+            h_flight: Mutex::new(0),
+            h_done: Condvar::new(),
+        }
+    }
+
+    /// Marks an `ntt_msm_h` that may still allocate `bytes` on the device as in flight until the guard drops.
+    pub fn h_in_flight(&self, bytes: usize) -> HFlight<'_> {
+        *lock(&self.h_flight) = bytes.max(1);
+        HFlight(self)
+    }
+
+    /// The bytes the `ntt_msm_h` in flight may still allocate (0: none in flight).
+    pub fn h_reserved(&self) -> usize {
+        *lock(&self.h_flight)
+    }
+
+    /// Waits until no `ntt_msm_h` is in flight on the lane.
+    pub fn wait_h_idle(&self) {
+        let mut g = lock(&self.h_flight);
+        while *g > 0 {
+            g = self.h_done.wait(g).unwrap_or_else(|p| p.into_inner());
         }
     }
 

@@ -1,6 +1,7 @@
 //! A device's streams by role. Every op of a lane runs on [`Gpu::stream`](super::Gpu) unless a toggle moves
 //! part of it beside: `streams` puts a/b/c's uploads and b's and c's transforms on [`LaneStreams`], `msm2s`
-//! an MSM's sorts and reductions on [`LaneStreams::msm_aux`], `hpipe` the next circuit on [`StageStreams`].
+//! an MSM's sorts and reductions on [`LaneStreams::msm_aux`], `hpipe` the next circuit on [`StageStreams`],
+//! `tailseq` the tails on [`LaneStreams::tails`].
 //! Ordering across streams comes from cudarc's per-buffer events (a buffer's reader waits for its last writer).
 
 use std::sync::Arc;
@@ -19,6 +20,9 @@ pub struct LaneStreams {
     pub c_ntt: Arc<CudaStream>,
     /// An MSM's counting sorts and bucket reductions while its accumulation runs on the main stream.
     pub msm_aux: Arc<CudaStream>,
+    /// `tailseq`: the tails' inputs, batch additions and MSMs, so they run beside the lane's msm_h as soon as
+    /// `prep_msm` is done rather than queued behind it.
+    pub tails: Arc<CudaStream>,
 }
 
 /// `hpipe`'s streams: the next circuit's upload and compute_h, so its work never queues behind the lane's MSM
@@ -69,6 +73,7 @@ impl LaneStreams {
             b_ntt: ctx.new_stream()?,
             c_ntt: ctx.new_stream()?,
             msm_aux: ctx.new_stream()?,
+            tails: ctx.new_stream()?,
         })
     }
 

@@ -1,8 +1,8 @@
 //! The Groth16 prover: a batch of same-shape circuits through the phases, one path for every backend.
 //!
 //! Circuits are split contiguously across the backend's compute lanes (one for the CPU, one per device),
-//! one thread per lane. Each lane runs `ntt_msm_h` per circuit, then (once `prep_msm` is done) `batch_add`
-//! and `tail_msm`; the host runs `prep_msm` then `b_g2_msm`. A device lane runs beside the host with no
+//! one thread per lane. Each lane runs `ntt_msm_h` per circuit and, once `prep_msm` is done, `batch_add` and
+//! `tail_msm` (beside H on a device lane); the host runs `prep_msm` then `b_g2_msm`. A device lane runs beside the host with no
 //! barrier between the two (each side goes on as soon as its own inputs are ready); a CPU lane shares the
 //! host's cores, so there they take turns: H, prep_msm, tails, b_g2_msm. Every phase is a span of the run's
 //! probe; lane phases are opened through the lane, which times them on its device. Results do not depend on
@@ -531,10 +531,10 @@ type LaneH<'a> = dyn Fn(usize, &dyn Backend) -> Result<Vec<G1Projective>, ProveE
 type LaneTails<'a, 'p> =
     dyn Fn(usize, &dyn Backend, &Prep<'p>) -> Result<Vec<(G1x3, G1x3)>, ProveError> + Sync + 'a;
 
-/// A device backend's call with no barrier between the stages: each lane (its own thread) computes H, then
-/// waits for `prep_msm` and runs its tails, while the host runs `prep_msm` then `b_g2_msm` at once. Lanes
-/// and host each go on as soon as their own inputs are ready (with a stage barrier, the host's b_g2_msm
-/// waited for the slowest lane's H, and the lanes' tails for prep_msm even when H finished first).
+/// A device backend's call with no barrier between the stages: each lane computes H on its thread while a
+/// second thread of the lane waits for `prep_msm` and runs its tails beside H, and the host runs `prep_msm`
+/// then `b_g2_msm` at once. Lanes and host each go on as soon as their own inputs are ready (with a stage
+/// barrier, the host's b_g2_msm waited for the slowest lane's H; the tails need prep_msm's output, not H's).
 fn overlapped<'p>(
     backend: &dyn Backend,
     lanes: usize,
@@ -558,9 +558,17 @@ fn overlapped<'p>(
             .map(|d| {
                 let cell = &cell;
                 s.spawn(move || -> Result<_, ProveError> {
-                    let h = lane_h(d, lane(d))?;
-                    let prep = cell.wait().as_ref().ok_or_else(|| failed("prep_msm"))?;
-                    Ok((h, lane_tails(d, lane(d), prep)?))
+                    // The lane's tails start as soon as prep_msm is done, beside its H (a device lane queues
+                    // them on a stream of their own).
+                    std::thread::scope(|s2| {
+                        let tails = s2.spawn(|| {
+                            let prep = cell.wait().as_ref().ok_or_else(|| failed("prep_msm"))?;
+                            lane_tails(d, lane(d), prep)
+                        });
+                        let h = lane_h(d, lane(d));
+                        let tails = tails.join().unwrap_or_else(|_| Err(failed("lane tails thread")));
+                        Ok((h?, tails?))
+                    })
                 })
             })
             .collect();

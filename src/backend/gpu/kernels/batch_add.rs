@@ -74,21 +74,23 @@ pub fn upload_bits(s: &Arc<CudaStream>, n: usize, bitmap: &[u64]) -> GResult<Cud
     Ok(s.clone_htod(&host_bits)?)
 }
 
-/// [`batch_add_g1`]'s launches on the lane's stream without waiting (toggle `tailseq`), the bitmap already on
-/// the device ([`upload_bits`]): the sum's Jacobian limbs stay there for [`g1_sum`].
+/// [`batch_add_g1`]'s launches on stream `s` without waiting (toggle `tailseq`), the bitmap already on the
+/// device ([`upload_bits`]): the sum's Jacobian limbs stay there for [`g1_sum`].
 pub fn batch_add_g1_launch(
     gpu: &Gpu,
+    s: &Arc<CudaStream>,
     bases: &CudaView<u64>,
     n: usize,
     dbits: &CudaSlice<u64>,
 ) -> GResult<CudaSlice<u64>> {
-    launch(gpu, &gpu.stream, &G1, bases, n, dbits)
+    launch(gpu, s, &G1, bases, n, dbits)
 }
 
-/// The G1 sum [`batch_add_g1_launch`] left on the device, once the lane's stream reaches it.
-pub fn g1_sum(gpu: &Gpu, out: &CudaSlice<u64>) -> GResult<G1Projective> {
-    let l = gpu.stream.clone_dtoh(out)?;
-    gpu.stream.synchronize()?;
+/// The G1 sum [`batch_add_g1_launch`] left on the device, once stream `s` (the one it was launched on)
+/// reaches it.
+pub fn g1_sum(s: &Arc<CudaStream>, out: &CudaSlice<u64>) -> GResult<G1Projective> {
+    let l = s.clone_dtoh(out)?;
+    s.synchronize()?;
     let l: &[u64; 18] = l
         .get(..18)
         .and_then(|l| l.try_into().ok())

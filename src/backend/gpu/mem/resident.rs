@@ -1,7 +1,9 @@
 //! Host data on the device: synchronous uploads and the check that a resident copy still holds what the host
 //! has (sampled points read back), run before a resident SRS is reused.
 
-use cudarc::driver::CudaSlice;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::super::device::Gpu;
 use super::super::error::GResult;
@@ -12,9 +14,13 @@ const CHECK_SAMPLES: usize = 4;
 
 /// Copies `v` to `gpu` (synchronously: the host slice may be freed right after).
 pub fn upload<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
-    let dev =
-        if v.is_empty() { gpu.stream.alloc_zeros::<u64>(1)? } else { gpu.stream.clone_htod(limbs(v))? };
-    gpu.stream.synchronize()?;
+    upload_on(&gpu.stream, v)
+}
+
+/// [`upload`] on stream `s` (`tailseq`'s gathered bases, which must not queue behind the lane's msm_h).
+pub fn upload_on<T: Limbs>(s: &Arc<CudaStream>, v: &[T]) -> GResult<CudaSlice<u64>> {
+    let dev = if v.is_empty() { s.alloc_zeros::<u64>(1)? } else { s.clone_htod(limbs(v))? };
+    s.synchronize()?;
     Ok(dev)
 }
 

@@ -4,13 +4,14 @@
 //! a copy made for one operation.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaView};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView};
 
 use super::super::device::Gpu;
 use super::super::error::{GResult, GpuError};
 use super::super::kernels::msm::shift::{self, ShiftedBases};
-use super::resident::{matches, upload};
+use super::resident::{matches, upload, upload_on};
 use crate::backend::api::{Bases, BasesId, CallId, ParamsId, Query, SrsRef};
 use crate::backend::resident::{ResidentKey, ResidentSet};
 use crate::vocab::{Phase, Probe, Site, Span};
@@ -96,6 +97,16 @@ impl DeviceSrs {
     /// Uploads what `bases` needs and the device lacks: a call's gathered set (kept for the call), or a copy of
     /// bases neither resident nor gathered, returned for the caller to hold while it uses them.
     pub fn prepare(&mut self, gpu: &Gpu, bases: Bases<'_>) -> GResult<Option<CudaSlice<u64>>> {
+        self.prepare_on(gpu, &gpu.stream, bases)
+    }
+
+    /// [`DeviceSrs::prepare`] with its uploads on stream `s` (`tailseq`: beside the lane's msm_h).
+    pub fn prepare_on(
+        &mut self,
+        gpu: &Gpu,
+        s: &Arc<CudaStream>,
+        bases: Bases<'_>,
+    ) -> GResult<Option<CudaSlice<u64>>> {
         let n = bases.host.len();
         match bases.id {
             BasesId::Srs { params, query, start }
@@ -106,14 +117,14 @@ impl DeviceSrs {
             BasesId::Call { call, query } if self.in_call => {
                 if let std::collections::hash_map::Entry::Vacant(e) = self.call.entry((call, query)) {
                     gpu.check_mem("gathered tail bases", std::mem::size_of_val(bases.host))?;
-                    e.insert(upload(gpu, bases.host)?);
+                    e.insert(upload_on(s, bases.host)?);
                 }
                 return Ok(None);
             }
             _ => {}
         }
         gpu.check_mem("bases", std::mem::size_of_val(bases.host))?;
-        Ok(Some(upload(gpu, bases.host)?))
+        Ok(Some(upload_on(s, bases.host)?))
     }
 
     /// The device copy of `bases` once [`DeviceSrs::prepare`] ran: its returned copy `tmp` when it made one,

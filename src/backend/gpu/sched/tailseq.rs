@@ -1,13 +1,16 @@
 //! `tailseq`: a lane's `batch_add` and `tail_msm` groups of all its circuits as one launch sequence. Every
 //! bitmap and scalar vector goes up first (pageable copies, queued before any kernel, so none waits for one),
-//! then every group's batch additions and MSMs are queued on the lane's stream with no wait between them (the
-//! MSMs' scratch goes back to the stream-ordered pool as each is queued, and the next reuses it), the small
-//! MSMs run on the host meanwhile, and the lane waits once, when it reads the first result back. Each group's
-//! span is bracketed by events recorded as it is queued and closed after the wait. [`g1_groups`] is the lane's
-//! entry (every group's bases made resident first), [`run`] the sequence.
+//! then every group's batch additions and MSMs are queued with no wait between them (the MSMs' scratch goes
+//! back to the stream-ordered pool as each is queued, and the next reuses it), the small MSMs run on the host
+//! meanwhile, and the lane waits once, when it reads the first result back. All of it runs on the lane's tails
+//! stream (`LaneStreams::tails`), so a call's tails run beside its msm_h once `prep_msm` is done. Each
+//! group's span is bracketed by events recorded as it is queued and closed after the wait. [`g1_groups`] is
+//! the lane's entry (every group's bases made resident first), [`queue`] and [`collect`] the sequence.
+
+use std::sync::Arc;
 
 use blstrs::G1Projective;
-use cudarc::driver::{CudaSlice, CudaView};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView};
 
 use super::super::error::{GResult, GpuError};
 use super::super::kernels::batch_add::{batch_add_g1_launch, g1_sum, upload_bits};
@@ -18,9 +21,10 @@ use super::super::timing::GpuTimer;
 use crate::backend::api::{Backend, G1Group, G1Op};
 use crate::vocab::{Probe, Site};
 
-/// `tailseq`: the groups as one launch sequence; the groups come back (`Err`) when every input and one MSM's
-/// scratch do not fit at once (the caller runs them one by one). MSMs of fewer than `msm_min` points run on
-/// the host.
+/// `tailseq`: the groups as one launch sequence on the lane's tails stream; the groups come back (`Err`) when
+/// every input and one MSM's scratch do not fit at once (the caller runs them one by one). MSMs of fewer than
+/// `msm_min` points run on the host. While the lane's H is still to allocate its scratch and the device has
+/// not room for both, the sequence waits for H to finish first.
 #[allow(clippy::type_complexity)] // the results, or the inputs handed back
 pub(in super::super) fn g1_groups<'g>(
     core: &LaneCore,
@@ -30,25 +34,35 @@ pub(in super::super) fn g1_groups<'g>(
 ) -> GResult<Result<Vec<Vec<G1Projective>>, Vec<G1Group<'g>>>> {
     let gpu = &*core.gpu;
     let need = need_bytes(&groups, msm_min);
-    if let Err(e) = gpu.check_mem("tailseq (every tail's inputs and one MSM's scratch)", need) {
+    const WHAT: &str = "tailseq (every tail's inputs and one MSM's scratch)";
+    let reserve = core.h_reserved();
+    if reserve > 0 && gpu.check_mem(WHAT, need + reserve).is_err() {
+        core.wait_h_idle();
+    }
+    if let Err(e) = gpu.check_mem(WHAT, need) {
         tracing::warn!("GPU{}: {e}; tailseq off for this call, one tail after another", gpu.ordinal);
         return Ok(Err(groups));
     }
     let overlap = core.opts().msm_overlap;
-    let mut srs = lock(&core.srs);
+    let ts = &gpu.streams()?.tails;
     let ops: Vec<G1Op> = groups.iter().flat_map(|g| g.ops.iter().copied()).collect();
     let dev = |op: &G1Op| on_device(op, msm_min);
+    // The bases' lock only while the sequence is queued: the lane's msm_h takes it to queue its own.
+    let mut srs = lock(&core.srs);
     let mut tmps = Vec::with_capacity(ops.len());
     for op in &ops {
-        tmps.push(if dev(op) { srs.prepare(gpu, op_bases(op))? } else { None });
+        tmps.push(if dev(op) { srs.prepare_on(gpu, ts, op_bases(op))? } else { None });
     }
-    let srs = &*srs;
     let views = ops
         .iter()
         .zip(&tmps)
         .map(|(op, t)| dev(op).then(|| srs.on(t.as_ref(), op_bases(op))).transpose())
         .collect::<GResult<Vec<_>>>()?;
-    let out = run(core, probe, groups, &views, overlap)?;
+    let queued = queue(core, ts, probe, &groups, &views, overlap)?;
+    drop(views);
+    drop(srs);
+    let out = collect(core, ts, probe, &groups, queued)?;
+    drop(tmps);
     Counters::bump(&core.counters.tailseq_runs);
     Ok(Ok(out))
 }
@@ -99,17 +113,25 @@ enum Queued {
     Done(G1Projective),
 }
 
-/// Runs `groups` as one sequence; `views[k]` is the device copy of op k's bases (ops in group order, `None`
+/// The queued sequence: every op, each group's site (device groups, whose span closes after the wait) and
+/// timer, and the inputs on the device (held until the wait).
+struct Sequence {
+    ops: Vec<Queued>,
+    timers: Vec<(Option<Site>, Option<GpuTimer>)>,
+    _inputs: Vec<Option<CudaSlice<u64>>>,
+}
+
+/// Queues `groups` on stream `s`; `views[k]` is the device copy of op k's bases (ops in group order, `None`
 /// for ops that run on the host). Stops queueing at a cancel (fewer groups back).
-fn run(
+fn queue(
     lane: &LaneCore,
+    s: &Arc<CudaStream>,
     probe: &Probe,
-    groups: Vec<G1Group<'_>>,
+    groups: &[G1Group<'_>],
     views: &[Option<CudaView<'_, u64>>],
     overlap: bool,
-) -> GResult<Vec<Vec<G1Projective>>> {
+) -> GResult<Sequence> {
     let gpu = &*lane.gpu;
-    let s = &gpu.stream;
     let ops: Vec<&G1Op> = groups.iter().flat_map(|g| &g.ops).collect();
     if views.len() != ops.len() {
         return Err(GpuError::Invalid(format!("tailseq: {} ops but {} base views", ops.len(), views.len())));
@@ -124,10 +146,9 @@ fn run(
         });
     }
     let mut queued: Vec<Queued> = Vec::with_capacity(ops.len());
-    // Per group: its site when its span is still to be closed (device groups), and its timer.
     let mut timers: Vec<(Option<Site>, Option<GpuTimer>)> = Vec::with_capacity(groups.len());
     let mut k = 0;
-    for g in &groups {
+    for g in groups {
         if probe.checkpoint().is_err() {
             break;
         }
@@ -143,11 +164,11 @@ fn run(
         for op in &g.ops {
             let q = match (*op, &views[k], &inputs[k]) {
                 (G1Op::Ones(_, _), Some(v), Some(bits)) => {
-                    Queued::Ones(batch_add_g1_launch(gpu, v, v.len() / 12, bits)?)
+                    Queued::Ones(batch_add_g1_launch(gpu, s, v, v.len() / 12, bits)?)
                 }
                 (G1Op::Msm(b, sc, w), Some(v), Some(ds)) => {
                     let n = b.host.len().min(sc.len());
-                    Queued::Msm(msm::msm_g1_launch(gpu, v, &ds.slice(..), n, w, overlap)?)
+                    Queued::Msm(msm::msm_g1_launch(gpu, s, v, &ds.slice(..), n, w, overlap)?)
                 }
                 // The host's share runs while the device works through what is queued.
                 (G1Op::Ones(b, bits), ..) => Queued::Done(host(lane.cpu.batch_add_g1(b, bits))?),
@@ -162,13 +183,27 @@ fn run(
         drop(host_span);
         timers.push((on_dev.then(|| g.site.clone()), timer));
     }
-    let mut sums = queued.into_iter().map(|q| match q {
-        Queued::Ones(out) => g1_sum(gpu, &out),
+    Ok(Sequence { ops: queued, timers, _inputs: inputs })
+}
+
+/// Waits for the queued sequence on stream `s` and reads every group's sums back, closing the device
+/// groups' spans.
+fn collect(
+    lane: &LaneCore,
+    s: &Arc<CudaStream>,
+    probe: &Probe,
+    groups: &[G1Group<'_>],
+    seq: Sequence,
+) -> GResult<Vec<Vec<G1Projective>>> {
+    let gpu = &*lane.gpu;
+    let Sequence { ops, timers, _inputs } = seq;
+    let mut sums = ops.into_iter().map(|q| match q {
+        Queued::Ones(out) => g1_sum(s, &out),
         Queued::Msm(p) => p.collect(gpu),
         Queued::Done(x) => Ok(x),
     });
     let mut out = Vec::with_capacity(timers.len());
-    for ((site, timer), g) in timers.into_iter().zip(&groups) {
+    for ((site, timer), g) in timers.into_iter().zip(groups) {
         let r = (&mut sums).take(g.ops.len()).collect::<GResult<Vec<_>>>()?;
         if let Some(site) = site.map(|s| s.device(lane.ordinal())) {
             drop(match timer {

@@ -121,11 +121,13 @@ pub fn gather_g2_on(
     Ok(out)
 }
 
-/// [`msm_g1`]'s launches without waiting: the windows' sums stay on the device until [`Pending::collect`], so
-/// a lane can queue every tail MSM of a call back to back (toggle `tailseq`). The scratch goes back to the
-/// stream-ordered pool as the launches are queued; the next MSM's reuses it.
+/// [`msm_g1`]'s launches on stream `s` without waiting: the windows' sums stay on the device until
+/// [`Pending::collect`], so a lane can queue every tail MSM of a call back to back (toggle `tailseq`), or
+/// let go of its bases' lock while msm_h runs. The scratch goes back to the stream-ordered pool as the
+/// launches are queued; the next MSM's reuses it.
 pub fn msm_g1_launch(
     gpu: &Gpu,
+    s: &Arc<CudaStream>,
     bases: &CudaView<u64>,
     scalars: &CudaView<u64>,
     n: usize,
@@ -133,7 +135,7 @@ pub fn msm_g1_launch(
     overlap: bool,
 ) -> GResult<Pending> {
     let c = window.unwrap_or_else(|| window_for(n));
-    launch(gpu, &gpu.stream, Curve::G1, bases, scalars, n, c, Schedule::overlap(overlap), None)
+    launch(gpu, s, Curve::G1, bases, scalars, n, c, Schedule::overlap(overlap), None)
 }
 
 /// An MSM whose launches are queued on a stream: its window sums on the device.

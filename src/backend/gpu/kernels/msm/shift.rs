@@ -10,7 +10,7 @@ use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use super::super::super::{GResult, Gpu, GpuError};
 use super::super::Module;
 use super::plan::{scratch_bytes_fold, MAX_WINDOW, MIN_WINDOW};
-use super::{launch, Curve, Schedule};
+use super::{launch, Curve, Pending, Schedule};
 
 /// Bytes of one affine G1 base on the device.
 const AFFINE_BYTES: usize = 96;
@@ -120,9 +120,21 @@ pub fn msm_g1_shifted(
     n: usize,
     overlap: bool,
 ) -> GResult<G1Projective> {
+    msm_g1_shifted_launch(gpu, sb, scalars, n, overlap)?.collect(gpu)
+}
+
+/// [`msm_g1_shifted`]'s launches on the lane's stream without waiting (msm_h lets go of the bases' lock
+/// before it waits).
+pub fn msm_g1_shifted_launch(
+    gpu: &Gpu,
+    sb: &ShiftedBases,
+    scalars: &CudaView<u64>,
+    n: usize,
+    overlap: bool,
+) -> GResult<Pending> {
     if n > sb.n {
         return Err(GpuError::Invalid(format!("msm_g1_shifted: {n} points, {} bases shifted", sb.n)));
     }
     let sched = Schedule::overlap(overlap);
-    launch(gpu, &gpu.stream, Curve::G1, &sb.buf.slice(..), scalars, n, sb.c, sched, Some(sb.n))?.collect(gpu)
+    launch(gpu, &gpu.stream, Curve::G1, &sb.buf.slice(..), scalars, n, sb.c, sched, Some(sb.n))
 }
