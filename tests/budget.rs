@@ -8,6 +8,7 @@ use std::path::Path;
 use cuzk::backend::cpu::backend::CpuBackend;
 use cuzk::circuits::Sample;
 use cuzk::engine::budget::{self, Footprint, MemLimit, PlanError, RunShape};
+use cuzk::engine::footprint;
 use cuzk::engine::{Engine, EngineError, RunCtl, RunSpec};
 use cuzk::vocab::{CancelToken, Toggle};
 
@@ -24,7 +25,7 @@ fn porep(challenges: usize) -> Sample {
 
 /// The full count of circuit 0, the thing the extrapolation must equal.
 fn counted(s: &Sample) -> Footprint {
-    budget::count(&s.sector_circuits(0)[0]).expect("count")
+    footprint::count(&s.sector_circuits(0)[0]).expect("count")
 }
 
 #[test]
@@ -37,7 +38,7 @@ fn footprint_from_two_small_counts_is_exact() {
     ];
     for s in &cases {
         let want = counted(s);
-        assert_eq!(budget::footprint(s), want, "{}", s.name);
+        assert_eq!(footprint::footprint(s), want, "{}", s.name);
         assert!(want.a_aux > 0 && want.b_aux > 0 && want.shape.constraints > 0, "{want:?}");
     }
     // The prover's view agrees on the densities (the params' A and B sizes come from them).
@@ -58,7 +59,7 @@ fn limit(bytes: u64) -> MemLimit {
 fn shape<'a>(s: &'a Sample, set: &str, mem_budget: u64) -> RunShape<'a> {
     let mut toggles = s.toggles;
     toggles.apply_set(set).expect("toggles");
-    RunShape { sample: s, fp: budget::footprint(s), toggles, lanes: 1, mem_budget, params_held: false }
+    RunShape { sample: s, fp: footprint::footprint(s), toggles, lanes: 1, mem_budget, params_held: false }
 }
 
 #[test]
@@ -95,7 +96,7 @@ fn a_sector_too_large_for_one_call_is_proved_in_calls_of_partitions_with_the_sam
     let mut s = porep(2);
     s.partitions = 3;
     s.sectors = 2;
-    let one = budget::footprint(&s).assignment_bytes();
+    let one = footprint::footprint(&s).assignment_bytes();
     // A budget below the sector's three circuits but above two: calls of two partitions, with a note.
     let plan = budget::plan_run(&shape(&s, "pipeline=off", 2 * one + 1), &limit(1 << 40)).expect("two fit");
     assert_eq!(plan.circuits_per_call, 2, "{plan:?}");
@@ -147,7 +148,7 @@ fn the_32_gib_sector_is_planned_as_partition_calls_on_a_128_gib_host() {
 fn mem_budget_is_honoured() {
     let mut s = porep(2);
     s.sectors = 3;
-    let call = budget::footprint(&s).assignment_bytes() * s.circuits_per_sector() as u64;
+    let call = footprint::footprint(&s).assignment_bytes() * s.circuits_per_sector() as u64;
     // Below one call: refused, naming the smallest budget that runs (and what the pipeline needs).
     let e = budget::plan_run(&shape(&s, "", call - 1), &limit(1 << 40)).expect_err("below one call");
     assert!(matches!(e, PlanError::Budget(_)), "{e}");
@@ -215,7 +216,7 @@ fn pce_record_is_counted_and_bounds_real_records() {
     for s in [porep(2), chain, pm] {
         let c = s.sector_circuits(0).swap_remove(0);
         let (pce, _) = cuzk::cs::Pce::record(&c).expect("record");
-        let fp = budget::footprint(&s);
+        let fp = footprint::footprint(&s);
         assert!(
             pce.heap_bytes() as u64 <= fp.pce_bytes(),
             "{}: record {} B > estimate {} B",
@@ -232,7 +233,7 @@ fn pce_record_is_counted_and_bounds_real_records() {
         (plan.estimate.parts.iter().find(|(k, _)| k == "pce record").map(|(_, b)| *b), plan.estimate.total())
     };
     let ((on, total_on), (off, total_off)) = (part("pce=on"), part("pce=off"));
-    assert_eq!(on, Some(budget::footprint(&s).pce_bytes()));
+    assert_eq!(on, Some(footprint::footprint(&s).pce_bytes()));
     assert_eq!(off, None);
-    assert_eq!(total_on - total_off, budget::footprint(&s).pce_bytes());
+    assert_eq!(total_on - total_off, footprint::footprint(&s).pce_bytes());
 }

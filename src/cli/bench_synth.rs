@@ -16,7 +16,7 @@ use crate::circuits::filecoin::FilecoinCircuit;
 use crate::circuits::SampleCircuit;
 use crate::cs::{Circuit, Pce, ProvingAssignment, RecordOptions, Shape, ShapeCounter, SmallStore, VecStore};
 use crate::cs::{SynthesisError, WitnessOnly};
-use crate::engine::budget;
+use crate::engine::{budget, footprint};
 
 /// Which synthesis path a configuration times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -150,7 +150,7 @@ fn time_parallel(
 /// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment.
 pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> Result<(), CliError> {
     let sample = crate::circuits::Sample::load(path)?;
-    let fp = budget::footprint(&sample);
+    let fp = footprint::footprint(&sample);
     // Normal synthesis holds its combinations and assignment; the pce path holds the record beside a
     // witness and a/b/c (≤ the assignment).
     let normal = fp.assignment_bytes().saturating_mul(2).max(fp.count_bytes());

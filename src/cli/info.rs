@@ -11,7 +11,7 @@ use super::error::CliError;
 use super::progress::with_notice;
 use crate::circuits::Sample;
 use crate::cs::{Pce, ProvingAssignment, Shape, VecStore};
-use crate::engine::budget;
+use crate::engine::{budget, footprint};
 
 /// The 32 GiB PoRep partition (storage-proofs 19.1, counted): constraints including the 328 input constraints.
 pub const POREP_32G_CONSTRAINTS: usize = 130_278_869;
@@ -118,7 +118,7 @@ fn pct(n: usize, d: usize) -> f64 {
 
 /// What synthesizing circuit 0 for `cuzk info` holds (vectors grown by doubling: up to twice their data).
 pub fn memory_estimate(sample: &Sample) -> budget::Estimate {
-    synthesis_estimate(sample, &budget::footprint(sample))
+    synthesis_estimate(sample, &footprint::footprint(sample))
 }
 
 fn synthesis_estimate(sample: &Sample, fp: &budget::Footprint) -> budget::Estimate {
@@ -148,7 +148,7 @@ pub fn shape_info_by(sample: &Sample, method: Method) -> Result<ShapeInfo, CliEr
         format!("{}: counting the circuit", sample.name)
     };
     let t = Instant::now();
-    let (fp, counts) = with_notice(&what, || budget::footprint_with_counts(sample));
+    let (fp, counts) = with_notice(&what, || footprint::footprint_with_counts(sample));
     let count_ms = t.elapsed().as_secs_f64() * 1e3;
     let method = match method {
         Method::Auto if fp.shape.rows() <= SYNTHESIZE_MAX_ROWS => Method::Synthesize,
@@ -182,7 +182,7 @@ pub fn shape_info_by(sample: &Sample, method: Method) -> Result<ShapeInfo, CliEr
             );
             let t = Instant::now();
             let circuits = sample.sector_circuits(0);
-            let full = with_notice(&what, || budget::count(&circuits[0]))
+            let full = with_notice(&what, || footprint::count(&circuits[0]))
                 .map_err(|e| CliError::Msg(format!("{}: circuit 0: {e}", sample.path.display())))?;
             Ok(from_footprint(sample, &full, "counted", None, t.elapsed().as_secs_f64() * 1e3))
         }

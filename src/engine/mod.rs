@@ -9,6 +9,7 @@ pub mod compare;
 pub mod error;
 pub mod events;
 pub mod floor;
+pub mod footprint;
 pub mod gate;
 pub mod host;
 mod job;
@@ -48,7 +49,7 @@ pub fn default_mem_budget() -> u64 {
 #[derive(Default)]
 pub struct Engine {
     params: params::ParamsMemo,
-    footprints: budget::FootprintMemo,
+    footprints: footprint::FootprintMemo,
     pce: pce::PceMemo,
 }
 

@@ -181,7 +181,7 @@ impl ParamsMemo {
             Some(sd) => sd,
             None => {
                 // One pass per thread for large circuits (~40 s on one thread at 2^27); the same result.
-                let threads = super::budget::survey_threads(sample, fp.shape.constraints);
+                let threads = super::footprint::survey_threads(sample, fp.shape.constraints);
                 let s = crate::cs::Survey::of(&circuit(), threads).map_err(synthesis)?;
                 lock(&self.shapes).insert(id, (s.shape, s.digest));
                 (s.shape, s.digest)

@@ -194,7 +194,7 @@ fn stacked_layout_at_2kib_knobs_has_the_real_c2_circuits_shape() {
     // blocks' combinations), names the same shape and digest, and the budget's full count's densities.
     let s = cuzk::cs::Survey::of(&c2, 3).expect("survey real");
     assert_eq!((s.shape, s.digest), (real, digest), "the survey of the real C2");
-    let full = cuzk::engine::budget::count(&c2).expect("full count");
+    let full = cuzk::engine::footprint::count(&c2).expect("full count");
     let d = &s.densities;
     assert_eq!(
         (d.a_aux.popcount(), d.b_input.popcount(), d.b_aux.popcount()),
