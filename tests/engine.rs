@@ -551,3 +551,63 @@ fn ablation_interleaves_rounds_and_streams_its_matrix() {
         );
     }
 }
+
+/// The `.survey` entries under `root`, recursively.
+fn survey_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "survey") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A survey line with `f` applied to its six counts and its checksum made again.
+fn replant(line: &str, f: impl Fn(&mut [u64])) -> String {
+    use sha2::{Digest, Sha256};
+    let (body, _) = line.trim_end().rsplit_once(' ').expect("checksum field");
+    let mut fields: Vec<String> = body.split(' ').map(str::to_string).collect();
+    let mut n: Vec<u64> = fields[3..].iter().map(|v| v.parse().expect("count")).collect();
+    f(&mut n);
+    fields.truncate(3);
+    fields.extend(n.iter().map(u64::to_string));
+    let body = fields.join(" ");
+    let sum: String = Sha256::digest(body.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("{body} {sum}\n")
+}
+
+/// A Filecoin circuit's survey is remembered beside the params cache for this build: a fresh engine takes
+/// what the entry says (a planted entry with other counts is what it reports, so no survey ran), and a
+/// corrupt entry (one digit changed, checksum not) is surveyed again and rewritten.
+#[test]
+fn filecoin_survey_is_remembered_for_the_build() {
+    use_test_cache();
+    let root = PathBuf::from(std::env::var_os("CUZK_CACHE").expect("cache set"));
+    let s = Sample::load(Path::new("samples/c2-2kib.toml")).expect("sample");
+    let surveyed = Engine::new().footprint(&s);
+    assert!(surveyed.shape.constraints > 2_000_000, "{surveyed:?}");
+    let files = survey_files(&root);
+    assert_eq!(files.len(), 1, "one entry for the one circuit: {files:?}");
+    let good = std::fs::read_to_string(&files[0]).expect("read entry");
+    assert!(good.starts_with("cuzk-survey/1 "), "{good}");
+
+    std::fs::write(&files[0], replant(&good, |n| n[5] += 1)).expect("plant");
+    let planted = Engine::new().footprint(&s);
+    assert_eq!(planted.b_aux, surveyed.b_aux + 1, "the entry was read, not surveyed again");
+    assert_eq!(planted.shape, surveyed.shape);
+
+    // The last digit of the last count (b_aux), just before the checksum.
+    let at = good.trim_end().rfind(' ').expect("checksum field") - 1;
+    let mut bad = good.clone().into_bytes();
+    bad[at] = if bad[at] == b'9' { b'8' } else { bad[at] + 1 };
+    std::fs::write(&files[0], &bad).expect("corrupt");
+    assert_eq!(Engine::new().footprint(&s), surveyed, "a corrupt entry is surveyed again");
+    assert_eq!(std::fs::read_to_string(&files[0]).expect("reread"), good, "and rewritten");
+}

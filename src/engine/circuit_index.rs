@@ -1,9 +1,17 @@
-//! Which structure digest each Filecoin circuit has, remembered beside the params cache once a run counted
-//! it: so the daemon's `PreloadSRS` finds cuzk's own params of a circuit (keyed by digest and seed) before
-//! any job of it ran in this process. One small file per circuit identifier, written atomically; a missing,
-//! unreadable or malformed one reads as unknown (the preload then says why, and a job counts the shape).
+//! What a run learned of each Filecoin circuit, remembered beside the params cache by circuit identifier.
+//! Its structure digest (`.digest`), so the daemon's `PreloadSRS` finds cuzk's own params of a circuit
+//! (keyed by digest and seed) before any job of it ran in this process. And its whole survey (`.survey`:
+//! footprint and digest, for the build that made it), so a fresh process's first proof skips the survey
+//! (1.2 s of the real 2 KiB C2's 3.8 s one-shot on h200-16c, docs/PERF.md). Small files, written atomically;
+//! a missing, unreadable, malformed, corrupt (checksum) or other build's entry reads as unknown, and the
+//! caller surveys and writes it again.
 
 use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::budget::Footprint;
+use crate::cs::Shape;
 
 /// Folder of the index inside the params cache folder.
 const DIR: &str = "circuits";
@@ -12,11 +20,84 @@ const DIR: &str = "circuits";
 /// `stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-…`), or `None` when the
 /// identifier is not a plain file name.
 fn path_of(params_dir: &Path, identifier: &str) -> Option<PathBuf> {
+    entry_path(params_dir, identifier, "digest")
+}
+
+/// The entry of `identifier` with extension `ext`, if the identifier is a plain file name.
+fn entry_path(params_dir: &Path, identifier: &str, ext: &str) -> Option<PathBuf> {
     let plain = !identifier.is_empty()
         && identifier.len() <= 200
         && !identifier.starts_with('.')
         && identifier.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-    plain.then(|| params_dir.join(DIR).join(format!("{identifier}.digest")))
+    plain.then(|| params_dir.join(DIR).join(format!("{identifier}.{ext}")))
+}
+
+/// The first line of a survey entry.
+const SURVEY_TAG: &str = "cuzk-survey/1";
+
+/// The checksum of a survey entry's body: the first 16 hex digits of its SHA-256.
+fn survey_sum(body: &str) -> String {
+    Sha256::digest(body.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The survey entry's body: tag, build, digest and the footprint's six counts, space-separated.
+fn survey_body(build: &str, fp: &Footprint, digest: u64) -> String {
+    let s = fp.shape;
+    format!(
+        "{SURVEY_TAG} {build} {digest:016x} {} {} {} {} {} {}",
+        s.constraints, s.inputs, s.aux, fp.a_aux, fp.b_input, fp.b_aux
+    )
+}
+
+/// Remembers `identifier`'s survey (footprint and structure digest) as made by build `build`
+/// (`util::build::id`). A failure to write costs only the next process's survey.
+pub fn record_survey(
+    params_dir: &Path,
+    identifier: &str,
+    build: &str,
+    fp: &Footprint,
+    digest: u64,
+) -> std::io::Result<()> {
+    let Some(path) = entry_path(params_dir, identifier, "survey") else { return Ok(()) };
+    if lookup_survey(params_dir, identifier, build) == Some((*fp, digest)) {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let body = survey_body(build, fp, digest);
+    let sum = survey_sum(&body);
+    crate::util::atomic::write_atomic(&path, format!("{body} {sum}\n").as_bytes())
+}
+
+/// The survey remembered for `identifier` by build `build`, if a well-formed, intact entry of that build is
+/// there.
+pub fn lookup_survey(params_dir: &Path, identifier: &str, build: &str) -> Option<(Footprint, u64)> {
+    let text = std::fs::read_to_string(entry_path(params_dir, identifier, "survey")?).ok()?;
+    let line = text.strip_suffix('\n')?;
+    let (body, sum) = line.rsplit_once(' ')?;
+    if sum != survey_sum(body) {
+        return None;
+    }
+    let f: Vec<&str> = body.split(' ').collect();
+    let [tag, by, digest, rest @ ..] = &f[..] else { return None };
+    if *tag != SURVEY_TAG || *by != build || digest.len() != 16 || rest.len() != 6 {
+        return None;
+    }
+    let digest = u64::from_str_radix(digest, 16).ok()?;
+    let n: Vec<usize> = rest.iter().map(|v| v.parse().ok()).collect::<Option<_>>()?;
+    let fp = Footprint {
+        shape: Shape { constraints: n[0], inputs: n[1], aux: n[2] },
+        a_aux: n[3],
+        b_input: n[4],
+        b_aux: n[5],
+    };
+    Some((fp, digest))
+}
+
+/// Forgets `identifier`'s survey (a run found the circuit no longer has it); whether one was there.
+pub fn forget_survey(params_dir: &Path, identifier: &str) -> bool {
+    entry_path(params_dir, identifier, "survey").is_some_and(|p| std::fs::remove_file(p).is_ok())
 }
 
 /// Remembers that `identifier`'s circuit has structure digest `digest` (nothing is written when the file
@@ -67,5 +148,40 @@ mod tests {
         }
         let names: Vec<_> = std::fs::read_dir(dir.path().join(DIR)).expect("dir").flatten().collect();
         assert_eq!(names.len(), 1, "only the one entry, no temp files left");
+    }
+
+    /// A survey reads back for its build only; a flipped digit anywhere (checksum), a truncated or foreign
+    /// file reads as unknown; a forgotten one is gone.
+    #[test]
+    fn surveys_read_back_for_their_build_and_corruption_is_unknown() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let id = "stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-abc";
+        let fp = Footprint {
+            shape: Shape { constraints: 2_687_961, inputs: 25, aux: 2_679_872 },
+            a_aux: 2_679_800,
+            b_input: 3,
+            b_aux: 1_234_567,
+        };
+        let d = 0x9e37_79b9_7f4a_7c15;
+        assert_eq!(lookup_survey(dir.path(), id, "b1"), None);
+        record_survey(dir.path(), id, "b1", &fp, d).expect("record");
+        assert_eq!(lookup_survey(dir.path(), id, "b1"), Some((fp, d)));
+        assert_eq!(lookup_survey(dir.path(), id, "b2"), None, "another build's entry");
+        let file = entry_path(dir.path(), id, "survey").expect("path");
+        let good = std::fs::read_to_string(&file).expect("read");
+        for i in 0..good.len() - 1 {
+            let mut b = good.clone().into_bytes();
+            b[i] = if b[i] == b'1' { b'2' } else { b'1' };
+            std::fs::write(&file, &b).expect("write");
+            assert_eq!(lookup_survey(dir.path(), id, "b1"), None, "byte {i} changed");
+        }
+        for bad in ["", &good[..good.len() - 1], &good[..good.len() / 2], "cuzk-survey/1\n"] {
+            std::fs::write(&file, bad).expect("write");
+            assert_eq!(lookup_survey(dir.path(), id, "b1"), None, "{bad:?}");
+        }
+        std::fs::write(&file, &good).expect("write");
+        assert!(forget_survey(dir.path(), id));
+        assert_eq!(lookup_survey(dir.path(), id, "b1"), None);
+        assert!(!forget_survey(dir.path(), id));
     }
 }

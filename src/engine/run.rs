@@ -131,7 +131,7 @@ pub(super) fn run(
                 &probe,
             );
             warnings.extend(slot.iter().flat_map(|s| s.take_warnings()));
-            last = last_out.map_err(|e| name_params(e, &info.path))?;
+            last = last_out.map_err(|e| name_params(e, &info.path, spec.sample))?;
             windows.push((start, start + t0.elapsed().as_micros() as u64));
             under_way = None;
         }
@@ -223,13 +223,19 @@ pub(super) fn run(
 }
 
 /// A circuit that does not fit its params names the params file (the cache checks counts and seed, so this
-/// means an entry that agrees on those but not on a density: remove the file to rebuild it).
-fn name_params(e: EngineError, path: &std::path::Path) -> EngineError {
+/// means an entry that agrees on those but not on a density: remove the file to rebuild it). A Filecoin
+/// circuit's remembered survey picked those params, so it is forgotten too: the next run surveys again.
+fn name_params(e: EngineError, path: &std::path::Path, sample: &Sample) -> EngineError {
     match e {
-        EngineError::Prove(p @ ProveError::ShapeMismatch { .. }) => EngineError::Refused(format!(
-            "params file {}: {p} (remove the file to rebuild it)",
-            path.display()
-        )),
+        EngineError::Prove(p @ ProveError::ShapeMismatch { .. }) => {
+            let survey = super::footprint::forget_remembered(sample)
+                .map(|id| format!("; the remembered survey of {id} is removed, run again"))
+                .unwrap_or_default();
+            EngineError::Refused(format!(
+                "params file {}: {p} (remove the file to rebuild it{survey})",
+                path.display()
+            ))
+        }
         e => e,
     }
 }

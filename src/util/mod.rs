@@ -1,7 +1,8 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
-//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks.
+//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks, this build's identity.
 
 pub mod atomic;
+pub mod build;
 pub mod digits;
 pub mod dirs;
 pub mod median;
