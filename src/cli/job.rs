@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::error::CliError;
 use super::progress::LineProgress;
 use crate::backend::api::Backend;
-use crate::backend::select::{select, Selected};
+use crate::backend::select::{select, SelectError, Selected};
 use crate::circuits::Sample;
 use crate::engine::sample::{self, Overrides};
 use crate::engine::store::RunStore;
@@ -55,14 +55,21 @@ impl JobArgs {
     /// The sample (or request file) with the overrides applied, its toggles, and the backend.
     pub fn resolve(&self) -> Result<(Sample, Toggles, Selected), CliError> {
         let o = Overrides { seed: self.seed, sectors: self.sectors, set: self.set.as_deref() };
-        let (mut sample, toggles) = match self.c1.as_ref().or(self.post.as_ref()).or(self.snap.as_ref()) {
-            Some(file) => sample::load_request(file, &o)?,
-            None => sample::load(&self.sample, &o)?,
-        };
+        // The device starts (driver, context, kernels) while the request is read and checked.
+        let (loaded, selected) = std::thread::scope(|s| {
+            let dev = s.spawn(|| select(self.backend));
+            let loaded = match self.c1.as_ref().or(self.post.as_ref()).or(self.snap.as_ref()) {
+                Some(file) => sample::load_request(file, &o),
+                None => sample::load(&self.sample, &o),
+            };
+            let selected = dev.join().unwrap_or_else(|_| Err(SelectError("backend start panicked".into())));
+            (loaded, selected)
+        });
+        let (mut sample, toggles) = loaded?;
         if let Some(p) = &self.params {
             sample.params_file = Some(p.clone());
         }
-        Ok((sample, toggles, select(self.backend)?))
+        Ok((sample, toggles, selected?))
     }
 }
 

@@ -25,6 +25,9 @@ pub enum EngineError {
     /// The params do not fit the circuit (named by file), or another one-line refusal.
     #[error("{0}")]
     Refused(String),
+    /// The params a job waited for did not load (the loader's own error is what the run reports).
+    #[error("the params did not load")]
+    ParamsUnavailable,
     /// The prover panicked (a bug): caught so that the run ends with its record and the process goes on.
     #[error("internal error while proving: {0}")]
     Panicked(String),

@@ -26,8 +26,8 @@ pub struct JobSpec<'a> {
     pub toggles: Toggles,
     /// The backend.
     pub backend: &'a dyn Backend,
-    /// The params of the sample's circuit.
-    pub params: Arc<Parameters>,
+    /// The params of the sample's circuit (perhaps still loading beside the first call's synthesis).
+    pub params: JobParams<'a>,
     /// The circuit shape (A2 hint, memory estimate).
     pub shape: Shape,
     /// Bytes the pipeline may hold in synthesized-but-unproved batches.
@@ -38,6 +38,28 @@ pub struct JobSpec<'a> {
     pub device: Option<DeviceClaim<'a>>,
     /// Circuits per proof call (the plan's): `batch` sectors' worth, or some partitions of one sector.
     pub circuits_per_call: usize,
+}
+
+/// The params a job proves with: at hand, or read from disk by another thread while the first call
+/// synthesizes (a fresh process's `srs_load`, 0.9 s for the real 2 KiB C2 on h200-16c, runs under its
+/// synthesis, docs/PERF.md).
+#[derive(Clone, Copy)]
+pub enum JobParams<'a> {
+    /// Loaded.
+    Ready(&'a Arc<Parameters>),
+    /// Being loaded: the cell is set once the load ends, `None` when it failed (the loader reports why).
+    Loading(&'a std::sync::OnceLock<Option<Arc<Parameters>>>),
+}
+
+impl JobParams<'_> {
+    /// The params, waiting for the load; an error when it failed.
+    fn get(&self) -> Result<Arc<Parameters>, EngineError> {
+        let p = match *self {
+            JobParams::Ready(p) => Some(p.clone()),
+            JobParams::Loading(cell) => cell.wait().clone(),
+        };
+        p.ok_or(EngineError::ParamsUnavailable)
+    }
 }
 
 /// What one repeat produced.
@@ -209,7 +231,8 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     let mut out = JobOutput { pipelined, ..JobOutput::default() };
     let prove = |call: Call, out: &mut JobOutput| -> Result<(), EngineError> {
         out.inputs.extend(call.inputs);
-        let cs = CallSpec { params: &spec.params, toggles: t, seed: s.randomizer_seed(), first: call.first };
+        let params = spec.params.get()?;
+        let cs = CallSpec { params: &params, toggles: t, seed: s.randomizer_seed(), first: call.first };
         // Other jobs' synthesis goes on while this call holds the device; their proof calls wait here.
         let _turn = match spec.device {
             Some(d) => {
@@ -276,7 +299,7 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     probe.checkpoint().map_err(ProveError::from)?;
     if t.on(Toggle::Verify) {
         let _span = probe.open(Site::new(Phase::Verify).arg("proofs", out.proofs.len()));
-        let pvk = PreparedVerifyingKey::new(&spec.params.vk);
+        let pvk = PreparedVerifyingKey::new(&spec.params.get()?.vk);
         out.verified = Some(verify_batch(&pvk, &out.proofs, &out.inputs)?);
     }
     Ok(out)

@@ -26,7 +26,7 @@ pub mod store;
 use std::sync::Arc;
 
 pub use error::{EngineError, RunFailure};
-pub use job::{bytes_per_circuit, run_job, JobOutput, JobSpec};
+pub use job::{bytes_per_circuit, run_job, JobOutput, JobParams, JobSpec};
 pub use params::{params_file, params_key, ParamsInfo, ParamsOrigin, FIL_PARAMS_ENV};
 pub use pce::pce_file;
 pub use run::{RunCtl, RunResult, RunSpec};

@@ -162,6 +162,35 @@ impl ParamsMemo {
         Ok(Some((path, bytes, false)))
     }
 
+    /// The shape and structure digest of `sample`'s circuit: known (the footprint's survey), else surveyed
+    /// now.
+    pub(super) fn shape_of(&self, sample: &Sample, fp: &Footprint) -> Result<(Shape, u64), EngineError> {
+        let id = (sample.circuit.clone(), sample.seed);
+        if let Some(sd) = lock(&self.shapes).get(&id).copied() {
+            return Ok(sd);
+        }
+        // One pass per thread for large circuits (~40 s on one thread at 2^27); the same result.
+        let threads = super::footprint::survey_threads(sample, fp.shape.constraints);
+        let s =
+            crate::cs::Survey::of(&sample.sector_circuits(0).swap_remove(0), threads).map_err(synthesis)?;
+        lock(&self.shapes).insert(id, (s.shape, s.digest));
+        Ok((s.shape, s.digest))
+    }
+
+    /// Whether loading `sample`'s params (of structure `digest`) needs no setup: they are in the memo, in a
+    /// named file, or in a cache entry on disk (an entry that then fails its checks is rebuilt all the same).
+    pub(super) fn on_hand(&self, sample: &Sample, digest: u64) -> bool {
+        if params_file(sample).is_some() {
+            return true;
+        }
+        let key = params_key(digest, sample.seed);
+        lock(&self.params).contains_key(&key)
+            || ParamsCache::default_location()
+                .ok()
+                .and_then(|c| c.path_for(&key).ok())
+                .is_some_and(|f| f.is_file())
+    }
+
     /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around reading the
     /// cache and `params_gen` around a generation. A cache entry is used only if its counts fit `fp` (the
     /// circuit's footprint) and its vk is the seed's; otherwise it is rebuilt with a warning naming the file.
@@ -174,19 +203,8 @@ impl ParamsMemo {
         probe: &Probe,
         device: Option<&dyn crate::backend::api::Backend>,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
-        let id = (sample.circuit.clone(), sample.seed);
         let circuit = || sample.sector_circuits(0).swap_remove(0);
-        let known = lock(&self.shapes).get(&id).copied();
-        let (shape, digest) = match known {
-            Some(sd) => sd,
-            None => {
-                // One pass per thread for large circuits (~40 s on one thread at 2^27); the same result.
-                let threads = super::footprint::survey_threads(sample, fp.shape.constraints);
-                let s = crate::cs::Survey::of(&circuit(), threads).map_err(synthesis)?;
-                lock(&self.shapes).insert(id, (s.shape, s.digest));
-                (s.shape, s.digest)
-            }
-        };
+        let (shape, digest) = self.shape_of(sample, fp)?;
         if let Some(file) = params_file(sample) {
             return self.load_file(&file, shape, digest, probe);
         }

@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime};
 
 use super::budget::{Footprint, Plan};
 use super::error::{panic_message, EngineError, RunFailure};
 use super::gate::DeviceClaim;
 use super::host;
-use super::job::{run_job, JobOutput, JobSpec};
+use super::job::{run_job, JobOutput, JobParams, JobSpec};
 use super::params::{ParamsInfo, ParamsMemo};
 use super::pce::PceMemo;
 use super::{events, sampler};
@@ -108,34 +108,77 @@ pub(super) fn run(
     // The finished repeats' windows (µs from the origin), and the start of the one under way.
     let (mut windows, mut under_way) = (Vec::new(), None);
     let body = || {
-        let (params, info) = memo.load(spec.sample, fp, ctl.progress, &probe, Some(spec.backend))?;
-        let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(info.shape, info.digest));
-        let mut last = JobOutput::default();
-        let mut warnings = Vec::new();
-        for _ in 0..spec.repeats.max(1) {
-            let t0 = Instant::now();
-            let start = t0.duration_since(origin).as_micros() as u64;
-            under_way = Some(start);
-            let last_out = run_job(
-                &JobSpec {
-                    sample: spec.sample,
-                    toggles: spec.toggles,
-                    backend: spec.backend,
-                    params: params.clone(),
-                    shape: info.shape,
-                    mem_budget: spec.mem_budget,
-                    pce: slot.as_deref(),
-                    device: ctl.device,
-                    circuits_per_call: plan.circuits_per_call,
-                },
-                &probe,
-            );
-            warnings.extend(slot.iter().flat_map(|s| s.take_warnings()));
-            last = last_out.map_err(|e| name_params(e, &info.path, spec.sample))?;
-            windows.push((start, start + t0.elapsed().as_micros() as u64));
-            under_way = None;
-        }
-        Ok::<_, EngineError>((params, info, last, warnings))
+        let (shape, digest) = memo.shape_of(spec.sample, fp)?;
+        let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(shape, digest));
+        let load = || memo.load(spec.sample, fp, ctl.progress, &probe, Some(spec.backend));
+        // Params on hand (memo, named file, cache entry) load beside the first call's synthesis, which needs
+        // only the shape; a setup runs first, alone (it takes every core and its own memory).
+        let cell: OnceLock<Option<Arc<Parameters>>> = OnceLock::new();
+        std::thread::scope(|sc| {
+            let mut loaded: Option<(Arc<Parameters>, ParamsInfo)> = None;
+            let mut loader = None;
+            if memo.on_hand(spec.sample, digest) {
+                let (cell, load, probe) = (&cell, &load, &probe);
+                // A run alone on its device also puts the SRS there before the first call (kept resident, so
+                // the call finds it); beside other runs' calls the device is theirs until the gate says so.
+                let stage =
+                    ctl.device.is_none() && spec.backend.has_device() && spec.toggles.on(Toggle::SrsResident);
+                loader = Some(sc.spawn(move || {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let r = load();
+                        if let (Ok((p, _)), true) = (&r, stage) {
+                            // A failure here only leaves the upload to the call, which reports it.
+                            let opts = crate::backend::api::CallOpts::from(&spec.toggles);
+                            let _ = spec.backend.begin_call(probe, opts, p.srs());
+                            spec.backend.end_call();
+                        }
+                        r
+                    }))
+                    .unwrap_or_else(|p| Err(EngineError::Panicked(panic_message(&*p))));
+                    let _ = cell.set(r.as_ref().ok().map(|(p, _)| p.clone()));
+                    r
+                }));
+            } else {
+                loaded = Some(load()?);
+            }
+            let mut last = JobOutput::default();
+            let mut warnings = Vec::new();
+            for _ in 0..spec.repeats.max(1) {
+                let t0 = Instant::now();
+                let start = t0.duration_since(origin).as_micros() as u64;
+                under_way = Some(start);
+                let params = match &loaded {
+                    Some((p, _)) => JobParams::Ready(p),
+                    None => JobParams::Loading(&cell),
+                };
+                let last_out = run_job(
+                    &JobSpec {
+                        sample: spec.sample,
+                        toggles: spec.toggles,
+                        backend: spec.backend,
+                        params,
+                        shape,
+                        mem_budget: spec.mem_budget,
+                        pce: slot.as_deref(),
+                        device: ctl.device,
+                        circuits_per_call: plan.circuits_per_call,
+                    },
+                    &probe,
+                );
+                warnings.extend(slot.iter().flat_map(|s| s.take_warnings()));
+                // The loader's error, if it failed, is the run's (the job only saw that params never came).
+                if let Some(h) = loader.take() {
+                    let r = h.join().unwrap_or_else(|_| Err(EngineError::Panicked("params loader".into())));
+                    loaded = Some(r?);
+                }
+                let Some((_, info)) = &loaded else { return Err(EngineError::ParamsUnavailable) };
+                last = last_out.map_err(|e| name_params(e, &info.path, spec.sample))?;
+                windows.push((start, start + t0.elapsed().as_micros() as u64));
+                under_way = None;
+            }
+            let (params, info) = loaded.ok_or(EngineError::ParamsUnavailable)?;
+            Ok::<_, EngineError>((params, info, last, warnings))
+        })
     };
     // The memory sampler runs beside the whole run and stops with it, a panic of the run's included.
     let ram = sampler::begin(&sink, spec.backend);
