@@ -611,3 +611,27 @@ fn filecoin_survey_is_remembered_for_the_build() {
     assert_eq!(Engine::new().footprint(&s), surveyed, "a corrupt entry is surveyed again");
     assert_eq!(std::fs::read_to_string(&files[0]).expect("reread"), good, "and rewritten");
 }
+
+/// Params read beside the first call's synthesis: a named params file that cannot be read fails the run with
+/// the reader's own error (naming the file), not with the job's "params did not load".
+#[test]
+fn a_bad_params_file_read_beside_synthesis_fails_with_its_own_error() {
+    use_test_cache();
+    let dir = temp("badparams");
+    let bad = dir.join("bad.params");
+    std::fs::write(&bad, b"not a params file").expect("write");
+    let mut s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+    s.params_file = Some(bad.clone());
+    let backend = CpuBackend::new();
+    let spec = RunSpec {
+        sample: &s,
+        toggles: Toggles::default(),
+        backend: &backend,
+        repeats: 1,
+        mem_budget: 1 << 32,
+    };
+    let err = Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())).err().expect("the run fails");
+    let msg = err.to_string();
+    assert!(msg.contains("bad.params"), "{msg}");
+    assert!(!msg.contains("did not load"), "{msg}");
+}
