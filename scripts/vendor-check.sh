@@ -1,50 +1,66 @@
 #!/usr/bin/env bash
-# Checks that vendor/bellperson differs from the published bellperson 0.27.0 exactly by
-# vendor/bellperson.diff (vendor/bellperson/PATCH.md says why it differs).
+# Checks that a vendored crate (vendor/bellperson: bellperson 0.27.0; vendor/neptune: neptune 11.0.0)
+# differs from the published crate exactly by vendor/<name>.diff (vendor/<name>/PATCH.md says why).
 #
-#   scripts/vendor-check.sh                  download the crate from crates.io and compare
-#   scripts/vendor-check.sh FILE.crate       compare against a crate file already downloaded
-#   scripts/vendor-check.sh --update [FILE]  rewrite vendor/bellperson.diff from the comparison (review it!)
+#   scripts/vendor-check.sh [NAME]                  download the crate from crates.io and compare
+#   scripts/vendor-check.sh [NAME] FILE.crate       compare against a crate file already downloaded
+#   scripts/vendor-check.sh --update [NAME] [FILE]  rewrite vendor/<name>.diff from the comparison (review it!)
 #
+# NAME is bellperson (the default) or neptune; `all` checks both (downloading them).
 # Files of the published crate that the vendored copy leaves out (tests, benches, CI files, the lock file)
 # are listed, and allowed only outside src/ and build.rs. Exit status: 0 when the copy matches, 1 when it
-# differs, 2 when the crate cannot be had. tests/suite/vendor_patch.rs checks the diff itself without a network.
+# differs, 2 when the crate cannot be had. tests/suite/vendor_patch.rs checks the diffs themselves without a
+# network.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-version=0.27.0
-url="https://crates.io/api/v1/crates/bellperson/$version/download"
 update=0
 if [[ ${1:-} == --update ]]; then
   update=1
   shift
 fi
+name=bellperson
+case ${1:-} in
+  bellperson | neptune)
+    name=$1
+    shift
+    ;;
+  all)
+    "$0" bellperson && "$0" neptune
+    exit
+    ;;
+esac
+case $name in
+  bellperson) version=0.27.0 ;;
+  neptune) version=11.0.0 ;;
+esac
+url="https://crates.io/api/v1/crates/$name/$version/download"
 crate=${1:-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 if [[ -z $crate ]]; then
-  crate="$tmp/bellperson-$version.crate"
+  crate="$tmp/$name-$version.crate"
   if ! curl -sSfL --max-time 120 -o "$crate" "$url"; then
     echo "vendor-check: cannot download $url (pass a downloaded .crate file as the argument)" >&2
     exit 2
   fi
 fi
 if [[ ! -f $crate ]]; then
-  echo "vendor-check: $crate: no such file (expected bellperson-$version.crate)" >&2
+  echo "vendor-check: $crate: no such file (expected $name-$version.crate)" >&2
   exit 2
 fi
-echo "vendor-check: bellperson-$version.crate sha256 $(sha256sum "$crate" | cut -d' ' -f1)"
+echo "vendor-check: $name-$version.crate sha256 $(sha256sum "$crate" | cut -d' ' -f1)"
 mkdir "$tmp/up"
-if ! tar -xzf "$crate" -C "$tmp/up" || [[ ! -d $tmp/up/bellperson-$version ]]; then
-  echo "vendor-check: $crate is not the bellperson-$version crate (a gzipped tar of bellperson-$version/)" >&2
+if ! tar -xzf "$crate" -C "$tmp/up" || [[ ! -d $tmp/up/$name-$version ]]; then
+  echo "vendor-check: $crate is not the $name-$version crate (a gzipped tar of $name-$version/)" >&2
   exit 2
 fi
 
 # Both trees under the same two names, so the diff's paths do not depend on where this runs.
-mv "$tmp/up/bellperson-$version" "$tmp/a"
-cp -a "$root/vendor/bellperson" "$tmp/b"
+mv "$tmp/up/$name-$version" "$tmp/a"
+cp -a "$root/vendor/$name" "$tmp/b"
 rm -f "$tmp/b/PATCH.md"
 
 cd "$tmp"
@@ -77,17 +93,17 @@ while read -r path; do
 done <dropped.txt
 
 if ((update)); then
-  cp patch.diff "$root/vendor/bellperson.diff"
-  echo "vendor-check: wrote vendor/bellperson.diff ($(grep -c '^+++ ' patch.diff) files); review it and PATCH.md"
+  cp patch.diff "$root/vendor/$name.diff"
+  echo "vendor-check: wrote vendor/$name.diff ($(grep -c '^+++ ' patch.diff) files); review it and PATCH.md"
   exit "$bad"
 fi
 
-if ! cmp -s patch.diff "$root/vendor/bellperson.diff"; then
-  echo "vendor-check: vendor/bellperson differs from bellperson $version otherwise than vendor/bellperson.diff says:" >&2
-  diff -u "$root/vendor/bellperson.diff" patch.diff >&2 || true
+if ! cmp -s patch.diff "$root/vendor/$name.diff"; then
+  echo "vendor-check: vendor/$name differs from $name $version otherwise than vendor/$name.diff says:" >&2
+  diff -u "$root/vendor/$name.diff" patch.diff >&2 || true
   bad=1
 fi
 if ((bad)); then
   exit 1
 fi
-echo "vendor-check: vendor/bellperson = bellperson $version + vendor/bellperson.diff"
+echo "vendor-check: vendor/$name = $name $version + vendor/$name.diff"

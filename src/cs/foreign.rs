@@ -23,8 +23,9 @@ pub trait DynCs: Send {
     fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]);
     /// Whether the system ignores the combinations (witness-only synthesis).
     fn dyn_witness_only(&self) -> bool;
-    /// Whether the system reads the next constraint's combinations.
-    fn dyn_wants_terms(&self) -> bool;
+    /// When the system does not read the next constraint's combinations, adds it without them and says true;
+    /// else does nothing and says false. One indirect call per constraint of witness-only synthesis, not two.
+    fn dyn_enforce_unread(&mut self) -> bool;
 }
 
 impl<T: ConstraintSystem> DynCs for T {
@@ -40,8 +41,12 @@ impl<T: ConstraintSystem> DynCs for T {
     fn dyn_witness_only(&self) -> bool {
         self.witness_only()
     }
-    fn dyn_wants_terms(&self) -> bool {
-        self.wants_terms()
+    fn dyn_enforce_unread(&mut self) -> bool {
+        if self.wants_terms() {
+            return false;
+        }
+        self.enforce_terms(std::iter::empty(), std::iter::empty(), std::iter::empty());
+        true
     }
 }
 
@@ -119,11 +124,10 @@ macro_rules! foreign {
                     LB: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                     LC: FnOnce(bp::LinearCombination<Scalar>) -> bp::LinearCombination<Scalar>,
                 {
-                    if !self.cs.dyn_wants_terms() {
+                    if self.cs.dyn_enforce_unread() {
                         // The combinations would be dropped (witness-only synthesis, or a row outside a split
-                        // pass's own): don't build them (the foreign gadgets' own closures are most of a
+                        // pass's own): they are not built (the foreign gadgets' own closures are most of a
                         // constraint's cost).
-                        self.cs.dyn_enforce(&[], &[], &[]);
                         return;
                     }
                     let zero = bp::LinearCombination::<Scalar>::zero;
@@ -172,8 +176,9 @@ macro_rules! foreign {
 }
 
 /// bellperson 0.27's adapter answers `is_witness_generator()` with whether the cuzk system ignores linear
-/// combinations: the patched SHA-256 adders and `MultiEq` (`vendor/bellperson/PATCH.md`) ask it through every
-/// namespace and then skip building them (most of witness-only synthesis of a real PoRep; docs/PERF.md).
+/// combinations: the patched SHA-256 compression, adders and `MultiEq` (`vendor/bellperson/PATCH.md`) ask it
+/// through every namespace and then take their lean paths (most of witness-only synthesis of a real PoRep;
+/// docs/PERF.md).
 /// Nothing else the Filecoin circuits run asks: bellperson 0.27, bellpepper-core 0.2 and storage-proofs
 /// 19.1 never read it, and neptune reads it only in `circuit2`/`sponge`, which they do not use (those would
 /// call `allocate_empty`, which the adapter does not implement).

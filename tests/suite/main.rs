@@ -23,6 +23,7 @@ mod daemon;
 mod exports;
 mod field_gen;
 mod foreign;
+mod foreign_witness;
 mod fuzz_parsers;
 mod groth16_formats;
 mod groth16_prove;

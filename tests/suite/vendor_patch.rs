@@ -1,8 +1,8 @@
-//! The vendored bellperson's patch is what `vendor/bellperson.diff` and `PATCH.md` say, checked without a
-//! network: every hunk of the diff adds a line marked `cuzk patch`, the diff's new side is what the vendored
+//! The vendored crates' patches (bellperson 0.27, neptune 11) are what `vendor/<name>.diff` and each
+//! `PATCH.md` say, checked without a network: every hunk of the diff adds a line marked `cuzk patch`, the diff's new side is what the vendored
 //! files hold at those lines, every `cuzk patch` marker in the vendored sources lies in a hunk, and PATCH.md
-//! names every patched file. That the rest of the copy equals the published crate is
-//! `scripts/vendor-check.sh`'s job (it downloads bellperson 0.27.0 and diffs).
+//! names every patched file. That the rest of each copy equals the published crate is
+//! `scripts/vendor-check.sh`'s job (it downloads the crates and diffs).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -44,14 +44,23 @@ fn parse(diff: &str) -> Vec<(String, Vec<Hunk>)> {
 
 #[test]
 fn vendored_bellperson_differs_only_by_the_marked_patch() {
-    let diff = fs::read_to_string(vendor().join("bellperson.diff")).expect("vendor/bellperson.diff");
-    let patch_md = fs::read_to_string(vendor().join("bellperson/PATCH.md")).expect("PATCH.md");
+    check_vendored("bellperson");
+}
+
+#[test]
+fn vendored_neptune_differs_only_by_the_marked_patch() {
+    check_vendored("neptune");
+}
+
+fn check_vendored(name: &str) {
+    let diff = fs::read_to_string(vendor().join(format!("{name}.diff"))).expect("vendor/<name>.diff");
+    let patch_md = fs::read_to_string(vendor().join(name).join("PATCH.md")).expect("PATCH.md");
     let files = parse(&diff);
     assert!(!files.is_empty(), "the diff names no file");
     let mut covered: BTreeSet<(String, usize)> = BTreeSet::new();
     for (path, hunks) in &files {
         assert!(patch_md.contains(&format!("`{path}`")), "PATCH.md does not list {path}");
-        let text = fs::read_to_string(vendor().join("bellperson").join(path)).expect(path);
+        let text = fs::read_to_string(vendor().join(name).join(path)).expect(path);
         let lines: Vec<&str> = text.lines().collect();
         assert!(!hunks.is_empty(), "{path}: no hunk");
         for h in hunks {
@@ -73,7 +82,7 @@ fn vendored_bellperson_differs_only_by_the_marked_patch() {
         }
     }
     // No marker outside the recorded hunks (an edit the diff does not know of).
-    let mut stack = vec![vendor().join("bellperson/src")];
+    let mut stack = vec![vendor().join(name).join("src")];
     while let Some(dir) = stack.pop() {
         for entry in fs::read_dir(&dir).expect("read vendor dir") {
             let p = entry.expect("entry").path();
@@ -81,11 +90,8 @@ fn vendored_bellperson_differs_only_by_the_marked_patch() {
                 stack.push(p);
                 continue;
             }
-            let rel = p
-                .strip_prefix(vendor().join("bellperson"))
-                .expect("inside")
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel =
+                p.strip_prefix(vendor().join(name)).expect("inside").to_string_lossy().replace('\\', "/");
             let Ok(text) = fs::read_to_string(&p) else { continue };
             for (i, l) in text.lines().enumerate() {
                 if l.contains(MARK) {
