@@ -122,7 +122,11 @@ impl<T: Track> Book<T> {
         let (inputs, aux) = match hint {
             Some(h) => {
                 track.reserve(h);
-                (Vec::with_capacity(h.inputs), Vec::with_capacity(h.aux + aux_extra))
+                let mut aux = Vec::with_capacity(h.aux + aux_extra);
+                // Mapped in one call: faulted page by page the aux vector cost a third of witness-only
+                // synthesis of the real 2 KiB C2 (docs/PERF.md).
+                crate::util::mem::populate(&mut aux);
+                (Vec::with_capacity(h.inputs), aux)
             }
             None => (Vec::with_capacity(1), Vec::new()),
         };

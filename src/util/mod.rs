@@ -6,6 +6,7 @@ pub mod build;
 pub mod digits;
 pub mod dirs;
 pub mod median;
+pub mod mem;
 pub mod meminfo;
 pub mod pagecache;
 pub mod stale;

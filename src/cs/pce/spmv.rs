@@ -56,12 +56,15 @@ pub(super) fn evaluate(
     [a, b, c]
 }
 
-/// An empty vector with capacity for `rows` scalars whose pages are already faulted in (one write per
-/// 4 KiB page), so the SpMV that fills it does not take the faults; meant to run on another thread while
-/// the witness is synthesized.
+/// An empty vector with capacity for `rows` scalars whose pages are already mapped (in one call where the
+/// kernel can, else one write per 4 KiB page), so the SpMV that fills it does not take the faults; meant to
+/// run on another thread while the witness is synthesized.
 pub(super) fn touched(rows: usize) -> Vec<Scalar> {
     const PER_PAGE: usize = 4096 / std::mem::size_of::<Scalar>();
     let mut v: Vec<Scalar> = Vec::with_capacity(rows);
+    if crate::util::mem::populate(&mut v) {
+        return v;
+    }
     for slot in v.spare_capacity_mut().iter_mut().step_by(PER_PAGE) {
         slot.write(Scalar::from(0u64));
     }
