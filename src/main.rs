@@ -21,6 +21,15 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     };
+    let console = match &cli.command {
+        None => cuzk::tui::stdout_is_terminal(),
+        Some(Command::Tui { .. }) => true,
+        Some(_) => false,
+    };
+    if !console {
+        // The console's screen would be torn by stderr lines; everywhere else `tracing` events go to stderr.
+        cuzk::util::log::init_stderr();
+    }
     match cli.command {
         None if cuzk::tui::stdout_is_terminal() => tui(cuzk::tui::TuiOptions {
             sample: DEFAULT_SAMPLE.into(),

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod build;
 pub mod digits;
 pub mod dirs;
+pub mod log;
 pub mod median;
 pub mod mem;
 pub mod meminfo;
