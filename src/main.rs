@@ -31,7 +31,7 @@ fn main() -> ExitCode {
         cuzk::util::log::init_stderr();
     }
     match cli.command {
-        None if cuzk::tui::stdout_is_terminal() => tui(cuzk::tui::TuiOptions {
+        None if console => tui(cuzk::tui::TuiOptions {
             sample: DEFAULT_SAMPLE.into(),
             backend: BackendKind::Auto,
             theme: cli.theme,

@@ -15,8 +15,8 @@ pub fn populate<T>(v: &mut Vec<T>) -> bool {
         // Whole pages inside the allocation only: madvise needs a page-aligned start.
         let (first, last) = (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE);
         if last > first {
-            // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns; MADV_POPULATE_WRITE only
-            // maps the pages (as a write would, leaving their contents zero) and changes no byte `v` holds.
+            // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns, past its initialized
+            // elements; MADV_POPULATE_WRITE only maps the pages (as a first write would) and changes no byte.
             // An error (an older kernel: EINVAL) leaves the pages to fault in as they are written.
             return unsafe {
                 libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_POPULATE_WRITE)

@@ -50,19 +50,19 @@ impl<Scalar: PrimeField, A: Arity<Scalar>, CS: ConstraintSystem<Scalar>> Lean<'_
 
     fn full_round(&mut self, first: bool, last: bool) -> Result<(), SynthesisError> {
         let width = self.state.len();
-        let keys = &self.constants.compressed_round_constants;
-        let pre: Option<Vec<Scalar>> = first.then(|| keys[self.offset..self.offset + width].to_vec());
+        // The constants outlive `self`'s borrow: the keys are read in place, not copied per round.
+        let keys: &[Scalar] = &self.constants.compressed_round_constants;
+        let pre = first.then(|| &keys[self.offset..self.offset + width]);
         if first {
             self.offset += width;
         }
-        let post: Option<Vec<Scalar>> =
-            (first || !last).then(|| keys[self.offset..self.offset + width].to_vec());
+        let post = (first || !last).then(|| &keys[self.offset..self.offset + width]);
         if post.is_some() {
             self.offset += width;
         }
         for i in 0..width {
-            let post_key = post.as_ref().map(|k| k[i]);
-            match (&pre, i) {
+            let post_key = post.map(|k| k[i]);
+            match (pre, i) {
                 // The domain tag's s-box is computed as a constant (`constant_quintic_s_box_pre_add_tag`).
                 (Some(pre), 0) => {
                     let mut l = self.state[0] + pre[0];
