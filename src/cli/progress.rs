@@ -1,5 +1,5 @@
 //! A progress display on stderr for params generation: on a terminal one line redrawn at most every 100 ms
-//! (`stage 3 of 7, h 196 608/262 143, ~8 s left`); elsewhere (pipes, logs, CI) a line when each stage starts,
+//! (`stage 3 of 8, h 196 608/262 143, ~8 s left`); elsewhere (pipes, logs, CI) a line when each stage starts,
 //! from the very first, and one when it ends with its time, so a long first stage never looks like a hang.
 
 use crate::util::digits::group;
@@ -23,7 +23,7 @@ pub struct LineProgress {
     tty: bool,
 }
 
-/// `stage 3 of 7, h 196 608/262 143, ~8 s left`.
+/// `stage 3 of 8, h 196 608/262 143, ~8 s left`.
 fn describe(p: &SetupProgress) -> String {
     let eta = p.eta_s.map_or(String::new(), |s| format!(", ~{s:.0} s left"));
     format!(

@@ -11,6 +11,7 @@ use super::error::EngineError;
 use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::Shape;
 use crate::groth16::cache::{CacheOutcome, Expect, ParamsCache};
+use crate::groth16::params_stream::SectionCounts;
 use crate::groth16::setup::{self, Progress};
 use crate::groth16::Parameters;
 use crate::util::lock;
@@ -256,10 +257,18 @@ impl ParamsMemo {
         // `params_gen` covers generating and storing, so loading never counts a generation's time.
         let load = Cell::new(Some(probe.open(Site::new(Phase::SrsLoad))));
         let gen = Cell::new(None);
-        let built = cache.load_or_build_checked(&key, &expect, || {
+        let counts = SectionCounts {
+            ic: shape.inputs,
+            h: shape.domain() - 1,
+            l: shape.aux,
+            a: shape.inputs + fp.a_aux,
+            b,
+        };
+        let built = cache.load_or_build_streamed(&key, &expect, counts, |out| {
             drop(load.take());
             gen.set(Some(probe.open(Site::new(Phase::ParamsGen).arg("constraints", shape.rows()))));
-            setup::generate_on(&circuit(), shape, seed, progress, &cancel, device).map_err(|e| match e {
+            setup::generate_into(&circuit(), shape, seed, progress, &cancel, device, out).map_err(|e| match e
+            {
                 setup::SetupStop::Cancelled => crate::groth16::Error::Cancelled,
                 setup::SetupStop::Synthesis(e) => synthesis(e),
                 setup::SetupStop::Device(e) => crate::groth16::Error::Synthesis(format!("setup: {e}")),

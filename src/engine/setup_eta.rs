@@ -9,7 +9,7 @@ use crate::groth16::setup::SETUP_STAGES;
 /// One report of a params generation in progress.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SetupProgress {
-    /// Stage name (`evaluate`, `h`, `l`, `a`, `b_g1`, `b_g2`, `vk`).
+    /// Stage name (`evaluate`, `h`, `l`, `a`, `b_g1`, `b_g2`, `vk`, and `write` when streamed to a file).
     pub stage: String,
     /// 1-based position of the stage.
     pub index: usize,
@@ -41,6 +41,8 @@ pub struct SetupTracker {
     totals: Vec<Option<usize>>,
     /// When the first multiplication stage started.
     started: Option<Instant>,
+    /// The `write` stage's first report (bytes, when): its estimate is its own rate since.
+    write_from: Option<(usize, Instant)>,
 }
 
 impl SetupTracker {
@@ -79,6 +81,16 @@ impl SetupTracker {
             let secs = now.saturating_duration_since(s).as_secs_f64();
             (secs > 0.5 && work_done > 0.0).then(|| left / (work_done / secs))
         });
+        let eta_s = if stage == "write" {
+            let (from, t0) = *self.write_from.get_or_insert((done, now));
+            let secs = now.saturating_duration_since(t0).as_secs_f64();
+            let rate = done.saturating_sub(from) as f64 / secs;
+            (done >= total)
+                .then_some(0.0)
+                .or((secs > 0.5 && rate > 0.0).then(|| (total - done) as f64 / rate))
+        } else {
+            eta_s
+        };
         SetupProgress {
             stage: stage.to_string(),
             index: i + 1,
@@ -100,7 +112,7 @@ mod tests {
         let mut t = SetupTracker::new();
         let t0 = Instant::now();
         let p = t.update("evaluate", 0, 1000, t0);
-        assert_eq!((p.index, p.stages, p.eta_s), (1, 7, None));
+        assert_eq!((p.index, p.stages, p.eta_s), (1, 8, None));
         t.update("h", 0, 1023, t0);
         // 1023 of h done in 1 s: 1 unit/ms; left: l, a, b_g1 ≈ 1000 each, b_g2 ≈ 3000 → ~6 s.
         let p = t.update("h", 1023, 1023, t0 + Duration::from_secs(1));
@@ -110,5 +122,10 @@ mod tests {
         let p = t.update("vk", 1, 1, t0 + Duration::from_secs(7));
         assert_eq!(p.index, 7);
         assert!(p.eta_s.is_some_and(|e| e < 0.01));
+        // The write's estimate is its own rate: 600 of 1000 bytes in at its first report, 200 more in 2 s.
+        let p = t.update("write", 600, 1000, t0 + Duration::from_secs(8));
+        assert_eq!((p.index, p.eta_s), (8, None));
+        let p = t.update("write", 800, 1000, t0 + Duration::from_secs(10));
+        assert!(p.eta_s.is_some_and(|e| (e - 2.0).abs() < 0.01), "{:?}", p.eta_s);
     }
 }

@@ -3,7 +3,8 @@
 //! Location: `$CUZK_CACHE/params/` when the environment variable `CUZK_CACHE` is set and non-empty (it names the
 //! cuzk cache root, shared with other caches such as compiled kernels), otherwise `<user cache dir>/cuzk/params/`
 //! (e.g. `~/.cache/cuzk/params/` on Linux). Each entry is `<key>.params` (bellperson layout) plus the sidecar
-//! `<key>.params.sha256` in `sha256sum` format over the whole params file. Both are written atomically, params
+//! `<key>.params.sha256`: `sha256-64m:<hex>  <name>`, the chunked SHA-256 of `groth16::digest` (computed on every
+//! core; entries whose sidecar holds a plain `sha256sum` line, as before it, are checked that way). Both are written atomically, params
 //! first, so an interrupted write leaves a mismatching pair that the next load detects and rebuilds.
 //! The caller supplies the key (a hash of the circuit shape and the setup seed) and an identity check of the
 //! params against it (counts against the shape, the vk against the seed), so an entry copied in from another
@@ -15,9 +16,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::digest::SIDECAR_PREFIX;
 use super::error::{Error, Result};
 use super::keys::{Parameters, PointCheck};
-use super::params_file::{hex, read_params_hashed, write_atomic, write_params};
+use super::params_file::{hex, read_params_hashed, write_atomic, write_params, DigestKind};
+use super::params_stream::{ParamsStream, SectionCounts};
 use super::setup::Progress;
 use crate::vocab::CancelToken;
 
@@ -172,16 +175,53 @@ impl ParamsCache {
     /// Stores `params` under `key` (params file, then checksum sidecar, both atomic); returns the params path.
     pub fn store(&self, key: &str, params: &Parameters) -> Result<PathBuf> {
         let path = self.path_for(key)?;
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| Error::io(format!("params cache {}", self.dir.display()), "create folder", e))?;
+        self.make_dir()?;
         let digest = write_params(&path, params)?;
-        let sidecar = checksum_path(&path);
-        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let line = format!("{}  {name}\n", hex(&digest));
-        write_atomic(&sidecar, &format!("checksum file {}", sidecar.display()), |w| {
-            w.write_all(line.as_bytes())
-        })?;
+        write_sidecar(&path, &digest)?;
         Ok(path)
+    }
+
+    fn make_dir(&self) -> Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| Error::io(format!("params cache {}", self.dir.display()), "create folder", e))
+    }
+
+    /// [`ParamsCache::load_or_build_checked`] for a builder that writes the entry itself while it builds
+    /// (`build` gets the entry's [`ParamsStream`], of the layout `counts`, or `None` where the cache cannot
+    /// hold a file; it returns the params it made, whole): the file is done when the last section is.
+    pub fn load_or_build_streamed<E: From<Error>>(
+        &self,
+        key: &str,
+        expect: &Expect,
+        counts: SectionCounts,
+        build: impl FnOnce(Option<&ParamsStream>) -> Result<Parameters, E>,
+    ) -> Result<(Parameters, PathBuf, CacheOutcome), E> {
+        let path = self.path_for(key)?;
+        crate::util::stale::sweep(&self.dir, None);
+        if let Entry::Valid(p) = self.inspect(&path, expect.check) {
+            return Ok((*p, path, CacheOutcome::Loaded));
+        }
+        let lock = self.lock(key, expect)?;
+        let outcome = match self.inspect(&path, expect.check) {
+            Entry::Valid(p) => return Ok((*p, path, CacheOutcome::Loaded)),
+            Entry::Missing => CacheOutcome::Built,
+            Entry::Invalid(problem) => CacheOutcome::Rebuilt {
+                warning: format!("cached params were invalid, rebuilt them: {problem}"),
+            },
+        };
+        // A stale sidecar must never pair with the new file: it goes before the file is replaced.
+        let _ = std::fs::remove_file(checksum_path(&path));
+        let stream =
+            self.make_dir().and_then(|()| ParamsStream::create(&path, counts, expect.cancel.clone()));
+        let (params, stored) = match stream {
+            Ok(st) => {
+                let params = build(Some(&st))?;
+                (params, st.finish().and_then(|digest| write_sidecar(&path, &digest)))
+            }
+            Err(e) => (build(None)?, Err(e)),
+        };
+        drop(lock);
+        Ok((params, path, not_stored(outcome, stored)))
     }
 
     /// Loads the params for `key`, or builds and stores them when missing or invalid (returning a warning then).
@@ -222,18 +262,9 @@ impl ParamsCache {
             },
         };
         let params = build()?;
-        let stored = self.store(key, &params);
+        let stored = self.store(key, &params).map(|_| ());
         drop(lock);
-        let outcome = match stored {
-            Ok(_) => outcome,
-            Err(e) => {
-                let before = outcome.warning().map(|w| format!(" ({w})")).unwrap_or_default();
-                CacheOutcome::NotStored {
-                    warning: format!("params not cached, using them from memory: {e}{before}"),
-                }
-            }
-        };
-        Ok((params, path, outcome))
+        Ok((params, path, not_stored(outcome, stored)))
     }
 
     /// Takes the entry's build lock, waiting (and reporting the wait) while another process holds it; `None`
@@ -283,13 +314,13 @@ impl ParamsCache {
             Ok(_) => {}
         }
         let sidecar = checksum_path(path);
-        let expected = match std::fs::read_to_string(&sidecar) {
+        let expected_line = match std::fs::read_to_string(&sidecar) {
             Ok(s) => s,
             Err(e) => {
                 return Entry::Invalid(format!("checksum file {}: cannot read: {e}", sidecar.display()))
             }
         };
-        let mut fields = expected.split_whitespace();
+        let mut fields = expected_line.split_whitespace();
         let (expected, named) =
             (fields.next().unwrap_or(""), fields.next().map(|n| n.trim_start_matches('*')));
         let own = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -300,21 +331,27 @@ impl ParamsCache {
                 named.unwrap_or_default().chars().take(80).collect::<String>()
             ));
         }
+        let (kind, expected) = match expected.strip_prefix(SIDECAR_PREFIX) {
+            Some(hex) => (DigestKind::Chunked, hex),
+            None => (DigestKind::Plain, expected),
+        };
         if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Entry::Invalid(format!(
-                "checksum file {}: expected 64 hex digits of SHA-256 at the start, found {:?}",
+                "checksum file {}: expected `{SIDECAR_PREFIX}` and 64 hex digits, or 64 hex digits of SHA-256, \
+                 at the start, found {:?}",
                 sidecar.display(),
-                expected.chars().take(80).collect::<String>()
+                fields_start(&expected_line).chars().take(80).collect::<String>()
             ));
         }
-        let (parsed, digest) = match read_params_hashed(path, self.check) {
+        let (parsed, digest) = match read_params_hashed(path, self.check, kind) {
             Ok(r) => r,
             Err(e) => return Entry::Invalid(e.to_string()),
         };
         let found = hex(&digest);
         if !found.eq_ignore_ascii_case(expected) {
+            let what = if kind == DigestKind::Chunked { "chunked SHA-256" } else { "SHA-256" };
             return Entry::Invalid(format!(
-                "params file {}: SHA-256 is {found}, checksum file {} says {expected}",
+                "params file {}: {what} is {found}, checksum file {} says {expected}",
                 path.display(),
                 sidecar.display()
             ));
@@ -325,6 +362,32 @@ impl ParamsCache {
                 Some(why) => Entry::Invalid(format!("params file {}: {why}", path.display())),
             },
             Err(e) => Entry::Invalid(e.to_string()),
+        }
+    }
+}
+
+/// The first whitespace-separated field of a sidecar line (what a bad sidecar is quoted by).
+fn fields_start(line: &str) -> &str {
+    line.split_whitespace().next().unwrap_or("")
+}
+
+/// Writes the checksum sidecar of the params file `path`: `sha256-64m:<hex>  <name>` (atomic).
+fn write_sidecar(path: &Path, digest: &[u8; 32]) -> Result<()> {
+    let sidecar = checksum_path(path);
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let line = format!("{SIDECAR_PREFIX}{}  {name}\n", hex(digest));
+    write_atomic(&sidecar, &format!("checksum file {}", sidecar.display()), |w| w.write_all(line.as_bytes()))
+}
+
+/// `outcome`, or a `NotStored` warning (carrying `outcome`'s own) when the store failed.
+fn not_stored(outcome: CacheOutcome, stored: Result<()>) -> CacheOutcome {
+    match stored {
+        Ok(()) => outcome,
+        Err(e) => {
+            let before = outcome.warning().map(|w| format!(" ({w})")).unwrap_or_default();
+            CacheOutcome::NotStored {
+                warning: format!("params not cached, using them from memory: {e}{before}"),
+            }
         }
     }
 }

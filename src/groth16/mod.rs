@@ -2,9 +2,11 @@
 //! inputs), the `.params` file reader/writer and its cache, and the verifier. Prover and setup live beside them.
 
 pub mod cache;
+pub mod digest;
 pub mod error;
 pub mod keys;
 pub mod params_file;
+pub mod params_stream;
 pub mod proof;
 pub mod prover;
 mod qap;

@@ -9,8 +9,11 @@ use group::{Curve, Group};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::error::Section;
 use super::keys::{Parameters, VerifyingKey};
+use super::params_stream::ParamsStream;
 use super::qap;
 use crate::backend::api::{BResult, Backend, BackendError, Tick};
 use crate::backend::cpu::curve::MsmAffine;
@@ -19,7 +22,9 @@ use crate::cs::{Circuit, Densities, Shape, SynthesisError};
 use crate::vocab::{CancelToken, Cancelled};
 
 /// Setup stages, reported to the progress callback in this order.
-pub const SETUP_STAGES: [&str; 7] = ["evaluate", "h", "l", "a", "b_g1", "b_g2", "vk"];
+/// `write` comes only when the params are streamed to a file ([`generate_into`]): the bytes written while
+/// the last sections are (it begins where the computing ends; earlier sections were written under it).
+pub const SETUP_STAGES: [&str; 8] = ["evaluate", "h", "l", "a", "b_g1", "b_g2", "vk", "write"];
 
 /// Receives (stage, done, total) as setup proceeds; stages are `SETUP_STAGES`.
 pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
@@ -98,14 +103,14 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
 }
 
 /// All multiples kᵢ·base on `device` when given (the backend's chunks, normalized under the device's next
-/// chunk), else with the host's window table; progress at the start and per chunk, and `cancel` checked per
+/// chunk), else with the host's window table; progress at the start and per chunk, and `stopped` asked per
 /// chunk (milliseconds), so a cancel is heard within one.
 fn multiples<A: OnBackend>(
     base: A::Proj,
     scalars: &[Scalar],
     stage: &str,
     progress: Progress,
-    cancel: &CancelToken,
+    stopped: &(dyn Fn() -> bool + Sync),
     device: Option<&dyn Backend>,
 ) -> Result<Vec<A>, SetupStop> {
     progress(stage, 0, scalars.len()); // the stage has begun: a display can say so before its first chunk
@@ -114,13 +119,13 @@ fn multiples<A: OnBackend>(
     out.par_extend(rayon::iter::repeat_n(A::identity(), scalars.len()));
     let tick = |done: usize| {
         progress(stage, done, scalars.len());
-        !cancel.is_cancelled()
+        !stopped()
     };
     match device {
         Some(dev) => A::fixed_base(dev, &base, scalars, &mut out, &tick).map_err(SetupStop::Device)?,
         None => fixed_base_into(&base, scalars, &mut out, &tick),
     }
-    if cancel.is_cancelled() {
+    if stopped() {
         return Err(SetupStop::Cancelled);
     }
     Ok(out)
@@ -203,68 +208,181 @@ pub fn generate_on<C: Circuit + ?Sized>(
     cancel: &CancelToken,
     backend: Option<&dyn Backend>,
 ) -> Result<Parameters, SetupStop> {
+    generate_into(circuit, shape, seed, progress, cancel, backend, None)
+}
+
+/// How often the `write` stage reports while the last sections are written.
+const WRITE_TICK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// [`generate_on`], writing each section into `out` the moment it is made, on a thread of its own, while the
+/// next one is computed; H (which needs only τ) is made and written beside the QAP evaluation.
+/// Returns once every section is written (the `write` stage reports the bytes until then); `out` is then
+/// ready for [`ParamsStream::finish`]. A failed write does not stop the setup: `finish` reports it.
+pub fn generate_into<C: Circuit + ?Sized>(
+    circuit: &C,
+    shape: Shape,
+    seed: u64,
+    progress: Progress,
+    cancel: &CancelToken,
+    backend: Option<&dyn Backend>,
+    out: Option<&ParamsStream>,
+) -> Result<Parameters, SetupStop> {
     let device = backend.filter(|b| b.has_device());
     let tw = toxic_waste(seed);
     let m = shape.domain();
-    progress("evaluate", 0, shape.rows());
-    let lagrange = lagrange_at(tw.tau, m);
-    let threads = qap::threads_for(shape.rows());
-    let qap::Qap { polys: [mut at, bt, ct], densities, constraints: rows } =
-        qap::evaluate(circuit, shape, &lagrange, cancel, threads)
-            .map_err(SetupStop::Synthesis)?
-            .ok_or(SetupStop::Cancelled)?;
-    let Densities { a_aux, b_input, b_aux } = densities;
-    // The appended `input_i * 1 = 0` constraints put each input in A.
-    for (i, a) in at[0].iter_mut().enumerate() {
-        *a += lagrange[rows + i];
-    }
-    progress("evaluate", shape.rows(), shape.rows());
-    // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) goes now.
-    drop(lagrange);
-
-    let g1 = G1Projective::generator();
-    let g2 = G2Projective::generator();
-    let gamma_inv = tw.gamma.invert().unwrap_or(Scalar::ZERO);
     let delta_inv = tw.delta.invert().unwrap_or(Scalar::ZERO);
-
     // H: τⁱ·Z(τ)/δ for i < m − 1.
-    let z_over_delta = (tw.tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
-    let mut h_scalars = vec![z_over_delta; m - 1];
-    h_scalars.par_chunks_mut(1 << 12).enumerate().for_each(|(ci, c)| {
-        let mut p = tw.tau.pow_vartime([(ci << 12) as u64]) * z_over_delta;
-        for s in c.iter_mut() {
-            *s = p;
-            p *= tw.tau;
+    let make_h = |stopped: &(dyn Fn() -> bool + Sync)| -> Result<Vec<G1Affine>, SetupStop> {
+        let z_over_delta = (tw.tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
+        let mut h_scalars = vec![z_over_delta; m - 1];
+        h_scalars.par_chunks_mut(1 << 12).enumerate().for_each(|(ci, c)| {
+            let mut p = tw.tau.pow_vartime([(ci << 12) as u64]) * z_over_delta;
+            for s in c.iter_mut() {
+                *s = p;
+                p *= tw.tau;
+            }
+        });
+        multiples::<G1Affine>(G1Projective::generator(), &h_scalars, "h", &|_, _, _| {}, stopped, device)
+    };
+    let slots: Slots = Default::default();
+    // Set when the main thread fails: the H thread beside the evaluation stops at its next chunk.
+    let failed = AtomicBool::new(false);
+    let stopped = || cancel.is_cancelled();
+    let h_stopped = || cancel.is_cancelled() || failed.load(Ordering::Relaxed);
+    let made = std::thread::scope(|s| {
+        // H is made (and written) beside the evaluation: it reports nothing until then, so the stages still
+        // come in order. On a device the two use different hardware; on the host they share the cores, and
+        // H's write still starts under the evaluation.
+        let early_h = s.spawn(|| -> Result<_, SetupStop> {
+            let h = slots.h.keep(make_h(&h_stopped)?);
+            Ok(out.filter(|_| !h_stopped()).map(|o| s.spawn(move || o.put_g1(Section::H, h))))
+        });
+        let made = (|| -> Result<(), SetupStop> {
+            let mut writers = Vec::new();
+            progress("evaluate", 0, shape.rows());
+            let lagrange = lagrange_at(tw.tau, m);
+            let threads = qap::threads_for(shape.rows());
+            let qap::Qap { polys: [mut at, bt, ct], densities, constraints: rows } =
+                qap::evaluate(circuit, shape, &lagrange, cancel, threads)
+                    .map_err(SetupStop::Synthesis)?
+                    .ok_or(SetupStop::Cancelled)?;
+            let Densities { a_aux, b_input, b_aux } = densities;
+            // The appended `input_i * 1 = 0` constraints put each input in A.
+            for (i, a) in at[0].iter_mut().enumerate() {
+                *a += lagrange[rows + i];
+            }
+            progress("evaluate", shape.rows(), shape.rows());
+            // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) goes now.
+            drop(lagrange);
+
+            let g1 = G1Projective::generator();
+            let g2 = G2Projective::generator();
+            let gamma_inv = tw.gamma.invert().unwrap_or(Scalar::ZERO);
+            let lin = |side: usize, scale: Scalar| -> Vec<Scalar> {
+                (0..at[side].len())
+                    .into_par_iter()
+                    .map(|i| (tw.beta * at[side][i] + tw.alpha * bt[side][i] + ct[side][i]) * scale)
+                    .collect()
+            };
+            // The vk (IC) first: it heads the file, so the writes that follow stay in file order.
+            let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {}, &stopped, None)?;
+            let vk = VerifyingKey {
+                alpha_g1: (g1 * tw.alpha).to_affine(),
+                beta_g1: (g1 * tw.beta).to_affine(),
+                beta_g2: (g2 * tw.beta).to_affine(),
+                gamma_g2: (g2 * tw.gamma).to_affine(),
+                delta_g1: (g1 * tw.delta).to_affine(),
+                delta_g2: (g2 * tw.delta).to_affine(),
+                ic,
+            };
+            let vk = slots.vk.get_or_init(|| vk);
+            writers.extend(out.map(|o| s.spawn(move || o.put_vk(vk))));
+            // A device takes one setup call at a time: H is done before L starts there.
+            let joined = early_h.join().map_err(|_| SetupStop::Device(thread_panicked("the H thread")))?;
+            writers.extend(joined?);
+            progress("h", m - 1, m - 1);
+            // Each section is written on a thread of its own once made (they take the file in turns).
+            macro_rules! write_g1 {
+                ($section:expr, $points:expr) => {{
+                    let points: &Vec<G1Affine> = $points;
+                    writers.extend(out.map(|o| s.spawn(move || o.put_g1($section, points))));
+                }};
+            }
+            let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress, &stopped, device)?;
+            write_g1!(Section::L, slots.l.keep(l));
+            let a_scalars: Vec<Scalar> =
+                at[0].iter().copied().chain(a_aux.iter_set().map(|i| at[1][i])).collect();
+            let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress, &stopped, device)?;
+            write_g1!(Section::A, slots.a.keep(a));
+            drop(a_scalars);
+            let b_scalars: Vec<Scalar> =
+                b_input.iter_set().map(|i| bt[0][i]).chain(b_aux.iter_set().map(|i| bt[1][i])).collect();
+            drop((at, bt, ct));
+            let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress, &stopped, device)?;
+            write_g1!(Section::BG1, slots.b_g1.keep(b_g1));
+            let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress, &stopped, device)?;
+            let b_g2 = slots.b_g2.keep(b_g2);
+            writers.extend(out.map(|o| s.spawn(move || o.put_g2(b_g2))));
+            progress("vk", 1, 1);
+            if let Some(o) = out {
+                let total = o.counts().file_len() as usize;
+                while !writers.iter().all(|w| w.is_finished()) {
+                    progress("write", o.written() as usize, total);
+                    std::thread::sleep(WRITE_TICK);
+                }
+                progress("write", total, total);
+            }
+            Ok(())
+        })();
+        if made.is_err() {
+            failed.store(true, Ordering::Relaxed);
+            if let Some(o) = out {
+                o.abandon();
+            }
         }
+        made
     });
-    let h = multiples::<G1Affine>(g1, &h_scalars, "h", progress, cancel, device)?;
-    drop(h_scalars);
+    made?;
+    let vk = slots.vk.into_inner().ok_or(SetupStop::Cancelled)?;
+    let take = |slot: Slot<G1Affine>| slot.0.into_inner().unwrap_or_default();
+    Ok(Parameters::new(
+        vk,
+        take(slots.h),
+        take(slots.l),
+        take(slots.a),
+        take(slots.b_g1),
+        slots.b_g2.0.into_inner().unwrap_or_default(),
+    ))
+}
 
-    let lin = |side: usize, scale: Scalar| -> Vec<Scalar> {
-        (0..at[side].len())
-            .into_par_iter()
-            .map(|i| (tw.beta * at[side][i] + tw.alpha * bt[side][i] + ct[side][i]) * scale)
-            .collect()
-    };
-    let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress, cancel, device)?;
-    let ic = multiples::<G1Affine>(g1, &lin(0, gamma_inv), "vk", &|_, _, _| {}, cancel, None)?;
+/// The error of a setup thread that panicked.
+fn thread_panicked(what: &str) -> BackendError {
+    BackendError { backend: "setup", op: "params", msg: format!("{what} panicked") }
+}
 
-    let a_scalars: Vec<Scalar> = at[0].iter().copied().chain(a_aux.iter_set().map(|i| at[1][i])).collect();
-    let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress, cancel, device)?;
-    let b_scalars: Vec<Scalar> =
-        b_input.iter_set().map(|i| bt[0][i]).chain(b_aux.iter_set().map(|i| bt[1][i])).collect();
-    let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress, cancel, device)?;
-    let b_g2 = multiples::<G2Affine>(g2, &b_scalars, "b_g2", progress, cancel, device)?;
+/// A section made inside [`generate_into`]'s thread scope and borrowed by its writer there.
+struct Slot<T>(std::sync::OnceLock<Vec<T>>);
 
-    let vk = VerifyingKey {
-        alpha_g1: (g1 * tw.alpha).to_affine(),
-        beta_g1: (g1 * tw.beta).to_affine(),
-        beta_g2: (g2 * tw.beta).to_affine(),
-        gamma_g2: (g2 * tw.gamma).to_affine(),
-        delta_g1: (g1 * tw.delta).to_affine(),
-        delta_g2: (g2 * tw.delta).to_affine(),
-        ic,
-    };
-    progress("vk", 1, 1);
-    Ok(Parameters::new(vk, h, l, a, b_g1, b_g2))
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> Slot<T> {
+    /// Keeps `v` and lends it for the rest of the scope.
+    fn keep(&self, v: Vec<T>) -> &Vec<T> {
+        self.0.get_or_init(|| v)
+    }
+}
+
+/// The vk and the five sections of one setup (see [`Slot`]).
+#[derive(Default)]
+struct Slots {
+    vk: std::sync::OnceLock<VerifyingKey>,
+    h: Slot<G1Affine>,
+    l: Slot<G1Affine>,
+    a: Slot<G1Affine>,
+    b_g1: Slot<G1Affine>,
+    b_g2: Slot<G2Affine>,
 }

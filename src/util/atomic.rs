@@ -142,6 +142,11 @@ pub fn write_atomic_with(
     Ok(())
 }
 
+/// Persists a rename into `path`'s folder, for writers that rename a temp file themselves (best effort).
+pub fn sync_parent(path: &Path) {
+    sync_dir(path)
+}
+
 /// Persists the rename itself (best effort: a failure here does not undo a complete, renamed file).
 fn sync_dir(path: &Path) {
     #[cfg(unix)]

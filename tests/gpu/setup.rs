@@ -1,11 +1,13 @@
 //! Setup on the device: the fixed-base kernel against blstrs' scalar multiplication on random scalars and
 //! edge values, and whole params files made with the GPU's fixed-base multiplications byte-identical to the
-//! CPU setup's for the same seed (in the library and through `cuzk setup --backend gpu|cpu`).
+//! CPU setup's for the same seed (in the library, streamed into a file while made, and through `cuzk setup
+//! --backend gpu|cpu`).
 
 use super::*;
 use cuzk::backend::gpu::kernels::fixed_base::CHUNK;
 use cuzk::groth16::params_file::write_params;
-use cuzk::groth16::setup::generate_on;
+use cuzk::groth16::params_stream::{ParamsStream, SectionCounts};
+use cuzk::groth16::setup::{generate_into, generate_on};
 use cuzk::vocab::CancelToken;
 use group::prime::PrimeCurveAffine;
 
@@ -100,6 +102,17 @@ fn gpu_setup_file_equals_cpu_setup_file() {
             dev.len(),
             cpu.len()
         );
+        // Streamed while made (H beside the evaluation, each section written as it is done), on the device.
+        let p = on(None);
+        let counts =
+            SectionCounts { ic: p.vk.ic.len(), h: p.h.len(), l: p.l.len(), a: p.a.len(), b: p.b_g1.len() };
+        let file = dir.join("streamed.params");
+        let st = ParamsStream::create(&file, counts, cancel.clone()).unwrap_or_else(|e| panic!("{e}"));
+        generate_into(&c, shape, s.seed, &|_, _, _| {}, &cancel, Some(&g), Some(&st))
+            .unwrap_or_else(|_| panic!("{path}: streamed setup"));
+        st.finish().unwrap_or_else(|e| panic!("{e}"));
+        let streamed = std::fs::read(&file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(cpu == streamed, "{path}: the GPU's streamed file differs from the CPU's");
     }
     // Through the command line: `cuzk setup --backend gpu`, the entry removed, then `--backend cpu` into the
     // same cache (gpu-check's, which holds the compiled kernels), the same file bytes.

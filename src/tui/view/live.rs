@@ -247,7 +247,7 @@ fn setup_progress(app: &App) -> Option<&SetupProgress> {
     app.live.as_ref()?.progress.as_ref().filter(|p| p.done < p.total || p.index < p.stages)
 }
 
-/// What the setup gauge says: `generating params for porep-mini: stage 3 of 7, h 196 608/262 143, ~8 s
+/// What the setup gauge says: `generating params for porep-mini: stage 3 of 8, h 196 608/262 143, ~8 s
 /// left; cached afterwards`.
 fn setup_text(app: &App, p: &SetupProgress) -> String {
     let eta = p.eta_s.map_or(String::new(), |s| format!(", ~{s:.0} s left"));
