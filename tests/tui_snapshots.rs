@@ -53,7 +53,7 @@ fn live_setup_progress() {
     let p = SetupProgress {
         stage: "h".into(),
         index: 2,
-        stages: 7,
+        stages: 8,
         done: 196_608,
         total: 262_143,
         eta_s: Some(8.2),
@@ -63,7 +63,7 @@ fn live_setup_progress() {
     let screen = text(&a, 160, 48);
     assert!(
         screen.contains(
-            "generating params for porep-tiny: stage 2 of 7, h 196 608/262 143, ~8 s left; cached afterwards"
+            "generating params for porep-tiny: stage 2 of 8, h 196 608/262 143, ~8 s left; cached afterwards"
         ),
         "{screen}"
     );
