@@ -96,6 +96,14 @@ impl Drop for BuildLock {
     }
 }
 
+/// Where a load-or-build stands after [`ParamsCache::begin`].
+enum Begun {
+    /// A valid entry, loaded.
+    Loaded(Box<(Parameters, PathBuf, CacheOutcome)>),
+    /// To be built at `path`, under `lock`, ending as `outcome` if stored.
+    Build { path: PathBuf, lock: Option<BuildLock>, outcome: CacheOutcome },
+}
+
 /// The outcome of looking at one cache entry.
 enum Entry {
     Missing,
@@ -196,21 +204,16 @@ impl ParamsCache {
         counts: SectionCounts,
         build: impl FnOnce(Option<&ParamsStream>) -> Result<Parameters, E>,
     ) -> Result<(Parameters, PathBuf, CacheOutcome), E> {
-        let path = self.path_for(key)?;
-        crate::util::stale::sweep(&self.dir, None);
-        if let Entry::Valid(p) = self.inspect(&path, expect.check) {
-            return Ok((*p, path, CacheOutcome::Loaded));
-        }
-        let lock = self.lock(key, expect)?;
-        let outcome = match self.inspect(&path, expect.check) {
-            Entry::Valid(p) => return Ok((*p, path, CacheOutcome::Loaded)),
-            Entry::Missing => CacheOutcome::Built,
-            Entry::Invalid(problem) => CacheOutcome::Rebuilt {
-                warning: format!("cached params were invalid, rebuilt them: {problem}"),
-            },
+        let (path, lock, outcome) = match self.begin(key, expect)? {
+            Begun::Loaded(found) => return Ok(*found),
+            Begun::Build { path, lock, outcome } => (path, lock, outcome),
         };
-        // A stale sidecar must never pair with the new file: it goes before the file is replaced.
+        // A stale sidecar must never pair with the new file: it goes before the file is replaced. An invalid
+        // entry goes too, so a rebuild needs the file's size on the disk once, not twice (48.4 GB at 2^27).
         let _ = std::fs::remove_file(checksum_path(&path));
+        if matches!(outcome, CacheOutcome::Rebuilt { .. }) {
+            let _ = std::fs::remove_file(&path);
+        }
         let stream =
             self.make_dir().and_then(|()| ParamsStream::create(&path, counts, expect.cancel.clone()));
         let (params, stored) = match stream {
@@ -247,24 +250,33 @@ impl ParamsCache {
         expect: &Expect,
         build: impl FnOnce() -> Result<Parameters, E>,
     ) -> Result<(Parameters, PathBuf, CacheOutcome), E> {
-        let path = self.path_for(key)?;
-        crate::util::stale::sweep(&self.dir, None);
-        if let Entry::Valid(p) = self.inspect(&path, expect.check) {
-            return Ok((*p, path, CacheOutcome::Loaded));
-        }
-        let lock = self.lock(key, expect)?;
-        // Another process may have built it while this one waited.
-        let outcome = match self.inspect(&path, expect.check) {
-            Entry::Valid(p) => return Ok((*p, path, CacheOutcome::Loaded)),
-            Entry::Missing => CacheOutcome::Built,
-            Entry::Invalid(problem) => CacheOutcome::Rebuilt {
-                warning: format!("cached params were invalid, rebuilt them: {problem}"),
-            },
+        let (path, lock, outcome) = match self.begin(key, expect)? {
+            Begun::Loaded(found) => return Ok(*found),
+            Begun::Build { path, lock, outcome } => (path, lock, outcome),
         };
         let params = build()?;
         let stored = self.store(key, &params).map(|_| ());
         drop(lock);
         Ok((params, path, not_stored(outcome, stored)))
+    }
+
+    /// Looks at the entry, and unless it is valid takes its build lock and looks again (another process may
+    /// have built it while this one waited): what a build starts from.
+    fn begin(&self, key: &str, expect: &Expect) -> Result<Begun> {
+        let path = self.path_for(key)?;
+        crate::util::stale::sweep(&self.dir, None);
+        if let Entry::Valid(p) = self.inspect(&path, expect.check) {
+            return Ok(Begun::Loaded(Box::new((*p, path, CacheOutcome::Loaded))));
+        }
+        let lock = self.lock(key, expect)?;
+        let outcome = match self.inspect(&path, expect.check) {
+            Entry::Valid(p) => return Ok(Begun::Loaded(Box::new((*p, path, CacheOutcome::Loaded)))),
+            Entry::Missing => CacheOutcome::Built,
+            Entry::Invalid(problem) => CacheOutcome::Rebuilt {
+                warning: format!("cached params were invalid, rebuilt them: {problem}"),
+            },
+        };
+        Ok(Begun::Build { path, lock, outcome })
     }
 
     /// Takes the entry's build lock, waiting (and reporting the wait) while another process holds it; `None`
