@@ -121,14 +121,23 @@ fn write_section<T: Sync, const N: usize>(
     let mut buf = vec![0u8; block.min(points.len()) * N];
     for pts in points.chunks(block) {
         let out = &mut buf[..pts.len() * N];
-        out.par_chunks_mut(CHUNK * N).zip(pts.par_chunks(CHUNK)).for_each(|(o, p)| {
-            for (dst, pt) in o.chunks_exact_mut(N).zip(p) {
-                dst.copy_from_slice(&encode(pt));
-            }
-        });
+        encode_points(out, pts, &encode);
         w.write_all(out)?;
     }
     Ok(())
+}
+
+/// Encodes `points` into `out` (`N` bytes each) on all cores, [`CHUNK`] points per task.
+pub(crate) fn encode_points<T: Sync, const N: usize>(
+    out: &mut [u8],
+    points: &[T],
+    encode: &(impl Fn(&T) -> [u8; N] + Sync),
+) {
+    out.par_chunks_mut(CHUNK * N).zip(points.par_chunks(CHUNK)).for_each(|(o, p)| {
+        for (dst, pt) in o.chunks_exact_mut(N).zip(p) {
+            dst.copy_from_slice(&encode(pt));
+        }
+    });
 }
 
 /// A reader that knows its byte offset and its origin, so a short read becomes a typed `Truncated` error.

@@ -71,7 +71,8 @@ const VK_FIELDS: [(Section, usize); 6] = [
     (Section::DeltaG2, G2_UNCOMPRESSED),
 ];
 
-const COUNTED: [(Section, usize); 6] = [
+/// The counted sections in file order and their bytes per point (the reader's and the stream's layout).
+pub(super) const COUNTED: [(Section, usize); 6] = [
     (Section::Ic, G1_UNCOMPRESSED),
     (Section::H, G1_UNCOMPRESSED),
     (Section::L, G1_UNCOMPRESSED),

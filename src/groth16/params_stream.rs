@@ -15,10 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use blstrs::{G1Affine, G2Affine};
-use rayon::prelude::*;
 
 use super::error::{Error, Result, Section};
-use super::keys::{VerifyingKey, COUNT_LEN, G1_UNCOMPRESSED, G2_UNCOMPRESSED, VK_FIXED_LEN};
+use super::keys::{encode_points, VerifyingKey, COUNT_LEN, VK_FIXED_LEN};
+use super::params_file::COUNTED;
 use crate::vocab::CancelToken;
 
 /// How many points each counted section holds: what a params file's layout follows from.
@@ -39,17 +39,10 @@ pub struct SectionCounts {
 impl SectionCounts {
     /// (section, count, byte offset of its count, bytes per point) in file order, IC first.
     fn spans(&self) -> [(Section, usize, u64, usize); 6] {
-        let order = [
-            (Section::Ic, self.ic, G1_UNCOMPRESSED),
-            (Section::H, self.h, G1_UNCOMPRESSED),
-            (Section::L, self.l, G1_UNCOMPRESSED),
-            (Section::A, self.a, G1_UNCOMPRESSED),
-            (Section::BG1, self.b, G1_UNCOMPRESSED),
-            (Section::BG2, self.b, G2_UNCOMPRESSED),
-        ];
+        let counts = [self.ic, self.h, self.l, self.a, self.b, self.b];
         let mut off = VK_FIXED_LEN as u64;
-        order.map(|(s, n, len)| {
-            let at = off;
+        std::array::from_fn(|i| {
+            let ((s, len), n, at) = (COUNTED[i], counts[i], off);
             off += (COUNT_LEN + n * len) as u64;
             (s, n, at, len)
         })
@@ -204,11 +197,7 @@ impl ParamsStream {
         }
         let fill = |buf: &mut Vec<u8>, pts: &[T]| {
             buf.resize(pts.len() * N, 0);
-            buf.par_chunks_mut(4096 * N).zip(pts.par_chunks(4096)).for_each(|(o, p)| {
-                for (dst, pt) in o.chunks_exact_mut(N).zip(p) {
-                    dst.copy_from_slice(&encode(pt));
-                }
-            });
+            encode_points(buf, pts, &encode);
         };
         let written = (|| -> std::io::Result<()> {
             self.write_at(&(count as u32).to_be_bytes(), at)?;

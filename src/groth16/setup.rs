@@ -231,8 +231,13 @@ pub fn generate_into<C: Circuit + ?Sized>(
     let tw = toxic_waste(seed);
     let m = shape.domain();
     let delta_inv = tw.delta.invert().unwrap_or(Scalar::ZERO);
+    let slots: Slots = Default::default();
+    // Set when the main thread fails: the H thread beside the evaluation stops at its next chunk.
+    let failed = AtomicBool::new(false);
+    let stopped = || cancel.is_cancelled();
+    let h_stopped = || cancel.is_cancelled() || failed.load(Ordering::Relaxed);
     // H: τⁱ·Z(τ)/δ for i < m − 1.
-    let make_h = |stopped: &(dyn Fn() -> bool + Sync)| -> Result<Vec<G1Affine>, SetupStop> {
+    let make_h = || -> Result<Vec<G1Affine>, SetupStop> {
         let z_over_delta = (tw.tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
         let mut h_scalars = vec![z_over_delta; m - 1];
         h_scalars.par_chunks_mut(1 << 12).enumerate().for_each(|(ci, c)| {
@@ -242,19 +247,14 @@ pub fn generate_into<C: Circuit + ?Sized>(
                 p *= tw.tau;
             }
         });
-        multiples::<G1Affine>(G1Projective::generator(), &h_scalars, "h", &|_, _, _| {}, stopped, device)
+        multiples::<G1Affine>(G1Projective::generator(), &h_scalars, "h", &|_, _, _| {}, &h_stopped, device)
     };
-    let slots: Slots = Default::default();
-    // Set when the main thread fails: the H thread beside the evaluation stops at its next chunk.
-    let failed = AtomicBool::new(false);
-    let stopped = || cancel.is_cancelled();
-    let h_stopped = || cancel.is_cancelled() || failed.load(Ordering::Relaxed);
     let made = std::thread::scope(|s| {
         // H is made (and written) beside the evaluation: it reports nothing until then, so the stages still
         // come in order. On a device the two use different hardware; on the host they share the cores, and
         // H's write still starts under the evaluation.
         let early_h = s.spawn(|| -> Result<_, SetupStop> {
-            let h = slots.h.keep(make_h(&h_stopped)?);
+            let h = slots.h.keep(make_h()?);
             Ok(out.filter(|_| !h_stopped()).map(|o| s.spawn(move || o.put_g1(Section::H, h))))
         });
         let made = (|| -> Result<(), SetupStop> {
