@@ -143,6 +143,8 @@ fn decode_points<T: Copy + Default + Send>(
     let data = &bytes[span.offset as usize..span.end() as usize];
     let first_bad = AtomicUsize::new(usize::MAX);
     let mut out = Vec::with_capacity(span.count);
+    // 2 MiB pages for the decoded points: written on every core, they fault in 512 times fewer.
+    crate::util::mem::advise_huge(&mut out);
     out.par_extend(data.par_chunks_exact(size).enumerate().with_min_len(CHUNK).map(|(i, enc)| {
         decode(enc).unwrap_or_else(|_| {
             first_bad.fetch_min(i, Ordering::Relaxed);

@@ -23,8 +23,8 @@ pub const PARTITIONS: Limit = Limit { key: "partitions", range: 1..=64 };
 pub const REPEATS: Limit = Limit { key: "repeat", range: 1..=1000 };
 /// Proofs of a soak (`cuzk soak --proofs`).
 pub const SOAK_PROOFS: Limit = Limit { key: "proofs", range: 1..=100_000 };
-/// log2 of a benchmark's size (`cuzk bench --log-size`): 2^26 G1 points are 6 GiB.
-pub const LOG_SIZE: Limit = Limit { key: "log-size", range: 1..=26 };
+/// log2 of a benchmark's size (`cuzk bench --log-size`): up to a 32 GiB sector's domain, 2^27 (12 GiB of G1 points).
+pub const LOG_SIZE: Limit = Limit { key: "log-size", range: 1..=27 };
 
 /// Why a count was refused: one line naming the key, the value as written and the range.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -126,7 +126,7 @@ fn counts_are_bounded_everywhere() {
         let args: Vec<&str> = args.iter().chain(tiny.iter()).copied().collect();
         fails_with(&cuzk(&d, &args), &[part]);
     }
-    for args in [["bench", "msm", "--repeat", "0"], ["bench", "ntt", "--log-size", "27"]] {
+    for args in [["bench", "msm", "--repeat", "0"], ["bench", "ntt", "--log-size", "28"]] {
         fails_with(&cuzk(&d, &args), &["expected an integer in"]);
     }
     // No record was written by any refusal.

@@ -230,12 +230,18 @@ impl<'a> Reader<'a> {
 
     fn u16s(&mut self, n: usize) -> Result<Vec<u16>, PceError> {
         let b = self.take(n.checked_mul(2).ok_or(PceError::Truncated("codes"))?)?;
-        Ok(b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+        let mut v = Vec::with_capacity(n);
+        crate::util::mem::advise_huge(&mut v);
+        v.extend(b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])));
+        Ok(v)
     }
 
     fn u32s(&mut self, n: usize) -> Result<Vec<u32>, PceError> {
         let b = self.take(n.checked_mul(4).ok_or(PceError::Truncated("u32 array"))?)?;
-        Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        let mut v = Vec::with_capacity(n);
+        crate::util::mem::advise_huge(&mut v);
+        v.extend(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        Ok(v)
     }
 
     fn u64s(&mut self, n: usize) -> Result<Vec<u64>, PceError> {

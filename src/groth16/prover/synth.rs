@@ -133,7 +133,7 @@ impl PceSlot {
     /// is warned about in one line and removed (the caller records it again).
     fn load(&self, probe: &Probe, site: &impl Fn(Phase) -> Site) -> Option<Arc<Pce>> {
         let file = self.file.as_ref()?;
-        let bytes = match std::fs::read(file) {
+        let bytes = match read_huge(file) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => {
@@ -151,6 +151,18 @@ impl PceSlot {
             }
         }
     }
+}
+
+/// The whole file, read into a buffer in 2 MiB pages ([`crate::util::mem::advise_huge`]): a 32 GiB sector's
+/// record is tens of GB, faulted in 4 KiB pages as `fs::read` fills it.
+fn read_huge(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    crate::util::mem::advise_huge(&mut bytes);
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn pce_error(circuit: usize, e: PceError) -> ProveError {

@@ -88,8 +88,9 @@ const FOLD_FINAL: u32 = 64;
 /// Bucket sums are split evenly over threads whatever the bucket sizes, so the window only trades the
 /// accumulation (⌈255/c⌉·n mixed additions) against the bucket reduction (⌈255/c⌉·2^c XYZZ additions) and
 /// launch latency. Sweeps of c = 12..21 on the H200 put the best at 15 for 2^20, 17 for 2^22 and 19 for 2^24
-/// (2^24: 166.5 ms at 19, 170.7 at 18, 173.8 at 20); 2^23 takes 18, between its neighbours. Below 2^15 points
-/// the reduction of 2^c buckets dominates: 3 below 16 points, 5 below 512, 8 below 2^15.
+/// (2^24: 166.5 ms at 19, 170.7 at 18, 173.8 at 20); 2^23 takes 18, between its neighbours; c = 19..22 at
+/// 2^26 and 2^27 put it at 20 (2^27: 931 ms against 977 at 19, 999 at 21, 936 at 22; docs/PERF.md, session
+/// z). Below 2^15 points the reduction of 2^c buckets dominates: 3 below 16 points, 5 below 512, 8 below 2^15.
 pub fn window_for(n: usize) -> usize {
     match n {
         0..16 => 3,
@@ -98,7 +99,8 @@ pub fn window_for(n: usize) -> usize {
         SMALL_MSM..MID_MSM => 15,
         MID_MSM..LARGE_MSM => 17,
         LARGE_MSM..HUGE_MSM => 18,
-        _ => 19,
+        HUGE_MSM..SECTOR_MSM => 19,
+        _ => 20,
     }
 }
 
@@ -110,6 +112,9 @@ const MID_MSM: usize = 1 << 21;
 const LARGE_MSM: usize = 1 << 23;
 /// From this many points on the window is 19 (see [`window_for`]).
 const HUGE_MSM: usize = 1 << 24;
+/// From this many points on the window is 20 (see [`window_for`]): a 32 GiB sector's H (2^27 − 1 points)
+/// and its tails.
+const SECTOR_MSM: usize = 1 << 26;
 
 /// Passes the windows are split into by default for `n` points (toggle `msm2s` overlaps them:
 /// `sched::msm2s`).
@@ -293,7 +298,8 @@ mod tests {
         assert_eq!(window_for(1 << 22), 17);
         assert_eq!(window_for(1 << 23), 18);
         assert_eq!(window_for(1 << 24), 19);
-        assert_eq!(window_for(1 << 27), 19);
+        assert_eq!(window_for((1 << 26) - 1), 19);
+        assert_eq!(window_for((1 << 27) - 1), 20);
         for c in MIN_WINDOW..=MAX_WINDOW {
             for n in [1usize, 1000, 1 << 20] {
                 let p = plan(Curve::G1, n, c, 1, false);
