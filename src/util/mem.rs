@@ -10,8 +10,8 @@
 /// Bytes from which a buffer is worth huge pages (one 2 MiB page; smaller ones stay in 4 KiB pages).
 const HUGE_MIN: usize = 2 << 20;
 
-#[cfg(target_os = "linux")]
 /// The whole pages of `v`'s spare capacity: (first, last) addresses, page-aligned (madvise needs that).
+#[cfg(target_os = "linux")]
 fn spare_pages<T>(v: &mut Vec<T>) -> (usize, usize) {
     const PAGE: usize = 4096;
     let start = v.as_mut_ptr() as usize + v.len() * std::mem::size_of::<T>();

@@ -154,7 +154,7 @@ impl PceSlot {
 }
 
 /// The whole file, read into a buffer in 2 MiB pages ([`crate::util::mem::advise_huge`]): a 32 GiB sector's
-/// record is tens of GB, faulted in 4 KiB pages as `fs::read` fills it.
+/// record is many GB, faulted in 4 KiB pages as `fs::read` fills it.
 fn read_huge(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;

@@ -113,7 +113,7 @@ const LARGE_MSM: usize = 1 << 23;
 /// From this many points on the window is 19 (see [`window_for`]).
 const HUGE_MSM: usize = 1 << 24;
 /// From this many points on the window is 20 (see [`window_for`]): a 32 GiB sector's H (2^27 − 1 points)
-/// and its tails.
+/// and any tail as large.
 const SECTOR_MSM: usize = 1 << 26;
 
 /// Passes the windows are split into by default for `n` points (toggle `msm2s` overlaps them:
