@@ -12,7 +12,7 @@ use blstrs::{G1Projective, G2Projective};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, LaunchConfig, PushKernelArg};
 use group::Group;
 
-use super::super::{g1_from_jacobian, g2_from_jacobian, GResult, Gpu, GpuError};
+use super::super::{g1_from_jacobian, g2_from_jacobian, read_back, GResult, Gpu, GpuError};
 use super::Module;
 
 /// Bitmap words (64 bases) per thread of the first pass. Every step is a serial chain of additions on one
@@ -59,9 +59,7 @@ fn run(
 ) -> GResult<Vec<u64>> {
     let dbits = upload_bits(s, n, bitmap)?;
     let out = launch(gpu, s, g, bases, n, &dbits)?;
-    let host = s.clone_dtoh(&out)?;
-    s.synchronize()?;
-    Ok(host)
+    read_back(s, &out)
 }
 
 /// The bitmap of `n` bases on the device: ⌈n/64⌉ words, bits past `bitmap`'s end zero.
@@ -89,8 +87,7 @@ pub fn batch_add_g1_launch(
 /// The G1 sum [`batch_add_g1_launch`] left on the device, once stream `s` (the one it was launched on)
 /// reaches it.
 pub fn g1_sum(s: &Arc<CudaStream>, out: &CudaSlice<u64>) -> GResult<G1Projective> {
-    let l = s.clone_dtoh(out)?;
-    s.synchronize()?;
+    let l = read_back(s, out)?;
     let l: &[u64; 18] = l
         .get(..18)
         .and_then(|l| l.try_into().ok())

@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::super::device::Gpu;
 use super::super::error::GResult;
-use super::super::{limbs, Limbs};
+use super::super::{limbs, read_back, Limbs};
 
 /// Elements compared when a resident copy is checked: first, last and two between.
 const CHECK_SAMPLES: usize = 4;
@@ -36,9 +36,6 @@ pub fn matches<T: Limbs>(gpu: &Gpu, dev: &CudaSlice<u64>, host: &[T]) -> bool {
     (0..CHECK_SAMPLES).all(|k| {
         let i = (host.len() - 1) * k / (CHECK_SAMPLES - 1);
         let range = i * T::LIMBS..(i + 1) * T::LIMBS;
-        let mut back = vec![0u64; T::LIMBS];
-        let ok = gpu.stream.memcpy_dtoh(&dev.slice(range.clone()), &mut back).is_ok()
-            && gpu.stream.synchronize().is_ok();
-        ok && back == l[range]
+        read_back(&gpu.stream, &dev.slice(range.clone())).is_ok_and(|back| back == l[range])
     })
 }

@@ -22,7 +22,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, PushKernelArg};
 use group::Group;
 
 use super::super::sched::msm2s;
-use super::super::{g1_from_jacobian, g2_from_jacobian, GResult, Gpu, GpuError};
+use super::super::{g1_from_jacobian, g2_from_jacobian, read_back, GResult, Gpu, GpuError};
 use plan::{plan, plan_bytes, sets};
 use stages::Stages;
 
@@ -167,8 +167,7 @@ impl Pending {
     /// windows, or folded the slots as they are.
     fn combine<P: Group>(self, dec: impl Fn(&[u64]) -> Option<P>) -> GResult<P> {
         let Some(wins) = self.wins else { return Ok(P::identity()) };
-        let host = self.stream.clone_dtoh(&wins)?;
-        self.stream.synchronize()?;
+        let host = read_back(&self.stream, &wins)?;
         let limbs = self.jac;
         let window = |w: usize| -> GResult<P> {
             host.get(limbs * w..limbs * w + limbs)
