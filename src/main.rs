@@ -8,8 +8,16 @@ use cuzk::cli::job::DEFAULT_SAMPLE;
 use cuzk::cli::{Cli, Command};
 use cuzk::vocab::BackendKind;
 
+/// The C library's malloc unless `CUZK_ALLOC=mimalloc` (util::alloc says why).
+#[global_allocator]
+static ALLOC: cuzk::util::alloc::CuzkAlloc = cuzk::util::alloc::CuzkAlloc;
+
 fn main() -> ExitCode {
-    cuzk::engine::host::cap_malloc_arenas();
+    if let Err(e) = cuzk::util::alloc::check_env() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    cuzk::util::alloc::cap_malloc_arenas();
     let cli: Cli = match cuzk::cli::parse() {
         Ok(cli) => cli,
         Err(code) => return code,

@@ -12,47 +12,7 @@ pub fn rss_bytes() -> u64 {
     proc_kb(&read("/proc/self/status"), "VmRSS:")
 }
 
-/// glibc malloc arenas a cuzk process uses (unless `MALLOC_ARENA_MAX` says otherwise). glibc's default is 8
-/// per core, and each arena keeps its own free pages: with 4 a 100-proof GPU soak's host RSS grew +0.5% after
-/// its warm-up instead of +4.2%, and proofs were as fast (docs/PERF.md, "glibc arenas").
-pub const MALLOC_ARENAS: i32 = 4;
-
-/// Caps glibc's malloc arenas at [`MALLOC_ARENAS`] (a no-op elsewhere, or when `MALLOC_ARENA_MAX` is set).
-/// Called first thing by the binary, before threads exist.
-pub fn cap_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt only sets an allocator parameter; no preconditions.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
-        }
-    }
-}
-
-/// Hands the allocator's free pages back to the system (glibc `malloc_trim`; a no-op elsewhere) once a run's
-/// buffers are freed, for long-lived processes (the console, `cuzk soak`). Alone it did not keep RSS flat;
-/// with the arena cap ([`MALLOC_ARENAS`]) the soak is flat; its own share was not isolated (docs/PERF.md).
-pub fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// Bytes the allocator has handed out and not yet had back (glibc `mallinfo2`: small and mmapped blocks;
-/// `None` elsewhere): beside RSS it tells a leak (this grows) from free memory an allocator keeps (only RSS
-/// grows).
-pub fn heap_in_use_bytes() -> Option<u64> {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        // SAFETY: mallinfo2 reads the allocator's statistics; no preconditions.
-        let m = unsafe { libc::mallinfo2() };
-        Some((m.uordblks + m.hblkhd) as u64)
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    None
-}
+pub use crate::util::alloc::{heap_in_use_bytes, release_free_memory};
 
 /// Peak resident set of this process in bytes (0 where unknown).
 pub fn peak_rss_bytes() -> u64 {
@@ -78,6 +38,7 @@ pub fn host_info() -> HostInfo {
 /// The environment variables that change how fast a run is (never what it computes), recorded with every run
 /// so `cuzk compare` can tell two runs apart by them (README, "Settings").
 pub const SPEED_SETTINGS: &[&str] = &[
+    "CUZK_ALLOC",
     "CUZK_DEVICE_POOL_KEEP",
     "CUZK_MEM_LIMIT",
     "CUZK_NVRTC_LIB",
@@ -88,8 +49,17 @@ pub const SPEED_SETTINGS: &[&str] = &[
 ];
 
 /// The [`SPEED_SETTINGS`] set in this process's environment.
+/// `CUZK_ALLOC` is there exactly when a non-default allocator served the run (a record without it, older ones
+/// included, ran on the C library's).
 pub fn settings() -> std::collections::BTreeMap<String, String> {
-    SPEED_SETTINGS.iter().filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))).collect()
+    use crate::util::alloc::{active, Allocator, ENV};
+    let mut set: std::collections::BTreeMap<String, String> =
+        SPEED_SETTINGS.iter().filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))).collect();
+    match active() {
+        Allocator::System => set.remove(ENV),
+        a => set.insert(ENV.into(), a.name().into()),
+    };
+    set
 }
 
 /// (year, month, day) of days since 1970-01-01 (proleptic Gregorian).

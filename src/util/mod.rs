@@ -1,6 +1,7 @@
-//! Small mechanisms every layer may use and that know nothing of proofs: atomic file writes, cache folders,
+//! Small mechanisms every layer may use and that know nothing of proofs: the allocator, atomic file writes, cache folders,
 //! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks, this build's identity.
 
+pub mod alloc;
 pub mod atomic;
 pub mod build;
 pub mod digits;

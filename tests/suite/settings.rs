@@ -28,7 +28,8 @@ fn compare_names_the_settings_that_differ() {
         ])
         .env("CUZK_CACHE", dir.join("cache"))
         .env("CUZK_HOME", dir.join("home"))
-        .env_remove("CUZK_SYNTH_WORKERS");
+        .env_remove("CUZK_SYNTH_WORKERS")
+        .env_remove("CUZK_ALLOC");
         if let Some(w) = workers {
             c.env("CUZK_SYNTH_WORKERS", w);
         }
@@ -62,5 +63,43 @@ fn compare_names_the_settings_that_differ() {
         .unwrap_or_else(|e| panic!("run cuzk: {e}"));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success() && !out.contains("setting "), "a run against itself: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The binary's allocator is the C library's unless `CUZK_ALLOC=mimalloc`, a run's record names mimalloc when it
+/// served the run, and an unknown value is a one-line error before anything runs.
+#[test]
+fn the_allocator_is_chosen_by_cuzk_alloc_and_recorded() {
+    let dir = temp("alloc");
+    let run = |alloc: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cuzk"));
+        c.args(["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--json"])
+            .env("CUZK_CACHE", dir.join("cache"))
+            .env("CUZK_HOME", dir.join("home"))
+            .env_remove("CUZK_ALLOC");
+        if let Some(a) = alloc {
+            c.env("CUZK_ALLOC", a);
+        }
+        c.output().unwrap_or_else(|e| panic!("run cuzk: {e}"))
+    };
+    let allocator_of = |o: std::process::Output| {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("prove --json: {e}"));
+        assert_eq!(v["verified"], true, "{v}");
+        let path = v["record"].as_str().unwrap_or_else(|| panic!("no record path: {v}")).to_string();
+        let rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+        rec["host"]["settings"]["CUZK_ALLOC"].as_str().unwrap_or("(absent)").to_string()
+    };
+    // The default is recorded as nothing (as every record before the setting), the other allocator by name.
+    assert_eq!(allocator_of(run(None)), "(absent)");
+    assert_eq!(allocator_of(run(Some("mimalloc"))), "mimalloc");
+    assert_eq!(allocator_of(run(Some("system"))), "(absent)");
+    let o = run(Some("jemalloc"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim(), "error: CUZK_ALLOC=\"jemalloc\": expected system or mimalloc");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,0 +1,197 @@
+//! The process's memory allocator: the C library's malloc (glibc, its arenas capped), or mimalloc with
+//! `CUZK_ALLOC=mimalloc`. The binary installs [`CuzkAlloc`] as its global allocator; the library (tests,
+//! other programs) keeps whatever its host chose, and [`active`] says which one serves the process.
+//!
+//! Why a choice: synthesis allocates millions of small blocks on every core at once. On h200-16c the real
+//! 2 KiB C2's synthesis with `pce` off on 16 threads took 350.7–557.5 ms under glibc with 4 arenas and
+//! 176.7–178.3 under mimalloc, witness-only synthesis on one thread 58.7–69.9 against 46.0–46.7 ms; but a
+//! 32 GiB sector's steady state did not move (30.6–33.8 s against 32.0–37.3), and in the GPU soak mimalloc's
+//! committed memory grew 8 MiB per run where glibc's heap stayed flat. So glibc stays the default
+//! (docs/PERF.md, "Results read back after the wait; the allocator").
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The variable that picks the allocator (`system`, the default, or `mimalloc`).
+pub const ENV: &str = "CUZK_ALLOC";
+
+/// glibc malloc arenas when glibc serves the process (unless `MALLOC_ARENA_MAX` says otherwise). glibc's default
+/// is 8 per core, each keeping its own free pages: with 4 a 100-proof GPU soak's host RSS grew +0.5% after its
+/// warm-up instead of +4.2% (docs/PERF.md, "glibc arenas"); 16-thread synthesis then contends for them.
+pub const MALLOC_ARENAS: i32 = 4;
+
+/// Which allocator serves the process's Rust allocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allocator {
+    /// mimalloc (`CUZK_ALLOC=mimalloc` in the binary).
+    Mimalloc,
+    /// The C library's malloc (the binary's default, and any process that did not install [`CuzkAlloc`]).
+    System,
+}
+
+impl Allocator {
+    /// The name `CUZK_ALLOC` takes and run records show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Allocator::Mimalloc => "mimalloc",
+            Allocator::System => "system",
+        }
+    }
+}
+
+const UNDECIDED: u8 = 0;
+const MIMALLOC: u8 = 1;
+const SYSTEM: u8 = 2;
+
+/// What [`CuzkAlloc`] decided at the process's first allocation; [`UNDECIDED`] while it was never asked
+/// (another global allocator serves the process).
+static CHOSEN: AtomicU8 = AtomicU8::new(UNDECIDED);
+
+/// The binary's global allocator: the C library's malloc unless `CUZK_ALLOC=mimalloc`, decided once, at the
+/// first allocation, and never changed (every block is freed by the allocator that made it).
+pub struct CuzkAlloc;
+
+impl CuzkAlloc {
+    #[inline(always)]
+    fn mimalloc() -> bool {
+        match CHOSEN.load(Ordering::Relaxed) {
+            MIMALLOC => true,
+            SYSTEM => false,
+            _ => decide() == MIMALLOC,
+        }
+    }
+}
+
+/// Reads `CUZK_ALLOC` without allocating (this runs inside the first allocation). Threads racing here
+/// read the same environment and store the same value. An unknown value means the default here;
+/// [`check_env`] turns it into the binary's one-line error.
+#[cold]
+fn decide() -> u8 {
+    let c = if env_says_mimalloc() { MIMALLOC } else { SYSTEM };
+    CHOSEN.store(c, Ordering::Relaxed);
+    c
+}
+
+fn env_says_mimalloc() -> bool {
+    // SAFETY: getenv with a NUL-terminated name; the value is read at once, before anything could set it
+    // (the binary sets no environment variables).
+    unsafe {
+        let v = libc::getenv(c"CUZK_ALLOC".as_ptr());
+        !v.is_null() && std::ffi::CStr::from_ptr(v).to_bytes() == b"mimalloc"
+    }
+}
+
+// SAFETY: every call goes to one allocator for the whole process (CHOSEN never changes once set), so each
+// block is freed, resized and zero-allocated by the allocator that made it; both uphold GlobalAlloc's
+// contract themselves.
+unsafe impl GlobalAlloc for CuzkAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if Self::mimalloc() {
+            mimalloc::MiMalloc.alloc(layout)
+        } else {
+            System.alloc(layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if Self::mimalloc() {
+            mimalloc::MiMalloc.dealloc(ptr, layout)
+        } else {
+            System.dealloc(ptr, layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if Self::mimalloc() {
+            mimalloc::MiMalloc.alloc_zeroed(layout)
+        } else {
+            System.alloc_zeroed(layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if Self::mimalloc() {
+            mimalloc::MiMalloc.realloc(ptr, layout, new_size)
+        } else {
+            System.realloc(ptr, layout, new_size)
+        }
+    }
+}
+
+/// The allocator serving this process.
+pub fn active() -> Allocator {
+    if CHOSEN.load(Ordering::Relaxed) == MIMALLOC {
+        Allocator::Mimalloc
+    } else {
+        Allocator::System
+    }
+}
+
+/// `CUZK_ALLOC`'s value checked: unset, `system` or `mimalloc`; else the one-line error the binary exits with.
+pub fn check_env() -> Result<(), String> {
+    match std::env::var(ENV) {
+        Err(std::env::VarError::NotPresent) => Ok(()),
+        Ok(v) if v == "system" || v == "mimalloc" => Ok(()),
+        Ok(v) => Err(format!("{ENV}={v:?}: expected system or mimalloc")),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!("{ENV}={v:?}: expected system or mimalloc")),
+    }
+}
+
+/// Caps glibc's malloc arenas at [`MALLOC_ARENAS`] when glibc serves the process (a no-op under mimalloc,
+/// elsewhere, or when `MALLOC_ARENA_MAX` is set). Called first thing by the binary, before threads exist.
+pub fn cap_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if active() == Allocator::System && std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only sets an allocator parameter; no preconditions.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
+        }
+    }
+}
+
+/// Hands the allocator's free pages back to the system once a run's buffers are freed, for long-lived
+/// processes (the console, the daemon, `cuzk soak`): mimalloc's `mi_collect`, glibc's `malloc_trim`.
+pub fn release_free_memory() {
+    match active() {
+        // SAFETY: mi_collect only walks mimalloc's own heaps; it has no preconditions.
+        Allocator::Mimalloc => unsafe { libmimalloc_sys::mi_collect(true) },
+        Allocator::System => {
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.
+            unsafe {
+                libc::malloc_trim(0);
+            }
+        }
+    }
+}
+
+/// Bytes the allocator holds for the process's blocks (`None` where unknown): beside RSS it tells a leak
+/// (this grows) from other memory. mimalloc: its committed memory, read after [`release_free_memory`] has
+/// returned free pages; glibc: `mallinfo2`'s allocated bytes (small and mmapped blocks).
+pub fn heap_in_use_bytes() -> Option<u64> {
+    match active() {
+        Allocator::Mimalloc => {
+            let mut commit = 0usize;
+            let null = std::ptr::null_mut();
+            // SAFETY: mi_process_info writes each non-null out-pointer once; the others are null.
+            unsafe {
+                libmimalloc_sys::mi_process_info(null, null, null, null, null, &mut commit, null, null)
+            };
+            Some(commit as u64)
+        }
+        Allocator::System => {
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            {
+                // SAFETY: mallinfo2 reads the allocator's statistics; no preconditions.
+                let m = unsafe { libc::mallinfo2() };
+                Some((m.uordblks + m.hblkhd) as u64)
+            }
+            #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+            None
+        }
+    }
+}
