@@ -1,10 +1,10 @@
 //! What a run learned of each Filecoin circuit, remembered beside the params cache by circuit identifier.
 //! Its structure digest (`.digest`), so the daemon's `PreloadSRS` finds cuzk's own params of a circuit
 //! (keyed by digest and seed) before any job of it ran in this process. And its whole survey (`.survey`:
-//! footprint and digest, for the build that made it), so a fresh process's first proof skips the survey
-//! (1.2 s of the real 2 KiB C2's 3.8 s one-shot on h200-16c, docs/PERF.md). Small files, written atomically;
-//! a missing, unreadable, malformed, corrupt (checksum) or other build's entry reads as unknown, and the
-//! caller surveys and writes it again.
+//! footprint and digest, one line per build that made it, the newest [`SURVEY_BUILDS`]), so a fresh process's
+//! first proof skips the survey (1.2 s of the real 2 KiB C2's 3.8 s one-shot on h200-16c, docs/PERF.md).
+//! Small files, written atomically; a missing, unreadable, malformed, corrupt (checksum) or other build's
+//! line reads as unknown, and the caller surveys and writes it again.
 
 use std::path::{Path, PathBuf};
 
@@ -49,8 +49,14 @@ fn survey_body(build: &str, fp: &Footprint, digest: u64) -> String {
     )
 }
 
+/// Builds whose surveys one circuit's entry keeps, newest first: processes of different builds sharing a
+/// cache (a daemon and a CLI of another version, two builds compared in one device call) each find theirs.
+/// With one, two builds taking turns re-surveyed every process (session aa, docs/PERF.md).
+pub const SURVEY_BUILDS: usize = 4;
+
 /// Remembers `identifier`'s survey (footprint and structure digest) as made by build `build`
-/// (`util::build::id`). A failure to write costs only the next process's survey.
+/// (`util::build::id`), first among the entry's lines; the other builds' intact lines stay, up to
+/// [`SURVEY_BUILDS`] in all. A failure to write costs only the next process's survey.
 pub fn record_survey(
     params_dir: &Path,
     identifier: &str,
@@ -59,29 +65,48 @@ pub fn record_survey(
     digest: u64,
 ) -> std::io::Result<()> {
     let Some(path) = entry_path(params_dir, identifier, "survey") else { return Ok(()) };
-    if lookup_survey(params_dir, identifier, build) == Some((*fp, digest)) {
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let lines = survey_lines(&text);
+    if lines.iter().any(|(by, got, line)| *by == build && *got == (*fp, digest) && line.is_some()) {
         return Ok(());
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let body = survey_body(build, fp, digest);
-    let sum = survey_sum(&body);
-    crate::util::atomic::write_atomic(&path, format!("{body} {sum}\n").as_bytes())
+    let mut out = format!("{body} {}\n", survey_sum(&body));
+    for line in lines.iter().filter(|(by, ..)| *by != build).filter_map(|(.., l)| *l).take(SURVEY_BUILDS - 1)
+    {
+        out.push_str(line);
+        out.push('\n');
+    }
+    crate::util::atomic::write_atomic(&path, out.as_bytes())
 }
 
-/// The survey remembered for `identifier` by build `build`, if a well-formed, intact entry of that build is
-/// there.
+/// The survey remembered for `identifier` by build `build`, if an intact line of that build is there.
 pub fn lookup_survey(params_dir: &Path, identifier: &str, build: &str) -> Option<(Footprint, u64)> {
     let text = std::fs::read_to_string(entry_path(params_dir, identifier, "survey")?).ok()?;
-    let line = text.strip_suffix('\n')?;
+    survey_lines(&text).into_iter().find(|(by, ..)| *by == build).map(|(_, got, _)| got)
+}
+
+/// The intact lines of a survey entry: (build, (footprint, digest), the line itself); a line is only read
+/// when it ends with its newline, so a torn write reads as unknown.
+fn survey_lines(text: &str) -> Vec<(&str, (Footprint, u64), Option<&str>)> {
+    text.split_inclusive('\n')
+        .filter_map(|l| l.strip_suffix('\n'))
+        .filter_map(|line| parse_survey(line).map(|(by, got)| (by, got, Some(line))))
+        .collect()
+}
+
+/// One survey line: its build and (footprint, digest), if its checksum and fields hold.
+fn parse_survey(line: &str) -> Option<(&str, (Footprint, u64))> {
     let (body, sum) = line.rsplit_once(' ')?;
     if sum != survey_sum(body) {
         return None;
     }
     let f: Vec<&str> = body.split(' ').collect();
     let [tag, by, digest, rest @ ..] = &f[..] else { return None };
-    if *tag != SURVEY_TAG || *by != build || digest.len() != 16 || rest.len() != 6 {
+    if *tag != SURVEY_TAG || digest.len() != 16 || rest.len() != 6 {
         return None;
     }
     let digest = u64::from_str_radix(digest, 16).ok()?;
@@ -92,7 +117,7 @@ pub fn lookup_survey(params_dir: &Path, identifier: &str, build: &str) -> Option
         b_input: n[4],
         b_aux: n[5],
     };
-    Some((fp, digest))
+    Some((by, (fp, digest)))
 }
 
 /// Forgets `identifier`'s survey (a run found the circuit no longer has it); whether one was there.
@@ -151,7 +176,7 @@ mod tests {
     }
 
     /// A survey reads back for its build only; a flipped digit anywhere (checksum), a truncated or foreign
-    /// file reads as unknown; a forgotten one is gone.
+    /// file reads as unknown; several builds keep their own lines; a forgotten one is gone.
     #[test]
     fn surveys_read_back_for_their_build_and_corruption_is_unknown() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -180,6 +205,34 @@ mod tests {
             assert_eq!(lookup_survey(dir.path(), id, "b1"), None, "{bad:?}");
         }
         std::fs::write(&file, &good).expect("write");
+        // Builds taking turns each keep their line, newest first, up to SURVEY_BUILDS; an older one goes.
+        let fp2 = Footprint { b_aux: 7, ..fp };
+        for (k, b) in ["b2", "b3", "b4"].iter().enumerate() {
+            record_survey(dir.path(), id, b, &fp2, d + k as u64).expect("record");
+        }
+        for (k, b) in ["b2", "b3", "b4"].iter().enumerate() {
+            assert_eq!(lookup_survey(dir.path(), id, b), Some((fp2, d + k as u64)), "{b}");
+        }
+        assert_eq!(lookup_survey(dir.path(), id, "b1"), Some((fp, d)), "b1 kept beside three others");
+        let before = std::fs::read_to_string(&file).expect("read");
+        record_survey(dir.path(), id, "b1", &fp, d).expect("record");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), before, "a known survey is not rewritten");
+        record_survey(dir.path(), id, "b5", &fp, d).expect("record");
+        assert_eq!(lookup_survey(dir.path(), id, "b5"), Some((fp, d)));
+        assert_eq!(lookup_survey(dir.path(), id, "b1"), None, "the oldest of five builds forgotten");
+        assert_eq!(std::fs::read_to_string(&file).expect("read").lines().count(), SURVEY_BUILDS);
+        // A build's new survey replaces its line; a corrupt line costs only its own build.
+        record_survey(dir.path(), id, "b3", &fp, d).expect("record");
+        assert_eq!(lookup_survey(dir.path(), id, "b3"), Some((fp, d)));
+        let text = std::fs::read_to_string(&file).expect("read");
+        assert_eq!(text.lines().filter(|l| l.contains(" b3 ")).count(), 1, "{text}");
+        let torn: String = text
+            .lines()
+            .map(|l| if l.contains(" b4 ") { format!("{l}0\n") } else { format!("{l}\n") })
+            .collect();
+        std::fs::write(&file, torn).expect("write");
+        assert_eq!(lookup_survey(dir.path(), id, "b4"), None);
+        assert_eq!(lookup_survey(dir.path(), id, "b5"), Some((fp, d)));
         assert!(forget_survey(dir.path(), id));
         assert_eq!(lookup_survey(dir.path(), id, "b1"), None);
         assert!(!forget_survey(dir.path(), id));
