@@ -67,7 +67,7 @@ pub fn record_survey(
     let Some(path) = entry_path(params_dir, identifier, "survey") else { return Ok(()) };
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let lines = survey_lines(&text);
-    if lines.iter().any(|(by, got, line)| *by == build && *got == (*fp, digest) && line.is_some()) {
+    if lines.iter().any(|(by, got, _)| *by == build && *got == (*fp, digest)) {
         return Ok(());
     }
     if let Some(dir) = path.parent() {
@@ -75,8 +75,7 @@ pub fn record_survey(
     }
     let body = survey_body(build, fp, digest);
     let mut out = format!("{body} {}\n", survey_sum(&body));
-    for line in lines.iter().filter(|(by, ..)| *by != build).filter_map(|(.., l)| *l).take(SURVEY_BUILDS - 1)
-    {
+    for (.., line) in lines.iter().filter(|(by, ..)| *by != build).take(SURVEY_BUILDS - 1) {
         out.push_str(line);
         out.push('\n');
     }
@@ -91,10 +90,10 @@ pub fn lookup_survey(params_dir: &Path, identifier: &str, build: &str) -> Option
 
 /// The intact lines of a survey entry: (build, (footprint, digest), the line itself); a line is only read
 /// when it ends with its newline, so a torn write reads as unknown.
-fn survey_lines(text: &str) -> Vec<(&str, (Footprint, u64), Option<&str>)> {
+fn survey_lines(text: &str) -> Vec<(&str, (Footprint, u64), &str)> {
     text.split_inclusive('\n')
         .filter_map(|l| l.strip_suffix('\n'))
-        .filter_map(|line| parse_survey(line).map(|(by, got)| (by, got, Some(line))))
+        .filter_map(|line| parse_survey(line).map(|(by, got)| (by, got, line)))
         .collect()
 }
 
