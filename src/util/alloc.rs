@@ -6,8 +6,8 @@
 //! 2 KiB C2's synthesis with `pce` off on 16 threads took 350.7–557.5 ms under glibc with 4 arenas and
 //! 176.7–178.3 under mimalloc, witness-only synthesis on one thread 58.7–69.9 against 46.0–46.7 ms; but a
 //! 32 GiB sector's steady state did not move (30.6–33.8 s against 32.0–37.3), and in the GPU soak mimalloc's
-//! committed memory grew ~1.7 MiB per proof (+23% over 40) where glibc's heap stayed flat. So glibc stays the default
-//! (docs/PERF.md, "Results read back after the wait; the allocator").
+//! committed memory grew ~1.7 MiB per proof (+23% over 40) where glibc's heap stayed flat. So glibc stays the
+//! default (docs/PERF.md, "Results read back after the wait; the allocator").
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU8, Ordering};
