@@ -15,9 +15,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// The variable that picks the allocator (`system`, the default, or `mimalloc`).
 pub const ENV: &str = "CUZK_ALLOC";
 
-/// glibc malloc arenas when glibc serves the process (unless `MALLOC_ARENA_MAX` says otherwise). glibc's default
-/// is 8 per core, each keeping its own free pages: with 4 a 100-proof GPU soak's host RSS grew +0.5% after its
-/// warm-up instead of +4.2% (docs/PERF.md, "glibc arenas"); 16-thread synthesis then contends for them.
+/// glibc malloc arenas when glibc serves the process (unless `MALLOC_ARENA_MAX` says otherwise). glibc's
+/// default is 8 per core, each keeping its own free pages: with 4 a 100-proof GPU soak's host RSS grew +0.5%
+/// after its warm-up instead of +4.2% (docs/PERF.md, "glibc arenas"); 16-thread synthesis then contends for
+/// them.
 pub const MALLOC_ARENAS: i32 = 4;
 
 /// Which allocator serves the process's Rust allocations.
@@ -131,7 +132,8 @@ pub fn active() -> Allocator {
     }
 }
 
-/// `CUZK_ALLOC`'s value checked: unset, `system` or `mimalloc`; else the one-line error the binary exits with.
+/// `CUZK_ALLOC`'s value checked: unset, `system` or `mimalloc`; else the one-line error the binary exits
+/// with.
 pub fn check_env() -> Result<(), String> {
     match std::env::var(ENV) {
         Err(std::env::VarError::NotPresent) => Ok(()),

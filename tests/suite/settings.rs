@@ -66,8 +66,8 @@ fn compare_names_the_settings_that_differ() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The binary's allocator is the C library's unless `CUZK_ALLOC=mimalloc`, a run's record names mimalloc when it
-/// served the run, and an unknown value is a one-line error before anything runs.
+/// The binary's allocator is the C library's unless `CUZK_ALLOC=mimalloc`, a run's record names mimalloc when
+/// it served the run, and an unknown value is a one-line error before anything runs.
 #[test]
 fn the_allocator_is_chosen_by_cuzk_alloc_and_recorded() {
     let dir = temp("alloc");
