@@ -13,6 +13,7 @@ use cuzk::vocab::BackendKind;
 static ALLOC: cuzk::util::alloc::CuzkAlloc = cuzk::util::alloc::CuzkAlloc;
 
 fn main() -> ExitCode {
+    cuzk::util::marks::start();
     if let Err(e) = cuzk::util::alloc::check_env() {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;

@@ -57,11 +57,16 @@ impl JobArgs {
         let o = Overrides { seed: self.seed, sectors: self.sectors, set: self.set.as_deref() };
         // The device starts (driver, context, kernels) while the request is read and checked.
         let (loaded, selected) = std::thread::scope(|s| {
-            let dev = s.spawn(|| select(self.backend));
+            let dev = s.spawn(|| {
+                let r = select(self.backend);
+                crate::util::marks::mark("backend_selected");
+                r
+            });
             let loaded = match self.c1.as_ref().or(self.post.as_ref()).or(self.snap.as_ref()) {
                 Some(file) => sample::load_request(file, &o),
                 None => sample::load(&self.sample, &o),
             };
+            crate::util::marks::mark("request_loaded");
             let selected = dev.join().unwrap_or_else(|_| Err(SelectError("backend start panicked".into())));
             (loaded, selected)
         });
@@ -127,7 +132,7 @@ impl Session {
             store,
             cancel,
             mem_budget: opts.mem_budget.unwrap_or_else(default_mem_budget),
-            timing_log: opts.timing_log || std::env::var("CUZK_TIMING").is_ok_and(|v| v == "1"),
+            timing_log: opts.timing_log || crate::util::marks::enabled(),
         })
     }
 
@@ -162,6 +167,7 @@ impl Session {
     /// panic after its capture began is saved too (outcome failed or cancelled), so `cuzk runs` and `export`
     /// show how far it got; the error is still returned.
     pub fn run_and_save(&self, spec: &RunSpec) -> Result<(RunResult, PathBuf), CliError> {
+        crate::util::marks::mark("run_begins");
         let result = match self.with_ctl(&spec.sample.name, |ctl| self.engine.run_recorded(spec, ctl)) {
             Ok(r) => r,
             Err(failure) => {
@@ -180,7 +186,9 @@ impl Session {
         for n in &result.notes {
             eprintln!("note: {n}");
         }
+        crate::util::marks::mark("run_ended");
         let path = self.store.save(&result.record).map_err(EngineError::from)?;
+        crate::util::marks::mark("record_saved");
         Ok((result, path))
     }
 }

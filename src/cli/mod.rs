@@ -240,7 +240,9 @@ pub fn parse() -> Result<Cli, ExitCode> {
 /// Runs a command of the CLI's own (not `tui`, `daemon` or a bare `cuzk` on a terminal, which the binary
 /// routes to their front-ends) and maps errors to one line on stderr and exit code 1.
 pub fn main(cli: Cli) -> ExitCode {
-    match run(cli) {
+    let r = run(cli);
+    crate::util::marks::mark("command_done");
+    match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -177,6 +177,7 @@ impl Engine {
     pub fn run_recorded(&self, spec: &RunSpec, ctl: &RunCtl) -> Result<RunResult, RunFailure> {
         let plan = self.plan(spec)?;
         let fp = self.footprint_for_params(spec.sample);
+        crate::util::marks::mark("run_planned");
         run::run(&self.params, &self.pce, spec, ctl, &plan, &fp)
     }
 

@@ -104,6 +104,7 @@ pub(super) fn run(
         Capture::begin(CaptureOpts { capacity: 0, timing_log: ctl.timing_log, feed: ctl.feed.clone() });
     let probe = Probe::new(capture.sink(), ctl.cancel.clone());
     let origin = capture.origin();
+    crate::util::marks::mark("timeline_origin");
     let (sink, stop) = (capture.counter_sink(), AtomicBool::new(false));
     // The finished repeats' windows (µs from the origin), and the start of the one under way.
     let (mut windows, mut under_way) = (Vec::new(), None);

@@ -1,5 +1,5 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: the allocator, atomic file writes, cache folders,
-//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks, this build's identity.
+//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks, this build's identity, process milestones.
 
 pub mod alloc;
 pub mod atomic;
@@ -7,6 +7,7 @@ pub mod build;
 pub mod digits;
 pub mod dirs;
 pub mod log;
+pub mod marks;
 pub mod median;
 pub mod mem;
 pub mod meminfo;

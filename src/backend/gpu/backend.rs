@@ -30,6 +30,7 @@ impl GpuBackend {
     pub fn new() -> GResult<GpuBackend> {
         let cpu = Arc::new(CpuBackend::new());
         let devices = gpus()?;
+        crate::util::marks::mark("gpu_contexts_open");
         let lanes: Vec<GpuLane> = devices.iter().map(|g| GpuLane::new(g.clone(), cpu.clone())).collect();
         if lanes.is_empty() {
             return Err(GpuError::Unavailable("no CUDA device".into()));
@@ -38,6 +39,7 @@ impl GpuBackend {
             // The first device compiles (into the cache); devices of the same arch then read the cache.
             g.preload()?;
         }
+        crate::util::marks::mark("gpu_kernels_loaded");
         let pool = PinnedPool::new(devices[0].ctx.clone(), cap_bytes());
         Ok(GpuBackend { lanes, pool })
     }

@@ -195,6 +195,7 @@ pub fn gpus() -> GResult<&'static [Arc<Gpu>]> {
     static GPUS: OnceLock<Result<Vec<Arc<Gpu>>, String>> = OnceLock::new();
     let r = GPUS.get_or_init(|| {
         let d = discovery();
+        crate::util::marks::mark("cuda_discovered");
         if let Some(r) = &d.reason {
             return Err(r.clone());
         }
