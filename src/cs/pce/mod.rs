@@ -54,6 +54,13 @@ use super::{Circuit, Evals, HostPool, ProvingAssignment, Shape};
 /// Constraints per parallel task of the SpMV (measured on dev-2c: docs/PERF.md).
 pub const DEFAULT_CHUNK_ROWS: usize = 2048;
 
+/// A circuit's witness-only synthesis and its a/b/c buffers, waiting for the record's SpMV
+/// ([`Pce::witness_of`], then [`Pce::finish`]).
+pub struct Pending {
+    witness: Result<Witness, crate::cs::SynthesisError>,
+    bufs: [Evals; 3],
+}
+
 /// Term counts of a record by evaluation cost, for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PceStats {
@@ -132,17 +139,34 @@ impl Pce {
         mark: impl FnOnce() -> G,
         pool: Option<&dyn HostPool>,
     ) -> Result<ProvingAssignment, PceError> {
-        let rows = self.shape.rows();
+        self.finish(Self::witness_of(circuit, self.shape, pool), mark)
+    }
+
+    /// The first half of [`Pce::synthesize_into`], which needs only the shape (so it can run while the record
+    /// of that shape is still being read): `circuit`'s witness-only synthesis, and beside it the a/b/c
+    /// buffers (lent by `pool`, or pre-faulted heap vectors).
+    pub fn witness_of<C: Circuit + ?Sized>(
+        circuit: &C,
+        shape: Shape,
+        pool: Option<&dyn HostPool>,
+    ) -> Pending {
+        let rows = shape.rows();
         let buf = || match pool.and_then(|p| p.lend(rows)) {
             Some(block) => Evals::lent(block),
             None => Evals::Heap(spmv::touched(rows)),
         };
         let (w, bufs) =
-            rayon::join(|| WitnessOnly::synthesize(circuit, Some(self.shape)), || [buf(), buf(), buf()]);
-        let w = w?;
+            rayon::join(|| WitnessOnly::synthesize(circuit, Some(shape)), || [buf(), buf(), buf()]);
+        Pending { witness: w, bufs }
+    }
+
+    /// The second half: the witness checked against this record, then the SpMV into the buffers (`mark` as
+    /// in [`Pce::synthesize_marked`]).
+    pub fn finish<G>(&self, p: Pending, mark: impl FnOnce() -> G) -> Result<ProvingAssignment, PceError> {
+        let w = p.witness?;
         self.check_witness(&w)?;
         let _mark = mark();
-        self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, bufs)
+        self.evaluate_into_vecs(w.inputs, w.aux, DEFAULT_CHUNK_ROWS, p.bufs)
     }
 
     /// Errors unless `w` is of the recorded shape and fingerprint.

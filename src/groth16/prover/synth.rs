@@ -76,6 +76,12 @@ impl PceSlot {
         })
     }
 
+    /// Whether the slot is empty and its disk file exists (the record will be read, not recorded, unless the
+    /// file turns out unusable).
+    fn on_disk(&self) -> bool {
+        lock(&self.record).is_none() && self.file.as_ref().is_some_and(|f| f.is_file())
+    }
+
     /// One-line warnings since the last call (a disk record that was unusable and rebuilt, or not stored).
     pub fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
@@ -212,11 +218,28 @@ pub fn synthesize_with<C: Circuit>(
         None => {
             // Circuit 0 records the shape (or finds it on disk, or recorded by another job meanwhile).
             let _span = probe.open(site(Phase::Synthesis, 0));
-            let (record, asg) =
-                slot.get_or_record(c0, probe, |p| site(p, 0)).map_err(|e| pce_error(first, e))?;
-            let asg = match asg {
-                Some(asg) => asg,
-                None => spmv(&record, 0, c0)?,
+            let mark = || probe.open(site(Phase::Spmv, 0).arg("constraints", slot.shape().constraints));
+            let (record, asg) = if slot.on_disk() {
+                // Circuit 0's witness needs only the shape, so it is made while the record is read (a fresh
+                // process's first proof: 0.2 s each at 2 KiB, docs/PERF.md).
+                let (got, pending) = rayon::join(
+                    || slot.get_or_record(c0, probe, |p| site(p, 0)),
+                    || Pce::witness_of(c0, slot.shape(), pool),
+                );
+                let (record, asg) = got.map_err(|e| pce_error(first, e))?;
+                let asg = match asg {
+                    Some(asg) => asg, // the file was unusable: recorded, and this witness is not needed
+                    None => record.finish(pending, mark).map_err(|e| pce_error(first, e))?,
+                };
+                (record, asg)
+            } else {
+                let (record, asg) =
+                    slot.get_or_record(c0, probe, |p| site(p, 0)).map_err(|e| pce_error(first, e))?;
+                let asg = match asg {
+                    Some(asg) => asg,
+                    None => spmv(&record, 0, c0)?,
+                };
+                (record, asg)
             };
             (record, Some(asg))
         }
