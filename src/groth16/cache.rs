@@ -145,9 +145,10 @@ pub fn checksum_path(params_path: &Path) -> PathBuf {
 }
 
 impl ParamsCache {
-    /// A cache in `dir` (created on first store), validating large sections with the default `PointCheck`.
+    /// A cache in `dir` (created on first store), decoding large sections with [`PointCheck::Canonical`]: the
+    /// whole-file checksum, checked before any point is used, catches what a curve check would.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        ParamsCache { dir: dir.into(), check: PointCheck::default() }
+        ParamsCache { dir: dir.into(), check: PointCheck::Canonical }
     }
 
     /// The user's cache (see the module doc for `CUZK_CACHE`).

@@ -7,7 +7,8 @@
 //! is caught with overwhelming probability; a corrupted count fails the length arithmetic.
 //! [`PointCheck::Subgroup`] adds the subgroup check. The subgroup check makes decoding ~100× slower per point
 //! (docs/PERF.md), hence `OnCurve` is the default. The params cache additionally checks a SHA-256 of the
-//! whole file, so any corrupted byte is detected there.
+//! whole file, so any corrupted byte is detected there; it decodes with [`PointCheck::Canonical`] (no curve
+//! equation), since that checksum is checked before the points are used.
 
 use std::fs::File;
 use std::io::Write;

@@ -226,6 +226,50 @@ fn every_byte_flip_in_a_point_is_detected() {
     }
 }
 
+#[test]
+fn canonical_decode_equals_the_curve_checked_one_and_rejects_bad_coordinates() {
+    let p = rand_params(8);
+    let mut bytes = Vec::new();
+    p.write(&mut bytes).unwrap();
+    let on = parse_params(&bytes, "mem", PointCheck::OnCurve).unwrap();
+    let canon = parse_params(&bytes, "mem", PointCheck::Canonical).unwrap();
+    assert_eq!(
+        (&canon.h, &canon.l, &canon.a, &canon.b_g1, &canon.b_g2),
+        (&on.h, &on.l, &on.a, &on.b_g1, &on.b_g2)
+    );
+    assert_eq!((canon.a[2], on.a[2]), (G1Affine::identity(), G1Affine::identity()), "the identity decodes");
+    assert!(canon.h.iter().chain(&canon.l).all(|q| bool::from(q.is_on_curve())));
+    // L[4]: a coordinate at or above p, or a flag bit, is still a bad point at its own index and offset.
+    let offs = count_offsets(&p);
+    let (_, l, _, _) = offs.iter().find(|o| o.0 == Section::L).copied().unwrap();
+    let start = l + 4 + 4 * G1U;
+    let x_high = |b: &mut Vec<u8>| b[start..start + 48].fill(0xff);
+    let y_high = |b: &mut Vec<u8>| b[start + 48..start + 96].fill(0xff);
+    let x_above_p = |b: &mut Vec<u8>| {
+        b[start..start + 48].fill(0xff);
+        b[start] = 0x1f; // no flag bits, value still above p (p < 2^381)
+    };
+    let sort_flag = |b: &mut Vec<u8>| b[start] |= 0x20;
+    let infinity_with_bits = |b: &mut Vec<u8>| b[start] |= 0x40;
+    let corruptions: [(&str, &dyn Fn(&mut Vec<u8>)); 5] = [
+        ("x all ones", &x_high),
+        ("y all ones", &y_high),
+        ("x above p", &x_above_p),
+        ("sort flag", &sort_flag),
+        ("infinity flag on a point", &infinity_with_bits),
+    ];
+    for (what, corrupt) in corruptions {
+        let mut bad = bytes.clone();
+        corrupt(&mut bad);
+        match parse_params(&bad, "mem", PointCheck::Canonical) {
+            Err(Error::BadPoint { section: Section::L, index: 4, offset, .. }) => {
+                assert_eq!(offset, start as u64, "{what}")
+            }
+            other => panic!("{what}: {:?}", other.map(|_| ())),
+        }
+    }
+}
+
 /// A point on the curve that is (with overwhelming probability) outside the prime-order subgroup.
 fn off_subgroup_g1() -> G1Affine {
     (1u8..=255)
