@@ -75,6 +75,25 @@ pub enum Query {
 impl Query {
     /// Every query, in params-file order.
     pub const ALL: [Query; 4] = [Query::H, Query::L, Query::A, Query::BG1];
+
+    /// The name recorded on an `srs_upload` span (`query` arg).
+    pub fn name(self) -> &'static str {
+        match self {
+            Query::H => "h",
+            Query::L => "l",
+            Query::A => "a",
+            Query::BG1 => "b_g1",
+        }
+    }
+}
+
+/// One large section of a params set just decoded ([`Backend::stage_section`]).
+#[derive(Clone, Copy, Debug)]
+pub enum SrsSection<'a> {
+    /// A G1 query.
+    G1(Query, &'a [G1Affine]),
+    /// The B query in G2.
+    BG2(&'a [G2Affine]),
 }
 
 /// What a set of G1 bases is, so a device can find a copy it already holds.
@@ -281,6 +300,19 @@ pub trait Backend: Send + Sync {
 
     /// Before a proving call: upload (or find resident) the SRS bases, remember the options.
     fn begin_call(&self, _probe: &Probe, _opts: CallOpts, _srs: SrsRef<'_>) -> BResult<()> {
+        Ok(())
+    }
+
+    /// A section of params `id`, decoded while the rest of the file still decodes: a device backend copies it
+    /// up now (kept resident as `begin_call` would keep it), so the first call finds the SRS there instead of
+    /// uploading it after the whole load. Only for a run alone on its devices. Default: nothing to do.
+    fn stage_section(
+        &self,
+        _probe: &Probe,
+        _opts: CallOpts,
+        _id: ParamsId,
+        _section: SrsSection<'_>,
+    ) -> BResult<()> {
         Ok(())
     }
 

@@ -104,7 +104,7 @@ impl Engine {
             };
             est.check(&budget::mem_limit())?;
         }
-        self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()), backend)
+        self.params.load(sample, &fp, progress, &Probe::quiet(cancel.clone()), backend, None)
     }
 
     /// Whether `sample`'s params are in this engine's memory now.

@@ -11,6 +11,7 @@ use super::error::EngineError;
 use crate::circuits::{CircuitSpec, Sample};
 use crate::cs::Shape;
 use crate::groth16::cache::{CacheOutcome, Expect, ParamsCache};
+use crate::groth16::params_file::OnSection;
 use crate::groth16::params_stream::SectionCounts;
 use crate::groth16::setup::{self, Progress};
 use crate::groth16::Parameters;
@@ -193,7 +194,8 @@ impl ParamsMemo {
     }
 
     /// Params for `sample` (setup seed = the sample's seed), with the `srs_load` span around reading the
-    /// cache and `params_gen` around a generation. A cache entry is used only if its counts fit `fp` (the
+    /// cache and `params_gen` around a generation; a file or cache entry read hands each section to `stage`
+    /// as it is decoded. A cache entry is used only if its counts fit `fp` (the
     /// circuit's footprint) and its vk is the seed's; otherwise it is rebuilt with a warning naming the file.
     /// Setup and the wait for another process's build stop on the probe's cancel.
     pub(super) fn load(
@@ -203,11 +205,12 @@ impl ParamsMemo {
         progress: Progress,
         probe: &Probe,
         device: Option<&dyn crate::backend::api::Backend>,
+        stage: Option<OnSection<'_>>,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
         let circuit = || sample.sector_circuits(0).swap_remove(0);
         let (shape, digest) = self.shape_of(sample, fp)?;
         if let Some(file) = params_file(sample) {
-            return self.load_file(&file, shape, digest, probe);
+            return self.load_file(&file, shape, digest, probe, stage);
         }
         let key = params_key(digest, sample.seed);
         if let Some((p, path)) = lock(&self.params).get(&key) {
@@ -252,7 +255,7 @@ impl ParamsMemo {
             return Ok((p, info));
         }
         let cancel = probe.cancel_token().clone();
-        let expect = Expect { check: &check, cancel: &cancel, progress };
+        let expect = Expect { check: &check, cancel: &cancel, progress, stage };
         // `srs_load` covers looking at the cache and reading it; when the entry must be built it ends there and
         // `params_gen` covers generating and storing, so loading never counts a generation's time.
         let load = Cell::new(Some(probe.open(Site::new(Phase::SrsLoad))));
@@ -289,6 +292,7 @@ impl ParamsMemo {
         shape: Shape,
         digest: u64,
         probe: &Probe,
+        stage: Option<OnSection<'_>>,
     ) -> Result<(Arc<Parameters>, ParamsInfo), EngineError> {
         let key = file_key(file);
         let info = |outcome| ParamsInfo {
@@ -303,7 +307,7 @@ impl ParamsMemo {
         }
         let params = {
             let _span = probe.open(Site::new(Phase::SrsLoad).arg("file", file.display()));
-            crate::groth16::params_file::read_params(file, crate::groth16::PointCheck::OnCurve)?
+            crate::groth16::params_file::read_params_staged(file, crate::groth16::PointCheck::OnCurve, stage)?
         };
         let fits = [
             ("public inputs (vk IC points)", params.vk.ic.len(), shape.inputs),

@@ -111,7 +111,17 @@ pub(super) fn run(
     let body = || {
         let (shape, digest) = memo.shape_of(spec.sample, fp)?;
         let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(shape, digest));
-        let load = || memo.load(spec.sample, fp, ctl.progress, &probe, Some(spec.backend));
+        // A run alone on its device also puts the SRS there before the first call (kept resident, so the call
+        // finds it), each section as soon as it is decoded; beside other runs' calls the device is theirs
+        // until the gate says so.
+        let stage = ctl.device.is_none() && spec.backend.has_device() && spec.toggles.on(Toggle::SrsResident);
+        let opts = crate::backend::api::CallOpts::from(&spec.toggles);
+        let to_device = |id, section: crate::backend::api::SrsSection<'_>| {
+            // A failure here only leaves the upload to the call, which reports it.
+            let _ = spec.backend.stage_section(&probe, opts, id, section);
+        };
+        let on_section: Option<crate::groth16::params_file::OnSection> = stage.then_some(&to_device);
+        let load = || memo.load(spec.sample, fp, ctl.progress, &probe, Some(spec.backend), on_section);
         // Params on hand (memo, named file, cache entry) load beside the first call's synthesis, which needs
         // only the shape; a setup runs first, alone (it takes every core and its own memory).
         let cell: OnceLock<Option<Arc<Parameters>>> = OnceLock::new();
@@ -120,16 +130,11 @@ pub(super) fn run(
             let mut loader = None;
             if memo.on_hand(spec.sample, digest) {
                 let (cell, load, probe) = (&cell, &load, &probe);
-                // A run alone on its device also puts the SRS there before the first call (kept resident, so
-                // the call finds it); beside other runs' calls the device is theirs until the gate says so.
-                let stage =
-                    ctl.device.is_none() && spec.backend.has_device() && spec.toggles.on(Toggle::SrsResident);
                 loader = Some(sc.spawn(move || {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let r = load();
                         if let (Ok((p, _)), true) = (&r, stage) {
-                            // A failure here only leaves the upload to the call, which reports it.
-                            let opts = crate::backend::api::CallOpts::from(&spec.toggles);
+                            // What staging did not put there (params from the memo, a section refused).
                             let _ = spec.backend.begin_call(probe, opts, p.srs());
                             spec.backend.end_call();
                         }

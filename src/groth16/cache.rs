@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use super::digest::SIDECAR_PREFIX;
 use super::error::{Error, Result};
 use super::keys::{Parameters, PointCheck};
-use super::params_file::{hex, read_params_hashed, write_atomic, write_params, DigestKind};
+use super::params_file::{hex, read_params_hashed, write_atomic, write_params, DigestKind, OnSection};
 use super::params_stream::{ParamsStream, SectionCounts};
 use super::setup::Progress;
 use crate::vocab::CancelToken;
@@ -72,6 +72,9 @@ pub struct Expect<'a> {
     pub cancel: &'a CancelToken,
     /// Told `("waiting", 0, 1)` while another process builds the entry, `("waiting", 1, 1)` when it is done.
     pub progress: Progress<'a>,
+    /// Told each section of a loaded entry as it is decoded (a device copy made under the decode). An entry
+    /// that then fails its checksum or `check` is not used: its copies are of a set that never comes.
+    pub stage: Option<OnSection<'a>>,
 }
 
 fn no_progress(_: &str, _: usize, _: usize) {}
@@ -175,7 +178,7 @@ impl ParamsCache {
 
     /// Loads the entry for `key` if it is present and valid; `Ok(None)` when missing or invalid.
     pub fn load(&self, key: &str) -> Result<Option<Parameters>> {
-        match self.inspect(&self.path_for(key)?, &any) {
+        match self.inspect(&self.path_for(key)?, &any, None) {
             Entry::Valid(p) => Ok(Some(*p)),
             Entry::Missing | Entry::Invalid(_) => Ok(None),
         }
@@ -238,7 +241,7 @@ impl ParamsCache {
         let never = CancelToken::new();
         self.load_or_build_checked(
             key,
-            &Expect { check: &any, cancel: &never, progress: &no_progress },
+            &Expect { check: &any, cancel: &never, progress: &no_progress, stage: None },
             build,
         )
     }
@@ -266,11 +269,11 @@ impl ParamsCache {
     fn begin(&self, key: &str, expect: &Expect) -> Result<Begun> {
         let path = self.path_for(key)?;
         crate::util::stale::sweep(&self.dir, None);
-        if let Entry::Valid(p) = self.inspect(&path, expect.check) {
+        if let Entry::Valid(p) = self.inspect(&path, expect.check, expect.stage) {
             return Ok(Begun::Loaded(Box::new((*p, path, CacheOutcome::Loaded))));
         }
         let lock = self.lock(key, expect)?;
-        let outcome = match self.inspect(&path, expect.check) {
+        let outcome = match self.inspect(&path, expect.check, expect.stage) {
             Entry::Valid(p) => return Ok(Begun::Loaded(Box::new((*p, path, CacheOutcome::Loaded)))),
             Entry::Missing => CacheOutcome::Built,
             Entry::Invalid(problem) => CacheOutcome::Rebuilt {
@@ -316,7 +319,12 @@ impl ParamsCache {
     }
 
     /// Looks at the entry at `path`: missing, valid (checksum, validation and `check` pass) or invalid (why).
-    fn inspect(&self, path: &Path, check: &(dyn Fn(&Parameters) -> Option<String> + Sync)) -> Entry {
+    fn inspect(
+        &self,
+        path: &Path,
+        check: &(dyn Fn(&Parameters) -> Option<String> + Sync),
+        stage: Option<OnSection<'_>>,
+    ) -> Entry {
         match std::fs::metadata(path) {
             Err(e)
                 if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) =>
@@ -356,7 +364,7 @@ impl ParamsCache {
                 fields_start(&expected_line).chars().take(80).collect::<String>()
             ));
         }
-        let (parsed, digest) = match read_params_hashed(path, self.check, kind) {
+        let (parsed, digest) = match read_params_hashed(path, self.check, kind, stage) {
             Ok(r) => r,
             Err(e) => return Entry::Invalid(e.to_string()),
         };

@@ -24,6 +24,7 @@ use super::keys::{
     decode_g1, decode_g2, Parameters, PointCheck, Src, VerifyingKey, CHUNK, COUNT_LEN, G1_UNCOMPRESSED,
     G2_UNCOMPRESSED, VK_FIXED_LEN,
 };
+use crate::backend::api::{ParamsId, Query, SrsSection};
 
 /// Where one counted section of a params file lies, so readers (and uploaders) can find its points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,20 +162,67 @@ fn decode_points<T: Copy + Default + Send>(
     Err(Error::BadPoint { origin: origin.to_string(), section: span.section, index, offset, problem })
 }
 
+/// Told each large section as soon as it is decoded, with the identity the params will have: the engine
+/// hands it to `Backend::stage_section`, so a section's upload runs under the next one's decode.
+pub type OnSection<'a> = &'a (dyn Fn(ParamsId, SrsSection<'_>) + Sync);
+
 /// Parses a whole params file image: layout first, then the vk (fully checked), then the sections with `check`.
 pub fn parse_params(bytes: &[u8], origin: &str, check: PointCheck) -> Result<Parameters> {
+    parse_params_staged(bytes, origin, check, None)
+}
+
+/// [`parse_params`], handing each large section to `on` once decoded (on a thread of its own while the next
+/// section decodes; all of them are done when this returns).
+pub fn parse_params_staged(
+    bytes: &[u8],
+    origin: &str,
+    check: PointCheck,
+    on: Option<OnSection<'_>>,
+) -> Result<Parameters> {
     let lay = layout(bytes, origin)?;
     let [ic, h, l, a, b_g1, b_g2] = &lay.sections;
     let vk = VerifyingKey::read_src(&mut Src::new(&bytes[..ic.end() as usize], origin))?;
     let g1 = |b: &[u8]| decode_g1(b, check);
-    Ok(Parameters::new(
-        vk,
-        decode_points(bytes, h, origin, g1)?,
-        decode_points(bytes, l, origin, g1)?,
-        decode_points(bytes, a, origin, g1)?,
-        decode_points(bytes, b_g1, origin, g1)?,
-        decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check))?,
-    ))
+    let id = ParamsId::fresh();
+    let stage = |section: SrsSection<'_>| {
+        if let Some(f) = on {
+            f(id, section);
+        }
+    };
+    let hv = decode_points(bytes, h, origin, g1)?;
+    let lv = beside(
+        on.is_some(),
+        || stage(SrsSection::G1(Query::H, &hv)),
+        || decode_points(bytes, l, origin, g1),
+    )?;
+    let av = beside(
+        on.is_some(),
+        || stage(SrsSection::G1(Query::L, &lv)),
+        || decode_points(bytes, a, origin, g1),
+    )?;
+    let bv = beside(
+        on.is_some(),
+        || stage(SrsSection::G1(Query::A, &av)),
+        || decode_points(bytes, b_g1, origin, g1),
+    )?;
+    let b2v = beside(
+        on.is_some(),
+        || stage(SrsSection::G1(Query::BG1, &bv)),
+        || decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check)),
+    )?;
+    stage(SrsSection::BG2(&b2v));
+    Ok(Parameters::with_id(id, vk, hv, lv, av, bv, b2v))
+}
+
+/// `work()`, with `side()` on a thread beside it when `spawn` (else `side()` is skipped: it has nothing to do).
+fn beside<T>(spawn: bool, side: impl FnOnce() + Send, work: impl FnOnce() -> T) -> T {
+    if !spawn {
+        return work();
+    }
+    std::thread::scope(|s| {
+        s.spawn(side);
+        work()
+    })
 }
 
 /// A read-only view of a file's bytes: a memory map, or an empty slice for an empty file.
@@ -203,9 +251,14 @@ impl Mapped {
 
 /// Reads and validates a params file (memory-mapped); errors name the file and the section.
 pub fn read_params(path: &Path, check: PointCheck) -> Result<Parameters> {
+    read_params_staged(path, check, None)
+}
+
+/// [`read_params`] with each section handed to `on` once decoded ([`parse_params_staged`]).
+pub fn read_params_staged(path: &Path, check: PointCheck, on: Option<OnSection<'_>>) -> Result<Parameters> {
     let origin = params_origin(path);
     let map = Mapped::open(path, &origin)?;
-    parse_params(map.bytes(), &origin, check)
+    parse_params_staged(map.bytes(), &origin, check, on)
 }
 
 /// How a params file's checksum is computed: what its sidecar says it holds.
@@ -231,11 +284,13 @@ pub fn read_params_hashed(
     path: &Path,
     check: PointCheck,
     kind: DigestKind,
+    on: Option<OnSection<'_>>,
 ) -> Result<(Result<Parameters>, [u8; 32])> {
     let origin = params_origin(path);
     let map = Mapped::open(path, &origin)?;
     let bytes = map.bytes();
-    let (digest, parsed) = rayon::join(|| digest_of(kind, bytes), || parse_params(bytes, &origin, check));
+    let (digest, parsed) =
+        rayon::join(|| digest_of(kind, bytes), || parse_params_staged(bytes, &origin, check, on));
     Ok((parsed, digest))
 }
 

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use blstrs::G1Affine;
+use cuzk::backend::api::{ParamsId, Query, SrsSection};
 use cuzk::cs::ShapeCounter;
 use cuzk::groth16::cache::{checksum_path, CacheOutcome, Expect, ParamsCache};
 use cuzk::groth16::digest::{chunked, SIDECAR_PREFIX};
@@ -114,7 +116,7 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     let cache = ParamsCache::new(d.join("params"));
     let key = "tiny-streamed";
     let cancel = CancelToken::new();
-    let expect = Expect { check: &|_| None, cancel: &cancel, progress: &|_, _, _| {} };
+    let expect = Expect { check: &|_| None, cancel: &cancel, progress: &|_, _, _| {}, stage: None };
     let builds = std::cell::Cell::new(0);
     let build = |out: Option<&ParamsStream>| {
         builds.set(builds.get() + 1);
@@ -129,6 +131,31 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     assert_eq!(side, format!("{SIDECAR_PREFIX}{}  {key}.params\n", hex(&chunked(&bytes))));
     let (p, _, outcome) = cache.load_or_build_streamed(key, &expect, counts, build).expect("load");
     assert_eq!((p == plain, outcome, builds.get()), (true, CacheOutcome::Loaded, 1));
+
+    // A load hands every section on as it is decoded, in file order, under the identity the params then have.
+    let seen = std::sync::Mutex::new(Vec::new());
+    let on = |id: ParamsId, s: SrsSection<'_>| {
+        let copy = match s {
+            SrsSection::G1(q, v) => (Some(q), v.to_vec(), Vec::new()),
+            SrsSection::BG2(v) => (None, Vec::new(), v.to_vec()),
+        };
+        seen.lock().unwrap().push((id, copy));
+    };
+    let staged = Expect { stage: Some(&on), ..expect };
+    let (p, _, outcome) = cache.load_or_build_streamed(key, &staged, counts, build).expect("staged load");
+    assert_eq!((outcome, builds.get()), (CacheOutcome::Loaded, 1));
+    let seen = seen.into_inner().unwrap();
+    assert!(seen.iter().all(|(id, _)| *id == p.id()), "every section under the loaded params' identity");
+    let got: Vec<_> = seen.into_iter().map(|(_, c)| c).collect();
+    let g1 = |q, v: &Vec<G1Affine>| (Some(q), v.clone(), Vec::new());
+    let want = vec![
+        g1(Query::H, &plain.h),
+        g1(Query::L, &plain.l),
+        g1(Query::A, &plain.a),
+        g1(Query::BG1, &plain.b_g1),
+        (None, Vec::new(), plain.b_g2.clone()),
+    ];
+    assert!(got == want, "the sections handed on are the file's, in order");
 
     // A sidecar of the earlier format (`sha256sum`'s line) still checks its file.
     std::fs::write(checksum_path(&path), format!("{}  {key}.params\n", hex(&sha256(&bytes)))).expect("plain");

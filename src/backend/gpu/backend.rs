@@ -11,7 +11,8 @@ use super::kernels::msm;
 use super::lane::GpuLane;
 use super::mem::b2_pool::{cap_bytes, PinnedPool};
 use crate::backend::api::{
-    BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, SrsRef, Tick,
+    BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, ParamsId, SrsRef,
+    SrsSection, Tick,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::cs::{Evals, HostPool};
@@ -106,6 +107,32 @@ impl Backend for GpuBackend {
         std::thread::scope(|s| {
             let hs: Vec<_> =
                 self.lanes.iter().map(|l| s.spawn(move || l.begin_call(probe, opts, srs))).collect();
+            hs.into_iter().try_for_each(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(BackendError {
+                        backend: "gpu",
+                        op: "srs_upload",
+                        msg: "upload thread panicked".into(),
+                    })
+                })
+            })
+        })
+    }
+
+    /// Every device takes the section, the devices in parallel.
+    fn stage_section(
+        &self,
+        probe: &Probe,
+        opts: CallOpts,
+        id: ParamsId,
+        section: SrsSection<'_>,
+    ) -> BResult<()> {
+        std::thread::scope(|s| {
+            let hs: Vec<_> = self
+                .lanes
+                .iter()
+                .map(|l| s.spawn(move || l.stage_section(probe, opts, id, section)))
+                .collect();
             hs.into_iter().try_for_each(|h| {
                 h.join().unwrap_or_else(|_| {
                     Err(BackendError {

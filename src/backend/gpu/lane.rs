@@ -18,7 +18,8 @@ use super::lane_core::{lock, Counts, LaneCore};
 use super::sched::g2d::G2Dev;
 use super::sched::{hpipe, tailseq};
 use crate::backend::api::{
-    g1_groups_each, ntt_msm_h_each, BResult, Backend, BackendError, Bases, CallOpts, G1Group, SrsRef, Tick,
+    g1_groups_each, ntt_msm_h_each, BResult, Backend, BackendError, Bases, CallOpts, G1Group, ParamsId,
+    SrsRef, SrsSection, Tick,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::cs::Evals;
@@ -123,6 +124,34 @@ impl GpuLane {
         Ok(())
     }
 
+    /// [`Backend::stage_section`] on this lane: a G1 query into the resident SRS, B_G2 to `g2d` when on.
+    fn stage_impl(
+        &self,
+        probe: &Probe,
+        opts: CallOpts,
+        id: ParamsId,
+        section: SrsSection<'_>,
+    ) -> GResult<()> {
+        let core = &self.core;
+        let gpu = &*core.gpu;
+        match section {
+            SrsSection::G1(query, host) => lock(&core.srs).stage(gpu, probe, id, query, host),
+            SrsSection::BG2(host) => {
+                let mut g2 = self.g2();
+                let site = Site::new(Phase::SrsUpload)
+                    .device(core.ordinal())
+                    .arg("bytes", std::mem::size_of_val(host))
+                    .arg("query", "b_g2");
+                let span = opts.g2_device.then(|| probe.open(site));
+                let uploaded = g2.prepare(gpu, opts.g2_device, id, host);
+                if let Some(mut s) = span {
+                    s.arg("uploaded", uploaded);
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// B_G2's batch addition on the device when `g2d` made the bases resident, else on the host.
     fn batch_add_b_g2_impl(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
         let host = &srs.b_g2[start.min(srs.b_g2.len())..];
@@ -188,6 +217,16 @@ impl Backend for GpuLane {
 
     fn begin_call(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
         self.begin_impl(probe, opts, srs).map_err(berr("srs_upload"))
+    }
+
+    fn stage_section(
+        &self,
+        probe: &Probe,
+        opts: CallOpts,
+        id: ParamsId,
+        section: SrsSection<'_>,
+    ) -> BResult<()> {
+        self.stage_impl(probe, opts, id, section).map_err(berr("srs_upload"))
     }
 
     fn end_call(&self) {

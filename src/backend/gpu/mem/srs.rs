@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use blstrs::G1Affine;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView};
 
 use super::super::device::Gpu;
@@ -67,6 +68,39 @@ impl DeviceSrs {
         if h_uploaded {
             self.shifted = None; // copies of bases that were just replaced
         }
+        Ok(())
+    }
+
+    /// Before any call: query `query` of params `params`, just decoded, made resident now (span `srs_upload`
+    /// with its `query`), so the next [`DeviceSrs::begin`] only checks it. Entries of other params are freed
+    /// first, as `begin` frees them.
+    pub fn stage(
+        &mut self,
+        gpu: &Gpu,
+        probe: &Probe,
+        params: ParamsId,
+        query: Query,
+        host: &[G1Affine],
+    ) -> GResult<()> {
+        self.srs.retain_params(params);
+        if self.shifted.as_ref().is_some_and(|(k, _)| k.params != params || query == Query::H) {
+            self.shifted = None;
+        }
+        let key = ResidentKey { params, query, len: host.len() };
+        self.srs.get_or_insert(
+            key,
+            |dev| matches(gpu, dev, host),
+            || {
+                let bytes = std::mem::size_of_val(host);
+                gpu.check_mem("the SRS bases (H, L, A, B_G1)", bytes)?;
+                let site = Site::new(Phase::SrsUpload)
+                    .device(gpu.ordinal as u64)
+                    .arg("bytes", bytes)
+                    .arg("query", query.name());
+                let _span = probe.open(site);
+                upload(gpu, host)
+            },
+        )?;
         Ok(())
     }
 
