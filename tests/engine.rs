@@ -639,3 +639,73 @@ fn a_bad_params_file_read_beside_synthesis_fails_with_its_own_error() {
     assert!(msg.contains("bad.params"), "{msg}");
     assert!(!msg.contains("did not load"), "{msg}");
 }
+
+/// A backend still starting (`backend::deferred`): the run reads its params and synthesizes meanwhile, and its
+/// proofs are the started backend's, byte for byte. The start is held until the run's first `synthesis` has
+/// begun, so a run that waited for it before synthesizing would hang (the start gives up after 60 s and the
+/// test fails).
+#[test]
+fn a_run_begins_while_its_backend_starts_and_proves_the_same() {
+    use cuzk::backend::deferred::Deferred;
+    use cuzk::timeline::{LiveFeed, LiveTap};
+    use_test_cache();
+    let s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+    let run = |backend: &dyn cuzk::backend::api::Backend, feed: Option<LiveFeed>| {
+        let spec =
+            RunSpec { sample: &s, toggles: Toggles::default(), backend, repeats: 1, mem_budget: 1 << 32 };
+        let ctl = RunCtl { feed, ..RunCtl::quiet(CancelToken::new()) };
+        Engine::new().run(&spec, &ctl).expect("run").record
+    };
+    let want = run(&CpuBackend::new(), None);
+
+    let feed = LiveFeed::new();
+    let released = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (tap_feed, flag) = (feed.clone(), released.clone());
+    let deferred = Deferred::start("cpu", 1, move || {
+        let mut tap = LiveTap::new(tap_feed);
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < std::time::Duration::from_secs(60) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            let Some(p) = tap.poll() else { continue };
+            let synthesis = |ph: Phase| ph == Phase::Synthesis;
+            if p.closed.iter().any(|e| synthesis(e.site.phase))
+                || p.open.iter().any(|o| synthesis(o.site.phase))
+            {
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                break;
+            }
+        }
+        Ok(Box::new(CpuBackend::new()))
+    });
+    let got = run(&deferred, Some(feed));
+    assert!(released.load(std::sync::atomic::Ordering::SeqCst), "synthesis waited for the backend's start");
+    assert!(got.all_verified());
+    let hex = |r: &RunRecord| r.proofs.iter().map(|p| p.hex.clone()).collect::<Vec<_>>();
+    assert_eq!(hex(&got), hex(&want), "the deferred backend changed the proofs");
+    assert_eq!(got.backend, "cpu");
+}
+
+/// A start that fails after discovery fails the run at its first device operation, with the start's reason in
+/// one line; nothing panics.
+#[test]
+fn a_backend_start_that_fails_fails_the_run_with_its_reason() {
+    use cuzk::backend::api::Backend;
+    use cuzk::backend::deferred::Deferred;
+    use_test_cache();
+    let s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+    let deferred = Deferred::start("gpu", 1, || Err("context creation failed: test".into()));
+    let spec = RunSpec {
+        sample: &s,
+        toggles: Toggles::default(),
+        backend: &deferred,
+        repeats: 1,
+        mem_budget: 1 << 32,
+    };
+    let err = match Engine::new().run(&spec, &RunCtl::quiet(CancelToken::new())) {
+        Ok(_) => panic!("a run on a backend that never started succeeded"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("context creation failed: test") && !err.contains('\n'), "{err}");
+    assert_eq!(deferred.name(), "gpu");
+    assert!(deferred.device().contains("context creation failed: test"));
+}

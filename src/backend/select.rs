@@ -2,6 +2,7 @@
 
 use super::api::Backend;
 use super::cpu::backend::CpuBackend;
+use super::deferred::Deferred;
 use super::gpu::backend::GpuBackend;
 use super::gpu::discover::discovery;
 use crate::vocab::BackendKind;
@@ -38,4 +39,23 @@ pub fn select(kind: BackendKind) -> Result<Selected, SelectError> {
             Err(e) => Err(SelectError(e.to_string())),
         },
     }
+}
+
+/// [`select`] for a run that can begin before its devices are up: once discovery finds a usable device, the
+/// contexts and kernels start on a thread ([`Deferred`]) and the run reads its params and synthesizes
+/// meanwhile. No usable device: as [`select`] (the CPU under `auto`, the reason under `gpu`), without waiting.
+/// A start that fails after discovery fails the run's first device operation, with its reason.
+pub fn select_deferred(kind: BackendKind) -> Result<Selected, SelectError> {
+    if kind == BackendKind::Cpu || !discovery().usable() {
+        return select(kind);
+    }
+    let reason = match kind {
+        BackendKind::Auto => format!("auto: {}", discovery().summary()),
+        _ => "requested".into(),
+    };
+    let start = move || match select(kind) {
+        Ok(s) => Ok(s.backend),
+        Err(e) => Err(e.to_string()),
+    };
+    Ok(Selected { backend: Box::new(Deferred::start("gpu", discovery().devices.len(), start)), reason })
 }

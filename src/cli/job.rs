@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::error::CliError;
 use super::progress::LineProgress;
 use crate::backend::api::Backend;
-use crate::backend::select::{select, SelectError, Selected};
+use crate::backend::select::{select_deferred, SelectError, Selected};
 use crate::circuits::Sample;
 use crate::engine::sample::{self, Overrides};
 use crate::engine::store::RunStore;
@@ -55,10 +55,11 @@ impl JobArgs {
     /// The sample (or request file) with the overrides applied, its toggles, and the backend.
     pub fn resolve(&self) -> Result<(Sample, Toggles, Selected), CliError> {
         let o = Overrides { seed: self.seed, sectors: self.sectors, set: self.set.as_deref() };
-        // The device starts (driver, context, kernels) while the request is read and checked.
+        // The device is discovered while the request is read and checked; its contexts and kernels start
+        // while the run begins (`select_deferred`).
         let (loaded, selected) = std::thread::scope(|s| {
             let dev = s.spawn(|| {
-                let r = select(self.backend);
+                let r = select_deferred(self.backend);
                 crate::util::marks::mark("backend_selected");
                 r
             });

@@ -289,8 +289,13 @@ pub fn read_params_hashed(
     let origin = params_origin(path);
     let map = Mapped::open(path, &origin)?;
     let bytes = map.bytes();
-    let (digest, parsed) =
-        rayon::join(|| digest_of(kind, bytes), || parse_params_staged(bytes, &origin, check, on));
+    // The parse stays on the calling thread (never a rayon worker's): a section handed to `on` may wait for a
+    // device still starting, and a worker held by that wait is one synthesis beside the load cannot use.
+    let (digest, parsed) = std::thread::scope(|s| {
+        let digest = s.spawn(|| digest_of(kind, bytes));
+        let parsed = parse_params_staged(bytes, &origin, check, on);
+        (digest.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), parsed)
+    });
     Ok((parsed, digest))
 }
 

@@ -251,7 +251,8 @@ fn canonical_decode_equals_the_curve_checked_one_and_rejects_bad_coordinates() {
     };
     let sort_flag = |b: &mut Vec<u8>| b[start] |= 0x20;
     let infinity_with_bits = |b: &mut Vec<u8>| b[start] |= 0x40;
-    let corruptions: [(&str, &dyn Fn(&mut Vec<u8>)); 5] = [
+    type Corrupt<'a> = &'a dyn Fn(&mut Vec<u8>);
+    let corruptions: [(&str, Corrupt); 5] = [
         ("x all ones", &x_high),
         ("y all ones", &y_high),
         ("x above p", &x_above_p),
