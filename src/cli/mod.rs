@@ -8,7 +8,6 @@ mod bench_gpu;
 mod bench_synth;
 pub mod client;
 pub mod error;
-pub mod exit;
 pub mod info;
 mod interrupt;
 pub mod job;
@@ -239,19 +238,17 @@ pub fn parse() -> Result<Cli, ExitCode> {
 }
 
 /// Runs a command of the CLI's own (not `tui`, `daemon` or a bare `cuzk` on a terminal, which the binary
-/// routes to their front-ends), maps errors to one line on stderr and exit code 1, and ends the process
-/// ([`exit::end`]).
-pub fn main(cli: Cli) -> ! {
+/// routes to their front-ends) and maps errors to one line on stderr and exit code 1.
+pub fn main(cli: Cli) -> ExitCode {
     let r = run(cli);
     crate::util::marks::mark("command_done");
-    let code = match r {
-        Ok(()) => 0,
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            1
+            ExitCode::FAILURE
         }
-    };
-    exit::end(code)
+    }
 }
 
 /// A clap outcome that is not a command: help and version go to stdout with exit 0; a usage error becomes

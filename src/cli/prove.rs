@@ -165,9 +165,6 @@ pub fn prove(args: ProveArgs) -> Result<(), CliError> {
             eprintln!("exported {}", p.display());
         }
     }
-    crate::util::marks::mark("printed");
-    // The process ends next: the params, the engine and the devices' buffers go with it (cli::exit).
-    super::exit::leave((session, result, selected));
     if failed {
         return Err(CliError::Msg("some proofs did not verify".into()));
     }

@@ -20,14 +20,9 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var(TIMING_ENV).is_ok_and(|v| v == "1"))
 }
 
-/// Sets the origin the milestones count from; `main` calls it first. Its line gives the wall clock too, so a
-/// script can tell the process's start and exit apart from its work.
+/// Sets the origin the milestones count from; `main` calls it first.
 pub fn start() {
     let _ = origin();
-    if enabled() {
-        let epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        eprintln!("CUZK_TIMING: process main at_ms=0.0 epoch_ms={}", epoch.as_millis());
-    }
 }
 
 /// Milliseconds since [`start`].
