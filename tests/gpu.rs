@@ -201,3 +201,5 @@ mod perf;
 mod pools;
 #[path = "gpu/setup.rs"]
 mod setup;
+#[path = "gpu/staged.rs"]
+mod staged;
