@@ -7,6 +7,11 @@
 //! The host's check is the heap in use where glibc reports it, as a share of RSS at the warm-up: RSS also holds
 //! free memory glibc keeps, which moves in steps of 1.5–2.5 MiB, so a 1% RSS limit failed soaks whose heap
 //! grew alike (docs/PERF.md, session m). RSS is printed beside it, and checked where the heap is not known.
+//!
+//! A device's used memory is read after its stream-ordered pool is trimmed to what is allocated: the pool
+//! keeps freed scratch up to its release threshold by design, and how high it has grown depends on how the
+//! tails and msm_h happened to overlap, so one 32 MiB chunk more came in run 2, 3 or 5 alike, in builds with
+//! and without a change (docs/PERF.md, session ab). A leak holds its memory through the trim.
 
 use serde::Serialize;
 
@@ -49,16 +54,22 @@ pub struct MemSample {
     pub rss_bytes: u64,
     /// Heap bytes allocated and not freed (glibc only): grows with a leak, stays put when only RSS grows.
     pub heap_bytes: Option<u64>,
-    /// Used memory per GPU (total − free), bytes; empty on the CPU backend.
+    /// Used memory per GPU (total − free, the kept pool trimmed first), bytes; empty on the CPU backend.
     pub device_used_bytes: Vec<u64>,
 }
 
-/// Each visible GPU's used memory (empty without a usable GPU).
+/// Each visible GPU's used memory once its kept pool is trimmed (module doc); empty without a usable GPU.
 fn device_used() -> Vec<u64> {
     match crate::backend::gpu::device::gpus() {
-        Ok(gs) => {
-            gs.iter().map(|g| g.free_mem().map_or(0, |f| g.mem_total.saturating_sub(f) as u64)).collect()
-        }
+        Ok(gs) => gs
+            .iter()
+            .map(|g| {
+                if let Some(p) = &g.pool {
+                    p.trim(&g.ctx);
+                }
+                g.free_mem().map_or(0, |f| g.mem_total.saturating_sub(f) as u64)
+            })
+            .collect(),
         Err(_) => Vec::new(),
     }
 }
