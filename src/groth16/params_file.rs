@@ -179,6 +179,7 @@ pub fn parse_params_staged(
     check: PointCheck,
     on: Option<OnSection<'_>>,
 ) -> Result<Parameters> {
+    crate::util::marks::mark("params_decode_begins");
     let lay = layout(bytes, origin)?;
     let [ic, h, l, a, b_g1, b_g2] = &lay.sections;
     let vk = VerifyingKey::read_src(&mut Src::new(&bytes[..ic.end() as usize], origin))?;
@@ -187,29 +188,40 @@ pub fn parse_params_staged(
     let stage = |section: SrsSection<'_>| {
         if let Some(f) = on {
             f(id, section);
+            let name = match section {
+                SrsSection::G1(q, _) => q.name(),
+                SrsSection::BG2(_) => "b_g2",
+            };
+            crate::util::marks::mark(&format!("params_{name}_staged"));
         }
     };
+    let decoded = |name: &str| crate::util::marks::mark(&format!("params_{name}_decoded"));
     let hv = decode_points(bytes, h, origin, g1)?;
+    decoded("h");
     let lv = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::H, &hv)),
         || decode_points(bytes, l, origin, g1),
     )?;
+    decoded("l");
     let av = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::L, &lv)),
         || decode_points(bytes, a, origin, g1),
     )?;
+    decoded("a");
     let bv = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::A, &av)),
         || decode_points(bytes, b_g1, origin, g1),
     )?;
+    decoded("b_g1");
     let b2v = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::BG1, &bv)),
         || decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check)),
     )?;
+    decoded("b_g2");
     stage(SrsSection::BG2(&b2v));
     Ok(Parameters::with_id(id, vk, hv, lv, av, bv, b2v))
 }
@@ -292,7 +304,11 @@ pub fn read_params_hashed(
     // The parse stays on the calling thread (never a rayon worker's): a section handed to `on` may wait for a
     // device still starting, and a worker held by that wait is one synthesis beside the load cannot use.
     let (digest, parsed) = std::thread::scope(|s| {
-        let digest = s.spawn(|| digest_of(kind, bytes));
+        let digest = s.spawn(|| {
+            let d = digest_of(kind, bytes);
+            crate::util::marks::mark("params_digest_done");
+            d
+        });
         let parsed = parse_params_staged(bytes, &origin, check, on);
         (digest.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), parsed)
     });
