@@ -68,9 +68,9 @@ pub enum PointCheck {
     OnCurve,
     /// On the curve and in the prime-order subgroup (`from_uncompressed`): for params from an untrusted source.
     Subgroup,
-    /// Canonical coordinates only (G1; G2 as `OnCurve`): for the params cache, whose whole-file checksum is
-    /// checked before the points are used and whose files cuzk wrote from checked points. Skipping the curve
-    /// equation saves about half the field multiplications of a G1 decode.
+    /// Canonical coordinates and exact flags only, no curve equation: for the params cache, whose whole-file
+    /// checksum is checked before the points are used and whose files cuzk wrote from checked points. Skipping
+    /// the equation saves about half a G1 decode's field multiplications, and more of a G2 decode's.
     Canonical,
 }
 
@@ -100,28 +100,42 @@ pub(crate) fn decode_g1(bytes: &[u8], check: PointCheck) -> Result<G1Affine, &'s
     Ok(p)
 }
 
-/// [`PointCheck::Canonical`]'s G1 decode: the infinity flag with all other bits zero is the identity, else two
-/// big-endian coordinates below p with no flag bits, taken to Montgomery form (no curve equation).
-fn decode_g1_canonical(arr: &[u8; G1_UNCOMPRESSED]) -> Result<G1Affine, &'static str> {
+/// Whether a canonical encoding (`arr`, compression flag already checked clear) is the identity: the infinity
+/// flag with every other bit zero; an error for the infinity flag with other bits, or the sort flag.
+fn canonical_identity(arr: &[u8]) -> Result<bool, &'static str> {
     if arr[0] & FLAG_INFINITY != 0 {
         let rest_zero = arr[0] == FLAG_INFINITY && arr[1..].iter().all(|&b| b == 0);
-        return if rest_zero {
-            Ok(<G1Affine as group::prime::PrimeCurveAffine>::identity())
-        } else {
-            Err(NOT_ON_CURVE)
-        };
+        return if rest_zero { Ok(true) } else { Err(NOT_ON_CURVE) };
     }
     if arr[0] & FLAG_SORT != 0 {
         return Err(BAD_FLAGS);
     }
-    let coord = |b: &[u8]| -> Option<blstrs::Fp> {
-        let be: &[u8; 48] = b.try_into().ok()?;
-        Option::from(blstrs::Fp::from_bytes_be(be))
-    };
-    match (coord(&arr[..48]), coord(&arr[48..])) {
-        (Some(x), Some(y)) => Ok(G1Affine::from_raw_unchecked(x, y, false)),
-        _ => Err(NOT_ON_CURVE),
+    Ok(false)
+}
+
+/// One big-endian base-field coordinate below p, in Montgomery form.
+fn canonical_fp(b: &[u8]) -> Result<blstrs::Fp, &'static str> {
+    let be: &[u8; 48] = b.try_into().map_err(|_| WRONG_SIZE)?;
+    Option::from(blstrs::Fp::from_bytes_be(be)).ok_or(NOT_ON_CURVE)
+}
+
+/// [`PointCheck::Canonical`]'s G1 decode: two coordinates below p (no curve equation), or the identity.
+fn decode_g1_canonical(arr: &[u8; G1_UNCOMPRESSED]) -> Result<G1Affine, &'static str> {
+    if canonical_identity(arr)? {
+        return Ok(<G1Affine as group::prime::PrimeCurveAffine>::identity());
     }
+    Ok(G1Affine::from_raw_unchecked(canonical_fp(&arr[..48])?, canonical_fp(&arr[48..])?, false))
+}
+
+/// [`PointCheck::Canonical`]'s G2 decode: x = (x.c1, x.c0) and y = (y.c1, y.c0), each below p, or the identity.
+fn decode_g2_canonical(arr: &[u8; G2_UNCOMPRESSED]) -> Result<G2Affine, &'static str> {
+    if canonical_identity(arr)? {
+        return Ok(<G2Affine as group::prime::PrimeCurveAffine>::identity());
+    }
+    let fp2 = |b: &[u8]| -> Result<blstrs::Fp2, &'static str> {
+        Ok(blstrs::Fp2::new(canonical_fp(&b[48..])?, canonical_fp(&b[..48])?))
+    };
+    Ok(G2Affine::from_raw_unchecked(fp2(&arr[..96])?, fp2(&arr[96..])?, false))
 }
 
 /// Decodes one uncompressed G2 point with the given check; the error is a short description for messages.
@@ -129,6 +143,9 @@ pub(crate) fn decode_g2(bytes: &[u8], check: PointCheck) -> Result<G2Affine, &'s
     let arr: &[u8; G2_UNCOMPRESSED] = bytes.try_into().map_err(|_| WRONG_SIZE)?;
     if arr[0] & FLAG_COMPRESSED != 0 {
         return Err(BAD_FLAGS);
+    }
+    if check == PointCheck::Canonical {
+        return decode_g2_canonical(arr);
     }
     let p = Option::<G2Affine>::from(G2Affine::from_uncompressed_unchecked(arr)).ok_or(NOT_ON_CURVE)?;
     if check == PointCheck::Subgroup && !bool::from(p.is_torsion_free()) {

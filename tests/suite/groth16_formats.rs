@@ -238,6 +238,8 @@ fn canonical_decode_equals_the_curve_checked_one_and_rejects_bad_coordinates() {
         (&on.h, &on.l, &on.a, &on.b_g1, &on.b_g2)
     );
     assert_eq!((canon.a[2], on.a[2]), (G1Affine::identity(), G1Affine::identity()), "the identity decodes");
+    assert_eq!(canon.b_g2[3], G2Affine::identity(), "the G2 identity decodes");
+    assert!(canon.b_g2.iter().all(|q| bool::from(q.is_on_curve())));
     assert!(canon.h.iter().chain(&canon.l).all(|q| bool::from(q.is_on_curve())));
     // L[4]: a coordinate at or above p, or a flag bit, is still a bad point at its own index and offset.
     let offs = count_offsets(&p);
@@ -269,6 +271,26 @@ fn canonical_decode_equals_the_curve_checked_one_and_rejects_bad_coordinates() {
             other => panic!("{what}: {:?}", other.map(|_| ())),
         }
     }
+    // B_G2[1]: each of its four coordinates (x.c1, x.c0, y.c1, y.c0) at or above p, and the sort flag.
+    let (_, b2, _, _) = offs.iter().find(|o| o.0 == Section::BG2).copied().unwrap();
+    let start = b2 + 4 + G2U;
+    for (what, at) in [("x.c1", 0), ("x.c0", 48), ("y.c1", 96), ("y.c0", 144)] {
+        let mut bad = bytes.clone();
+        bad[start + at..start + at + 48].fill(0xff);
+        bad[start + at] = 0x1f;
+        match parse_params(&bad, "mem", PointCheck::Canonical) {
+            Err(Error::BadPoint { section: Section::BG2, index: 1, offset, .. }) => {
+                assert_eq!(offset, start as u64, "{what}")
+            }
+            other => panic!("G2 {what} above p: {:?}", other.map(|_| ())),
+        }
+    }
+    let mut bad = bytes.clone();
+    bad[start] |= 0x20;
+    assert!(matches!(
+        parse_params(&bad, "mem", PointCheck::Canonical),
+        Err(Error::BadPoint { section: Section::BG2, index: 1, .. })
+    ));
 }
 
 /// A point on the curve that is (with overwhelming probability) outside the prime-order subgroup.
