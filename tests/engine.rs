@@ -640,10 +640,10 @@ fn a_bad_params_file_read_beside_synthesis_fails_with_its_own_error() {
     assert!(!msg.contains("did not load"), "{msg}");
 }
 
-/// A backend still starting (`backend::deferred`): the run reads its params and synthesizes meanwhile, and its
-/// proofs are the started backend's, byte for byte. The start is held until the run's first `synthesis` has
-/// begun, so a run that waited for it before synthesizing would hang (the start gives up after 60 s and the
-/// test fails).
+/// A backend still starting (`backend::deferred`): the run reads its params and synthesizes meanwhile, and
+/// its proofs are the started backend's, byte for byte. The start is held until the run's first `synthesis`
+/// has begun, so a run that waited for it before synthesizing would hang (the start gives up after 60 s and
+/// the test fails).
 #[test]
 fn a_run_begins_while_its_backend_starts_and_proves_the_same() {
     use cuzk::backend::deferred::Deferred;

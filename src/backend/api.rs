@@ -330,8 +330,8 @@ pub trait Backend: Send + Sync {
     ) -> BResult<G1Projective>;
 
     /// `ntt_msm_h` of a lane's circuits `first`, `first + 1`, … in order, each in its `ntt_msm_h` span; stops
-    /// early (fewer results) when the probe is cancelled. A device lane with `hpipe` overrides it to stage the
-    /// next circuit's a/b/c beside this one's msm_h.
+    /// early (fewer results) when the probe is cancelled. A device lane with `hpipe` overrides it to stage
+    /// the next circuit's a/b/c beside this one's msm_h.
     fn ntt_msm_h_many(
         &self,
         probe: &Probe,
@@ -382,9 +382,9 @@ pub trait Backend: Send + Sync {
     /// The window this backend's MSM picks for `n` points (used for D4's shared window).
     fn window_for(&self, n: usize) -> usize;
 
-    /// kᵢ·base in G1 for every scalar into `out` (affine, in order): setup's fixed-base multiplications, which a
-    /// device backend runs on its device (`cuda/fixed_base.cu`); by default the CPU's window table. `tick`
-    /// hears the points done after each chunk, and `false` from it stops the call there (a cancel).
+    /// kᵢ·base in G1 for every scalar into `out` (affine, in order): setup's fixed-base multiplications,
+    /// which a device backend runs on its device (`cuda/fixed_base.cu`); by default the CPU's window table.
+    /// `tick` hears the points done after each chunk, and `false` from it stops the call there (a cancel).
     fn fixed_base_g1(
         &self,
         base: &G1Projective,

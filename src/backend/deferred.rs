@@ -1,6 +1,7 @@
 //! [`Deferred`]: a device backend still starting (contexts opened, kernels loaded) while a run already reads
-//! its params and synthesizes. Discovery has found a usable device by then, so what the run asks first (lanes,
-//! whether there is a device) is known; every device operation waits for the start and then delegates.
+//! its params and synthesizes. Discovery has found a usable device by then, so what the run asks first
+//! (lanes, whether there is a device) is known; every device operation waits for the start and then
+//! delegates.
 //!
 //! Why: a fresh process's device start took ~110 ms after discovery on the H200 host (docs/PERF.md, session
 //! ab), all of it before the run's first phase; a one-shot proof paid it in full.

@@ -43,8 +43,8 @@ pub fn select(kind: BackendKind) -> Result<Selected, SelectError> {
 
 /// [`select`] for a run that can begin before its devices are up: once discovery finds a usable device, the
 /// contexts and kernels start on a thread ([`Deferred`]) and the run reads its params and synthesizes
-/// meanwhile. No usable device: as [`select`] (the CPU under `auto`, the reason under `gpu`), without waiting.
-/// A start that fails after discovery fails the run's first device operation, with its reason.
+/// meanwhile. No usable device: as [`select`] (the CPU under `auto`, the reason under `gpu`), without
+/// waiting. A start that fails after discovery fails the run's first device operation, with its reason.
 pub fn select_deferred(kind: BackendKind) -> Result<Selected, SelectError> {
     if kind == BackendKind::Cpu || !discovery().usable() {
         return select(kind);

@@ -1,12 +1,14 @@
 //! `cuzk soak`: many proofs in one process with resident bases, watching for leaks. It proves the sample run
 //! after run on one engine (params and device copies kept), samples host RSS, the heap in use and each GPU's
-//! used memory before the first run and after every run, and fails unless the host's and every device's memory
-//! stay flat within a tolerance from the end of the warm-up (the first fifth of the runs, at least one: params
-//! loaded, bases uploaded, allocator arenas filled) to the end of the last. Runs are not saved to the run store.
+//! used memory before the first run and after every run, and fails unless the host's and every device's
+//! memory stay flat within a tolerance from the end of the warm-up (the first fifth of the runs, at least
+//! one: params loaded, bases uploaded, allocator arenas filled) to the end of the last. Runs are not saved to
+//! the run store.
 //!
-//! The host's check is the heap in use where glibc reports it, as a share of RSS at the warm-up: RSS also holds
-//! free memory glibc keeps, which moves in steps of 1.5–2.5 MiB, so a 1% RSS limit failed soaks whose heap
-//! grew alike (docs/PERF.md, session m). RSS is printed beside it, and checked where the heap is not known.
+//! The host's check is the heap in use where glibc reports it, as a share of RSS at the warm-up: RSS also
+//! holds free memory glibc keeps, which moves in steps of 1.5–2.5 MiB, so a 1% RSS limit failed soaks whose
+//! heap grew alike (docs/PERF.md, session m). RSS is printed beside it, and checked where the heap is not
+//! known.
 //!
 //! A device's used memory is read after its stream-ordered pool is trimmed to what is allocated: the pool
 //! keeps freed scratch up to its release threshold by design, and how high it has grown depends on how the
@@ -30,7 +32,8 @@ pub struct SoakArgs {
     /// Proofs to make in all, 1..=100000 (whole runs of the sample's sectors × partitions).
     #[arg(long, default_value = "100", value_parser = proofs_arg)]
     pub proofs: usize,
-    /// Largest growth allowed from the end of the warm-up (a fifth of the runs) to the end of the last, in percent.
+    /// Largest growth allowed from the end of the warm-up (a fifth of the runs) to the end of the last, in
+    /// percent.
     #[arg(long, default_value_t = 1.0)]
     pub tolerance_pct: f64,
     /// Print JSON instead of the table.
@@ -203,8 +206,8 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The soak's table: memory before, after the warm-up run, at every tenth of the runs and at the end; then one
-/// line per quantity with its growth.
+/// The soak's table: memory before, after the warm-up run, at every tenth of the runs and at the end; then
+/// one line per quantity with its growth.
 fn table(
     name: &str,
     backend: &str,

@@ -245,7 +245,8 @@ impl ParamsMemo {
             (!setup::vk_matches_seed(&p.vk, seed))
                 .then(|| format!("its vk was not made with seed {seed} (params of another seed)"))
         };
-        // Preloaded by the daemon through the circuit index (memo key: the entry's file), checked as a load is.
+        // Preloaded by the daemon through the circuit index (memo key: the entry's file), checked as a load
+        // is.
         let preloaded = cache.path_for(&key).ok().and_then(|f| {
             let held = lock(&self.params).get(&file_key(&f)).map(|(p, _)| p.clone());
             held.filter(|p| check(p).is_none()).map(|p| (p, f))
@@ -256,8 +257,8 @@ impl ParamsMemo {
         }
         let cancel = probe.cancel_token().clone();
         let expect = Expect { check: &check, cancel: &cancel, progress, stage };
-        // `srs_load` covers looking at the cache and reading it; when the entry must be built it ends there and
-        // `params_gen` covers generating and storing, so loading never counts a generation's time.
+        // `srs_load` covers looking at the cache and reading it; when the entry must be built it ends there
+        // and `params_gen` covers generating and storing, so loading never counts a generation's time.
         let load = Cell::new(Some(probe.open(Site::new(Phase::SrsLoad))));
         let gen = Cell::new(None);
         let counts = SectionCounts {

@@ -1,18 +1,19 @@
 //! The params cache: generated params are stored once per circuit shape and reused by later runs.
 //!
-//! Location: `$CUZK_CACHE/params/` when the environment variable `CUZK_CACHE` is set and non-empty (it names the
-//! cuzk cache root, shared with other caches such as compiled kernels), otherwise `<user cache dir>/cuzk/params/`
-//! (e.g. `~/.cache/cuzk/params/` on Linux). Each entry is `<key>.params` (bellperson layout) plus the sidecar
-//! `<key>.params.sha256`: `sha256-64m:<hex>  <name>`, the chunked SHA-256 of `groth16::digest` (computed on every
-//! core; entries whose sidecar holds a plain `sha256sum` line, as before it, are checked that way). Both are written atomically, params
-//! first, so an interrupted write leaves a mismatching pair that the next load detects and rebuilds.
-//! The caller supplies the key (a hash of the circuit shape and the setup seed) and an identity check of the
-//! params against it (counts against the shape, the vk against the seed), so an entry copied in from another
-//! circuit or seed is detected, named and rebuilt rather than used. The sidecar also names its params file, so
-//! a pair copied under another key is caught before the large read. A per-entry lock file
-//! (`<key>.params.lock`, removed when the build ends) makes concurrent processes build an entry once:
-//! the others wait (cancellably) and then load it. A build whose store fails (disk full, read-only cache) still
-//! returns the params, with a warning. Temp files of killed writers are removed on the next use.
+//! Location: `$CUZK_CACHE/params/` when the environment variable `CUZK_CACHE` is set and non-empty (it names
+//! the cuzk cache root, shared with other caches such as compiled kernels), otherwise
+//! `<user cache dir>/cuzk/params/` (e.g. `~/.cache/cuzk/params/` on Linux). Each entry is `<key>.params`
+//! (bellperson layout) plus the sidecar `<key>.params.sha256`: `sha256-64m:<hex>  <name>`, the chunked SHA-256 of
+//! `groth16::digest` (computed on every core; entries whose sidecar holds a plain `sha256sum` line, as before
+//! it, are checked that way). Both are written atomically, params first, so an interrupted write leaves a
+//! mismatching pair that the next load detects and rebuilds. The caller supplies the key (a hash of the
+//! circuit shape and the setup seed) and an identity check of the params against it (counts against the
+//! shape, the vk against the seed), so an entry copied in from another circuit or seed is detected, named and
+//! rebuilt rather than used. The sidecar also names its params file, so a pair copied under another key is
+//! caught before the large read. A per-entry lock file (`<key>.params.lock`, removed when the build ends)
+//! makes concurrent processes build an entry once: the others wait (cancellably) and then load it. A build
+//! whose store fails (disk full, read-only cache) still returns the params, with a warning. Temp files of
+//! killed writers are removed on the next use.
 
 use std::path::{Path, PathBuf};
 
@@ -184,7 +185,8 @@ impl ParamsCache {
         }
     }
 
-    /// Stores `params` under `key` (params file, then checksum sidecar, both atomic); returns the params path.
+    /// Stores `params` under `key` (params file, then checksum sidecar, both atomic); returns the params
+    /// path.
     pub fn store(&self, key: &str, params: &Parameters) -> Result<PathBuf> {
         let path = self.path_for(key)?;
         self.make_dir()?;
@@ -231,8 +233,8 @@ impl ParamsCache {
         Ok((params, path, not_stored(outcome, stored)))
     }
 
-    /// Loads the params for `key`, or builds and stores them when missing or invalid (returning a warning then).
-    /// The builder's error type only needs to wrap this module's [`Error`].
+    /// Loads the params for `key`, or builds and stores them when missing or invalid (returning a warning
+    /// then). The builder's error type only needs to wrap this module's [`Error`].
     pub fn load_or_build<E: From<Error>>(
         &self,
         key: &str,

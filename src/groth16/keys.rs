@@ -1,6 +1,6 @@
 //! The verifying key and the proving parameters, with their bellperson-compatible byte layouts
-//! (`VerifyingKey::write` / `Parameters::write`: uncompressed zcash point encodings, `u32` big-endian counts),
-//! and the point codec shared by the params reader.
+//! (`VerifyingKey::write` / `Parameters::write`: uncompressed zcash point encodings, `u32` big-endian
+//! counts), and the point codec shared by the params reader.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -66,11 +66,12 @@ pub enum PointCheck {
     /// overwhelming probability at a fraction of the subgroup check's cost: the default.
     #[default]
     OnCurve,
-    /// On the curve and in the prime-order subgroup (`from_uncompressed`): for params from an untrusted source.
+    /// On the curve and in the prime-order subgroup (`from_uncompressed`): for params from an untrusted
+    /// source.
     Subgroup,
     /// Canonical coordinates and exact flags only, no curve equation: for the params cache, whose whole-file
-    /// checksum is checked before the points are used and whose files cuzk wrote from checked points. Skipping
-    /// the equation saves about half a G1 decode's field multiplications, and more of a G2 decode's.
+    /// checksum is checked before the points are used and whose files cuzk wrote from checked points.
+    /// Skipping the equation saves about half a G1 decode's field multiplications, and more of a G2 decode's.
     Canonical,
 }
 
@@ -127,7 +128,8 @@ fn decode_g1_canonical(arr: &[u8; G1_UNCOMPRESSED]) -> Result<G1Affine, &'static
     Ok(G1Affine::from_raw_unchecked(canonical_fp(&arr[..48])?, canonical_fp(&arr[48..])?, false))
 }
 
-/// [`PointCheck::Canonical`]'s G2 decode: x = (x.c1, x.c0) and y = (y.c1, y.c0), each below p, or the identity.
+/// [`PointCheck::Canonical`]'s G2 decode: x = (x.c1, x.c0) and y = (y.c1, y.c0), each below p, or the
+/// identity.
 fn decode_g2_canonical(arr: &[u8; G2_UNCOMPRESSED]) -> Result<G2Affine, &'static str> {
     if canonical_identity(arr)? {
         return Ok(<G2Affine as group::prime::PrimeCurveAffine>::identity());
@@ -157,7 +159,8 @@ pub(crate) fn decode_g2(bytes: &[u8], check: PointCheck) -> Result<G2Affine, &'s
 /// Points encoded per parallel task when writing or decoding large sections.
 pub(crate) const CHUNK: usize = 4096;
 
-/// Writes a `u32` BE count and then the points, encoding chunks in parallel; errors if the count exceeds `u32`.
+/// Writes a `u32` BE count and then the points, encoding chunks in parallel; errors if the count exceeds
+/// `u32`.
 fn write_section<T: Sync, const N: usize>(
     mut w: impl Write,
     points: &[T],
@@ -282,7 +285,8 @@ impl VerifyingKey {
         v
     }
 
-    /// Reads a key written by `write` (or bellperson), checking every point is on the curve and in the subgroup.
+    /// Reads a key written by `write` (or bellperson), checking every point is on the curve and in the
+    /// subgroup.
     pub fn read(r: impl Read) -> Result<Self> {
         Self::read_from(r, "verifying key")
     }
@@ -355,8 +359,8 @@ impl Parameters {
         Parameters { vk, h, l, a, b_g1, b_g2, id: ParamsId::fresh() }
     }
 
-    /// Params from their parts under identity `id`, given out before the parts were all made (a section staged
-    /// on a device while the next decoded already bears it).
+    /// Params from their parts under identity `id`, given out before the parts were all made (a section
+    /// staged on a device while the next decoded already bears it).
     pub(crate) fn with_id(
         id: ParamsId,
         vk: VerifyingKey,

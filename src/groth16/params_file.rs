@@ -166,7 +166,8 @@ fn decode_points<T: Copy + Default + Send>(
 /// hands it to `Backend::stage_section`, so a section's upload runs under the next one's decode.
 pub type OnSection<'a> = &'a (dyn Fn(ParamsId, SrsSection<'_>) + Sync);
 
-/// Parses a whole params file image: layout first, then the vk (fully checked), then the sections with `check`.
+/// Parses a whole params file image: layout first, then the vk (fully checked), then the sections with
+/// `check`.
 pub fn parse_params(bytes: &[u8], origin: &str, check: PointCheck) -> Result<Parameters> {
     parse_params_staged(bytes, origin, check, None)
 }
@@ -226,7 +227,8 @@ pub fn parse_params_staged(
     Ok(Parameters::with_id(id, vk, hv, lv, av, bv, b2v))
 }
 
-/// `work()`, with `side()` on a thread beside it when `spawn` (else `side()` is skipped: it has nothing to do).
+/// `work()`, with `side()` on a thread beside it when `spawn` (else `side()` is skipped: it has nothing to
+/// do).
 fn beside<T>(spawn: bool, side: impl FnOnce() + Send, work: impl FnOnce() -> T) -> T {
     if !spawn {
         return work();

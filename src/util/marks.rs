@@ -1,6 +1,6 @@
 //! Process milestones on stderr (`CUZK_TIMING: process <what> at_ms=…`) when `CUZK_TIMING=1`: where a fresh
-//! process's time goes outside a run's own timeline (the driver's start, kernels loaded, the request read, the
-//! record saved), which a one-shot `cuzk prove` pays in full.
+//! process's time goes outside a run's own timeline (the driver's start, kernels loaded, the request read,
+//! the record saved), which a one-shot `cuzk prove` pays in full.
 
 use std::sync::OnceLock;
 use std::time::Instant;

@@ -1,5 +1,6 @@
-//! Small mechanisms every layer may use and that know nothing of proofs: the allocator, atomic file writes, cache folders,
-//! digit grouping, /proc memory facts, page-cache residency, the removal of temp files that killed processes left, the median, unpoisoned locks, this build's identity, process milestones.
+//! Small mechanisms every layer may use and that know nothing of proofs: the allocator, atomic file writes,
+//! cache folders, digit grouping, /proc memory facts, page-cache residency, the removal of temp files that
+//! killed processes left, the median, unpoisoned locks, this build's identity, process milestones.
 
 pub mod alloc;
 pub mod atomic;

@@ -1,5 +1,6 @@
-//! Groth16 data formats, params file, cache and verifier, checked against layout arithmetic computed here and a
-//! proof built from chosen toxic waste (no prover needed). All points are seeded random multiples of the generators.
+//! Groth16 data formats, params file, cache and verifier, checked against layout arithmetic computed here and
+//! a proof built from chosen toxic waste (no prover needed). All points are seeded random multiples of the
+//! generators.
 
 use std::path::{Path, PathBuf};
 

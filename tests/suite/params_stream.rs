@@ -1,7 +1,8 @@
 //! A params file streamed while the setup makes it (`setup::generate_into` into a `ParamsStream`) holds the
 //! bytes `write_params` writes for the same params, with the chunked digest of those bytes; a stream that
 //! misses or mismatches a section leaves no file; the cache builds such entries, loads them and rebuilds a
-//! corrupt one, and still loads an entry whose sidecar holds a plain SHA-256 (written before the chunked one).
+//! corrupt one, and still loads an entry whose sidecar holds a plain SHA-256 (written before the chunked
+//! one).
 
 use std::path::{Path, PathBuf};
 
@@ -162,7 +163,8 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     let (_, _, outcome) = cache.load_or_build_streamed(key, &expect, counts, build).expect("plain load");
     assert_eq!((outcome, builds.get()), (CacheOutcome::Loaded, 1));
 
-    // A flipped byte inside the last B_G2 point under a chunked sidecar: named, rebuilt, the same bytes again.
+    // A flipped byte inside the last B_G2 point under a chunked sidecar: named, rebuilt, the same bytes
+    // again.
     std::fs::write(checksum_path(&path), &side).expect("chunked sidecar back");
     let mut bad = bytes.clone();
     let at = bytes.len() - 7;

@@ -64,8 +64,8 @@ impl GpuLane {
         self.core.counters.pinned_bytes.load(Ordering::Relaxed)
     }
 
-    /// Lowers (or raises) the smallest msm_h that runs over shifted copies (`shift`), for tests of the path on
-    /// small circuits; results are identical either way.
+    /// Lowers (or raises) the smallest msm_h that runs over shifted copies (`shift`), for tests of the path
+    /// on small circuits; results are identical either way.
     pub fn set_shift_min_points(&self, n: usize) {
         self.core.shift_min.store(n, Ordering::Relaxed);
     }

@@ -110,8 +110,9 @@ impl Pce {
         Ok((pce, asg))
     }
 
-    /// Witness-only synthesis of `circuit` followed by the SpMV: the assignment `ProvingAssignment::synthesize`
-    /// would produce, field by field. Errors when the circuit is not of the recorded shape.
+    /// Witness-only synthesis of `circuit` followed by the SpMV: the assignment
+    /// `ProvingAssignment::synthesize` would produce, field by field. Errors when the circuit is not of the
+    /// recorded shape.
     ///
     /// On a pool of two or more threads, the a/b/c buffers are allocated and their pages faulted in on
     /// another thread while the witness is synthesized (a fresh 32 B/row buffer costs about as much in page
@@ -187,10 +188,10 @@ impl Pce {
         self.evaluate(w.inputs, w.aux)
     }
 
-    /// a, b, c for the given assignments (inputs with the constant one first), then one `input_i · 1 = 0`
-    /// row per input exactly as `ProvingAssignment::synthesize` appends them; the SpMV runs on the current
-    /// rayon pool in tasks of [`DEFAULT_CHUNK_ROWS`] constraints. `aux` should have capacity for
-    /// `inputs.len()` more values (witness-only synthesis with a hint reserves it), or it is reallocated once.
+    /// a, b, c for the given assignments (inputs with the constant one first), then one `input_i · 1 = 0` row
+    /// per input exactly as `ProvingAssignment::synthesize` appends them; the SpMV runs on the current rayon
+    /// pool in tasks of [`DEFAULT_CHUNK_ROWS`] constraints. `aux` should have capacity for `inputs.len()`
+    /// more values (witness-only synthesis with a hint reserves it), or it is reallocated once.
     pub fn evaluate(&self, inputs: Vec<Scalar>, aux: Vec<Scalar>) -> Result<ProvingAssignment, PceError> {
         self.evaluate_chunked(inputs, aux, DEFAULT_CHUNK_ROWS)
     }

@@ -35,8 +35,8 @@ pub struct DeviceSrs {
 impl DeviceSrs {
     /// At a call's start: the call's G1 queries resident on `gpu` (entries of other params freed first; an
     /// entry of these params reused only if its sampled points still equal the host's), uploads under one
-    /// `srs_upload` span. Without `shift` (or with other params) the shifted copies are freed (18 GiB at 2^24):
-    /// turned off, `shift` gives its memory back, and turned on again it rebuilds them.
+    /// `srs_upload` span. Without `shift` (or with other params) the shifted copies are freed (18 GiB at
+    /// 2^24): turned off, `shift` gives its memory back, and turned on again it rebuilds them.
     pub fn begin(&mut self, gpu: &Gpu, probe: &Probe, srs: SrsRef<'_>, shift: bool) -> GResult<()> {
         self.in_call = true;
         self.call.clear();
@@ -128,8 +128,8 @@ impl DeviceSrs {
         self.on(tmp.as_ref(), bases)
     }
 
-    /// Uploads what `bases` needs and the device lacks: a call's gathered set (kept for the call), or a copy of
-    /// bases neither resident nor gathered, returned for the caller to hold while it uses them.
+    /// Uploads what `bases` needs and the device lacks: a call's gathered set (kept for the call), or a copy
+    /// of bases neither resident nor gathered, returned for the caller to hold while it uses them.
     pub fn prepare(&mut self, gpu: &Gpu, bases: Bases<'_>) -> GResult<Option<CudaSlice<u64>>> {
         self.prepare_on(gpu, &gpu.stream, bases)
     }
