@@ -80,11 +80,6 @@ impl Deferred {
             Err(_) => &self.fallback,
         }
     }
-
-    /// Whether the start has ended (either way).
-    pub fn is_started(&self) -> bool {
-        self.started.get().is_some()
-    }
 }
 
 impl Backend for Deferred {

@@ -359,18 +359,11 @@ impl Parameters {
         Parameters { vk, h, l, a, b_g1, b_g2, id: ParamsId::fresh() }
     }
 
-    /// Params from their parts under identity `id`, given out before the parts were all made (a section
-    /// staged on a device while the next decoded already bears it).
-    pub(crate) fn with_id(
-        id: ParamsId,
-        vk: VerifyingKey,
-        h: Vec<G1Affine>,
-        l: Vec<G1Affine>,
-        a: Vec<G1Affine>,
-        b_g1: Vec<G1Affine>,
-        b_g2: Vec<G2Affine>,
-    ) -> Parameters {
-        Parameters { vk, h, l, a, b_g1, b_g2, id }
+    /// These params under identity `id`, given out before the parts were all made (a section staged on a
+    /// device while the next decoded already bears it).
+    pub(crate) fn identified(mut self, id: ParamsId) -> Parameters {
+        self.id = id;
+        self
     }
 
     /// This set's identity: unique in the process, so resident device copies are never mistaken for another

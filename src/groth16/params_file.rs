@@ -224,7 +224,7 @@ pub fn parse_params_staged(
     )?;
     decoded("b_g2");
     stage(SrsSection::BG2(&b2v));
-    Ok(Parameters::with_id(id, vk, hv, lv, av, bv, b2v))
+    Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id))
 }
 
 /// `work()`, with `side()` on a thread beside it when `spawn` (else `side()` is skipped: it has nothing to

@@ -60,6 +60,22 @@ impl GpuBackend {
         &self.lanes
     }
 
+    /// `upload` on every lane at once, one thread each (the SRS's copies); the first error, if any.
+    fn on_every_lane(&self, upload: impl Fn(&GpuLane) -> BResult<()> + Sync) -> BResult<()> {
+        std::thread::scope(|s| {
+            let hs: Vec<_> = self.lanes.iter().map(|l| s.spawn(|| upload(l))).collect();
+            hs.into_iter().try_for_each(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(BackendError {
+                        backend: "gpu",
+                        op: "srs_upload",
+                        msg: "upload thread panicked".into(),
+                    })
+                })
+            })
+        })
+    }
+
     /// The device of lane `i`, for tests and benchmarks that call the kernels directly.
     pub fn gpu(&self, i: usize) -> Option<&Arc<Gpu>> {
         self.lanes.get(i).map(|l| l.gpu())
@@ -104,19 +120,7 @@ impl Backend for GpuBackend {
 
     /// Uploads (or finds resident) the SRS on every device, the devices in parallel.
     fn begin_call(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>) -> BResult<()> {
-        std::thread::scope(|s| {
-            let hs: Vec<_> =
-                self.lanes.iter().map(|l| s.spawn(move || l.begin_call(probe, opts, srs))).collect();
-            hs.into_iter().try_for_each(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(BackendError {
-                        backend: "gpu",
-                        op: "srs_upload",
-                        msg: "upload thread panicked".into(),
-                    })
-                })
-            })
-        })
+        self.on_every_lane(|l| l.begin_call(probe, opts, srs))
     }
 
     /// Every device takes the section, the devices in parallel.
@@ -127,22 +131,7 @@ impl Backend for GpuBackend {
         id: ParamsId,
         section: SrsSection<'_>,
     ) -> BResult<()> {
-        std::thread::scope(|s| {
-            let hs: Vec<_> = self
-                .lanes
-                .iter()
-                .map(|l| s.spawn(move || l.stage_section(probe, opts, id, section)))
-                .collect();
-            hs.into_iter().try_for_each(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(BackendError {
-                        backend: "gpu",
-                        op: "srs_upload",
-                        msg: "upload thread panicked".into(),
-                    })
-                })
-            })
-        })
+        self.on_every_lane(|l| l.stage_section(probe, opts, id, section))
     }
 
     fn end_call(&self) {
