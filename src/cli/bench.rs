@@ -59,6 +59,10 @@ pub struct BenchArgs {
     /// Sample file (`synth` only).
     #[arg(long, default_value = super::job::DEFAULT_SAMPLE)]
     pub sample: std::path::PathBuf,
+    /// `synth` only: the paths to time, comma-separated (default: all; normal synthesis with A1/A2 off always
+    /// runs, as every ratio's reference).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub paths: Vec<super::bench_synth::SynthPath>,
 }
 
 /// One benchmark result (also the `--json` form).
@@ -307,7 +311,9 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
                 let bitmap = half_bitmap(n);
                 (time(reps, || backend.batch_add_g1(Bases::host(&points), &bitmap)), None)
             }
-            BenchOp::Synth => return super::bench_synth::bench_synth(&args.sample, args.repeat, args.json),
+            BenchOp::Synth => {
+                return super::bench_synth::bench_synth(&args.sample, args.repeat, &args.paths, args.json)
+            }
             BenchOp::Floor => return bench_floor(args.json),
             BenchOp::Setup => {
                 let c = MulChain(n.saturating_sub(2).max(1));

@@ -19,15 +19,20 @@ use crate::cs::{SynthesisError, WitnessOnly};
 use crate::engine::{budget, footprint};
 
 /// Which synthesis path a configuration times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum SynthPath {
     /// `pce` off: `ProvingAssignment::synthesize`, linear combinations built and evaluated.
     Normal,
     /// Witness-only synthesis alone (the sequential part of the `pce` path; no a/b/c).
+    #[value(name = "witness_only")]
     WitnessOnly,
     /// `pce` on: witness-only synthesis followed by the SpMV against the shape's record (`Pce::synthesize`).
     Pce,
+    /// Recording the shape's PCE (`Pce::record_with`, one thread): what the first circuit of a shape pays
+    /// instead of normal synthesis.
+    #[value(name = "pce_record")]
+    PceRecord,
     /// bellperson 0.27's own synthesis of the same circuit (Filecoin's real circuits only): the reference.
     Bellperson,
 }
@@ -77,8 +82,9 @@ impl Config {
 }
 
 /// Normal synthesis for A1 × A2 (the first being `pce` off with default toggles, the ratios' reference), then
-/// the `pce` path: witness-only alone, witness-only + SpMV on one thread, and on every thread.
-const CONFIGS: [Config; 7] = [
+/// the `pce` path: witness-only alone, witness-only + SpMV on one thread, and on every thread; then the
+/// recording pass.
+const CONFIGS: [Config; 8] = [
     Config::normal(false, false),
     Config::normal(true, false),
     Config::normal(false, true),
@@ -86,6 +92,7 @@ const CONFIGS: [Config; 7] = [
     Config { path: SynthPath::WitnessOnly, a1: false, a2: false, one_thread: true },
     Config { path: SynthPath::Pce, a1: false, a2: false, one_thread: true },
     Config { path: SynthPath::Pce, a1: false, a2: false, one_thread: false },
+    Config { path: SynthPath::PceRecord, a1: false, a2: false, one_thread: true },
 ];
 
 /// Times one synthesis of `circuit` in configuration `c` (the result is dropped outside the timing).
@@ -106,6 +113,9 @@ fn time_one<C: Circuit>(c: Config, circuit: &C, shape: Shape, pce: &Pce) -> Resu
             Box::new(WitnessOnly::synthesize(circuit, Some(shape)).map_err(|e| err(e.to_string()))?)
         }
         SynthPath::Pce => Box::new(pce.synthesize(circuit).map_err(|e| err(e.to_string()))?),
+        SynthPath::PceRecord => {
+            Box::new(Pce::record_with(circuit, RecordOptions::default()).map_err(|e| err(e.to_string()))?)
+        }
         SynthPath::Bellperson => {
             return Err(err("bellperson's synthesis is timed by time_bellperson".into()))
         }
@@ -138,17 +148,26 @@ fn time_parallel(
             (0..n).into_par_iter().map(|_| fc.bellperson_synthesis()).collect();
         std::hint::black_box(done.map_err(err)?);
     } else {
-        let done: Result<Vec<_>, SynthesisError> =
-            (0..n).into_par_iter().map(|_| ProvingAssignment::synthesize::<VecStore, _>(c, None)).collect();
-        drop(std::hint::black_box(done.map_err(|e| err(e.to_string()))?));
+        // Each assignment is dropped on the thread that made it, as bellperson's is inside its crate.
+        let done: Result<Vec<usize>, SynthesisError> = (0..n)
+            .into_par_iter()
+            .map(|_| ProvingAssignment::synthesize::<VecStore, _>(c, None).map(|a| a.num_constraints()))
+            .collect();
+        std::hint::black_box(done.map_err(|e| err(e.to_string()))?);
     }
     Ok(t.elapsed().as_secs_f64() / n as f64)
 }
 
 /// `cuzk bench synth`: circuit 0 of the sample at `path`, each configuration `repeat` times, configurations
 /// interleaved so drift hits all alike. The record is made once, untimed, as the engine's `pce` toggle
-/// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment.
-pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> Result<(), CliError> {
+/// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment. `only`
+/// keeps the configurations of those paths (all when empty), and the reference always.
+pub(super) fn bench_synth(
+    path: &std::path::Path,
+    repeat: usize,
+    only: &[SynthPath],
+    json: bool,
+) -> Result<(), CliError> {
     let sample = crate::circuits::Sample::load(path)?;
     let fp = footprint::footprint(&sample);
     // Normal synthesis holds its combinations and assignment; the pce path holds the record beside a
@@ -196,8 +215,13 @@ pub(super) fn bench_synth(path: &std::path::Path, repeat: usize, json: bool) -> 
         Config::normal(false, false).on_all_threads(),
         Config { path: SynthPath::Bellperson, a1: false, a2: false, one_thread: false },
     ];
-    let configs: Vec<Config> =
-        CONFIGS.iter().copied().chain(extra.into_iter().filter(|_| foreign.is_some())).collect();
+    let wanted = |c: &Config| only.is_empty() || only.contains(&c.path);
+    let configs: Vec<Config> = CONFIGS[..1]
+        .iter()
+        .copied()
+        .chain(CONFIGS[1..].iter().copied().filter(wanted))
+        .chain(extra.into_iter().filter(|c| foreign.is_some() && wanted(c)))
+        .collect();
     let all = rayon::current_num_threads();
     if foreign.is_some() {
         // The parallel configurations hold one assignment per thread.
@@ -277,6 +301,7 @@ fn print_table(name: &str, rows: usize, repeats: usize, results: &[SynthResult])
             SynthPath::Normal => "normal",
             SynthPath::WitnessOnly => "witness-only",
             SynthPath::Pce => "pce",
+            SynthPath::PceRecord => "pce_record",
             SynthPath::Bellperson => "bellperson",
         };
         println!(
