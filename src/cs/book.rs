@@ -170,6 +170,23 @@ impl<T: Track> Book<T> {
         Shape { constraints: self.constraints, inputs: self.inputs.len(), aux: self.aux.len() }
     }
 
+    /// ⟨C, w⟩ of a combination kept as inputs and aux apart, marking nothing.
+    #[inline]
+    pub fn eval_split<'t>(
+        &self,
+        inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+        aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+    ) -> Scalar {
+        let mut acc = Scalar::ZERO;
+        for (&i, k) in inputs {
+            add_term(&mut acc, self.inputs[i], *k);
+        }
+        for (&i, k) in aux {
+            add_term(&mut acc, self.aux[i], *k);
+        }
+        acc
+    }
+
     /// ⟨terms, w⟩, marking nothing (C, or a system without densities).
     #[inline]
     pub fn eval(&self, terms: impl Iterator<Item = Term>) -> Scalar {
@@ -226,6 +243,44 @@ impl Book<Densities> {
                 }
             };
             add_term(&mut acc, v, coeff);
+        }
+        acc
+    }
+
+    /// ⟨A, w⟩ of a combination kept as inputs and aux apart (a foreign one, read in place), marking its aux
+    /// variables: no enum per term and no copy of the terms.
+    #[inline]
+    pub fn eval_a_split<'t>(
+        &mut self,
+        inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+        aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+    ) -> Scalar {
+        let mut acc = Scalar::ZERO;
+        for (&i, k) in inputs {
+            add_term(&mut acc, self.inputs[i], *k);
+        }
+        for (&i, k) in aux {
+            self.track.a_aux.set(i);
+            add_term(&mut acc, self.aux[i], *k);
+        }
+        acc
+    }
+
+    /// ⟨B, w⟩ of a combination kept as inputs and aux apart, marking its variables.
+    #[inline]
+    pub fn eval_b_split<'t>(
+        &mut self,
+        inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+        aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+    ) -> Scalar {
+        let mut acc = Scalar::ZERO;
+        for (&i, k) in inputs {
+            self.track.b_input.set(i);
+            add_term(&mut acc, self.inputs[i], *k);
+        }
+        for (&i, k) in aux {
+            self.track.b_aux.set(i);
+            add_term(&mut acc, self.aux[i], *k);
         }
         acc
     }

@@ -2,8 +2,12 @@
 //! 0.2's trait, what Filecoin's storage-proofs circuits use) or bellpepper-core 0.4's synthesize into any cuzk
 //! constraint system unchanged — the proving assignment, the shape counter, the matrix recorder, the setup
 //! evaluator. Variables keep their indices (both sides allocate in order, input 0 being the constant one);
-//! foreign linear combinations arrive as merged terms through `enforce_terms`; foreign errors come back as
-//! [`SynthesisError`]s.
+//! foreign errors come back as [`SynthesisError`]s.
+//!
+//! A constraint's foreign combinations (already merged per variable) reach the system one of three ways: the
+//! prover lends its parts ([`DirectProver`]) and they are evaluated where they are, inputs and aux apart, as
+//! bellperson's own prover does; a system that does not read them (witness-only synthesis) is told so and
+//! they are not built; every other system gets them as term slices (`enforce_slices`).
 //!
 //! The adapter reaches the cuzk system through [`DynCs`] (dynamic dispatch per allocation and constraint), so a
 //! large foreign circuit (a PoRep partition) is compiled once, not once per cuzk system: one indirect call
@@ -11,7 +15,7 @@
 
 use blstrs::Scalar;
 
-use super::{Circuit, ConstraintSystem, Index, SynthesisError, Term, Variable};
+use super::{Circuit, ConstraintSystem, DirectProver, Index, SynthesisError, Term, Variable};
 
 /// The object-safe face of a cuzk constraint system that foreign circuits write into.
 pub trait DynCs: Send {
@@ -26,6 +30,8 @@ pub trait DynCs: Send {
     /// When the system does not read the next constraint's combinations, adds it without them and says true;
     /// else does nothing and says false. One indirect call per constraint of witness-only synthesis, not two.
     fn dyn_enforce_unread(&mut self) -> bool;
+    /// The prover's parts, when the system is the prover ([`ConstraintSystem::direct`]).
+    fn dyn_direct(&mut self) -> Option<&mut DirectProver>;
 }
 
 impl<T: ConstraintSystem> DynCs for T {
@@ -36,7 +42,7 @@ impl<T: ConstraintSystem> DynCs for T {
         self.alloc_input(value)
     }
     fn dyn_enforce(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
-        self.enforce_terms(a.iter().copied(), b.iter().copied(), c.iter().copied());
+        self.enforce_slices(a, b, c);
     }
     fn dyn_witness_only(&self) -> bool {
         self.witness_only()
@@ -47,6 +53,9 @@ impl<T: ConstraintSystem> DynCs for T {
         }
         self.enforce_terms(std::iter::empty(), std::iter::empty(), std::iter::empty());
         true
+    }
+    fn dyn_direct(&mut self) -> Option<&mut DirectProver> {
+        self.direct()
     }
 }
 
@@ -131,6 +140,16 @@ macro_rules! foreign {
                         return;
                     }
                     let zero = bp::LinearCombination::<Scalar>::zero;
+                    if let Some(p) = self.cs.dyn_direct() {
+                        // The prover: the combinations are evaluated where they are, inputs and aux apart.
+                        let (la, lb, lc) = (a(zero()), b(zero()), c(zero()));
+                        let book = p.book();
+                        let av = book.eval_a_split(la.iter_inputs(), la.iter_aux());
+                        let bv = book.eval_b_split(lb.iter_inputs(), lb.iter_aux());
+                        let cv = book.eval_split(lc.iter_inputs(), lc.iter_aux());
+                        p.push_row(av, bv, cv);
+                        return;
+                    }
                     let [ta, tb, tc] = &mut self.scratch;
                     fill(ta, &a(zero()));
                     fill(tb, &b(zero()));

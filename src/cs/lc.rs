@@ -91,6 +91,16 @@ impl<S: TermStore> LinearCombination<S> {
         self.0.push_term((var, coeff));
     }
 
+    /// This combination with `terms` appended (room reserved for the iterator's lower bound).
+    #[inline]
+    pub fn extended(mut self, terms: impl Iterator<Item = Term>) -> Self {
+        self.0.reserve_terms(terms.size_hint().0);
+        for t in terms {
+            self.0.push_term(t);
+        }
+        self
+    }
+
     /// Evaluates the combination against input and aux assignments.
     #[inline]
     pub fn eval(&self, inputs: &[Scalar], aux: &[Scalar]) -> Scalar {

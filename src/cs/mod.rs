@@ -21,7 +21,7 @@ pub use density::Density;
 pub use evals::{Evals, HostBlock, HostPool, Lent};
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
 pub use pce::{Pce, PceError, PceStats, RecordOptions};
-pub use prover::ProvingAssignment;
+pub use prover::{DirectProver, ProvingAssignment};
 pub use shape::{MatrixRecorder, ShapeCounter};
 pub use survey::Survey;
 pub use var::{Index, Variable};
@@ -74,10 +74,21 @@ pub trait ConstraintSystem: Send {
         B: Iterator<Item = Term>,
         C: Iterator<Item = Term>,
     {
-        let fill = |lc: Lc<Self>, terms: A| terms.fold(lc, |lc, (v, k)| lc + (k, v));
-        let fill_b = |lc: Lc<Self>, terms: B| terms.fold(lc, |lc, (v, k)| lc + (k, v));
-        let fill_c = |lc: Lc<Self>, terms: C| terms.fold(lc, |lc, (v, k)| lc + (k, v));
-        self.enforce(|lc| fill(lc, a), |lc| fill_b(lc, b), |lc| fill_c(lc, c));
+        // Pushed in place: folding `lc + (k, v)` moved the combination (a SmallVec's inline terms too) once per
+        // term.
+        self.enforce(|lc| lc.extended(a), |lc| lc.extended(b), |lc| lc.extended(c));
+    }
+
+    /// [`ConstraintSystem::enforce_terms`] from slices (what a foreign circuit's adapter holds): a system that
+    /// reads terms where they are overrides this and builds nothing.
+    fn enforce_slices(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
+        self.enforce_terms(a.iter().copied(), b.iter().copied(), c.iter().copied());
+    }
+
+    /// The prover's parts, when this system is the prover: a foreign circuit's adapter then evaluates its
+    /// combinations in place instead of handing over copies of their terms.
+    fn direct(&mut self) -> Option<&mut DirectProver> {
+        None
     }
 
     /// The variable fixed to 1.

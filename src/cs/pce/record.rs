@@ -182,6 +182,33 @@ impl Recorder {
 
     /// Appends one row: merged, zero-free, pow2 terms by descending exponent (each carrying the doublings
     /// down to the next term's exponent), then general terms (column order within each group).
+    /// Records one constraint: its digest, densities and the three encoded rows.
+    fn row(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
+        let row = self.book.enforced();
+        self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
+        self.digest.absorb(a, 0xA);
+        self.digest.absorb(b, 0xB);
+        self.digest.absorb(c, 0xC);
+        self.book.mark_a(a);
+        self.book.mark_b(b);
+        self.encode_row(a);
+        self.encode_row(b);
+        let start = self.cols.len();
+        self.encode_row(c);
+        // A C row dearer than one multiplication is dropped: c = a·b wherever the witness satisfies the
+        // constraint. (Table entries it added stay; they are shared and few.)
+        let product = self.options.c_from_products && self.error.is_none() && self.cost(start) > MUL_COST;
+        self.c_product.push_clear();
+        if product {
+            self.c_product.set(row);
+            self.cols.truncate(start);
+            self.codes.truncate(start);
+            if let Some(last) = self.row_ptr.last_mut() {
+                *last = start as u32;
+            }
+        }
+    }
+
     /// Evaluation cost of the terms appended since `start` (see [`MUL_COST`]).
     fn cost(&self, start: usize) -> usize {
         self.codes[start..]
@@ -288,29 +315,13 @@ impl ConstraintSystem for Recorder {
     {
         let (a, b, c) =
             (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
-        let row = self.book.enforced();
-        self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
-        self.digest.absorb(a.terms(), 0xA);
-        self.digest.absorb(b.terms(), 0xB);
-        self.digest.absorb(c.terms(), 0xC);
-        self.book.mark_a(a.terms());
-        self.book.mark_b(b.terms());
-        self.encode_row(a.terms());
-        self.encode_row(b.terms());
-        let start = self.cols.len();
-        self.encode_row(c.terms());
-        // A C row dearer than one multiplication is dropped: c = a·b wherever the witness satisfies the
-        // constraint. (Table entries it added stay; they are shared and few.)
-        let product = self.options.c_from_products && self.error.is_none() && self.cost(start) > MUL_COST;
-        self.c_product.push_clear();
-        if product {
-            self.c_product.set(row);
-            self.cols.truncate(start);
-            self.codes.truncate(start);
-            if let Some(last) = self.row_ptr.last_mut() {
-                *last = start as u32;
-            }
-        }
+        self.row(a.terms(), b.terms(), c.terms());
+    }
+
+    /// A foreign circuit's terms recorded where they are (building a combination from them first was a
+    /// third of recording the real C2: docs/PERF.md).
+    fn enforce_slices(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
+        self.row(a, b, c);
     }
 
     fn value(&self, var: Variable) -> Scalar {
