@@ -4,6 +4,7 @@
 
 mod book;
 mod density;
+mod direct;
 mod evals;
 pub mod foreign;
 mod lc;
@@ -18,10 +19,11 @@ mod witness;
 
 pub use book::{Book, Densities, NoDensity, Shape, Track};
 pub use density::Density;
+pub use direct::DirectProver;
 pub use evals::{Evals, HostBlock, HostPool, Lent};
 pub use lc::{LinearCombination, SmallStore, Term, TermStore, VecStore, SMALLVEC_INLINE};
 pub use pce::{Pce, PceError, PceStats, RecordOptions};
-pub use prover::{DirectProver, ProvingAssignment};
+pub use prover::ProvingAssignment;
 pub use shape::{MatrixRecorder, ShapeCounter};
 pub use survey::Survey;
 pub use var::{Index, Variable};

@@ -4,6 +4,7 @@ use blstrs::Scalar;
 use ff::Field;
 
 use super::book::{Book, Densities};
+use super::direct::DirectProver;
 use super::{
     Circuit, ConstraintSystem, Density, Evals, Lc, LinearCombination, Shape, SynthesisError, Term, TermStore,
     Variable,
@@ -42,7 +43,7 @@ impl ProvingAssignment {
     ) -> Result<Self, SynthesisError> {
         let mut cs = Synthesizer::<S>::new(hint);
         circuit.synthesize(&mut cs)?;
-        let DirectProver { book, mut a, mut b, mut c } = cs.parts;
+        let (book, [mut a, mut b, mut c]) = cs.parts.into_parts();
         for &x in &book.inputs {
             a.push(x);
             b.push(Scalar::ZERO);
@@ -73,34 +74,6 @@ impl ProvingAssignment {
     }
 }
 
-/// The prover's book and a/b/c. A foreign circuit's adapter reaches them through
-/// [`ConstraintSystem::direct`] and evaluates its own combinations in place: copying each constraint's terms
-/// into cuzk's form first cost normal synthesis of the real C2 ~4% against bellperson's (docs/PERF.md).
-#[derive(Debug)]
-pub struct DirectProver {
-    book: Book<Densities>,
-    a: Evals,
-    b: Evals,
-    c: Evals,
-}
-
-impl DirectProver {
-    /// The values and densities the combinations are evaluated against and marked in.
-    #[inline]
-    pub fn book(&mut self) -> &mut Book<Densities> {
-        &mut self.book
-    }
-
-    /// Adds one constraint's evaluations.
-    #[inline]
-    pub fn push_row(&mut self, a: Scalar, b: Scalar, c: Scalar) {
-        self.book.enforced();
-        self.a.push(a);
-        self.b.push(b);
-        self.c.push(c);
-    }
-}
-
 /// The constraint system that fills a `ProvingAssignment`: the shared book (values, densities) and a/b/c.
 struct Synthesizer<S: TermStore> {
     parts: DirectProver,
@@ -116,7 +89,7 @@ impl<S: TermStore> Synthesizer<S> {
             b.reserve_exact(rows);
             c.reserve_exact(rows);
         }
-        let parts = DirectProver { book: Book::new(hint, 0), a, b, c };
+        let parts = DirectProver::new(Book::new(hint, 0), [a, b, c]);
         Synthesizer { parts, _store: std::marker::PhantomData }
     }
 }
@@ -126,12 +99,12 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
 
     #[inline]
     fn alloc(&mut self, value: Scalar) -> Variable {
-        self.parts.book.alloc(value)
+        self.parts.book().alloc(value)
     }
 
     #[inline]
     fn alloc_input(&mut self, value: Scalar) -> Variable {
-        self.parts.book.alloc_input(value)
+        self.parts.book().alloc_input(value)
     }
 
     #[inline]
@@ -141,7 +114,7 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
         B: FnOnce(Lc<Self>) -> Lc<Self>,
         C: FnOnce(Lc<Self>) -> Lc<Self>,
     {
-        let book = &mut self.parts.book;
+        let book = self.parts.book();
         let av = book.eval_a(a(LinearCombination::zero()).terms().iter().copied());
         let bv = book.eval_b(b(LinearCombination::zero()).terms().iter().copied());
         let cv = book.eval(c(LinearCombination::zero()).terms().iter().copied());
@@ -150,7 +123,7 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
 
     #[inline]
     fn value(&self, var: Variable) -> Scalar {
-        self.parts.book.value(var)
+        self.parts.book_ref().value(var)
     }
 
     /// Evaluates foreign terms directly (no combination is built), marking densities as `enforce` does.
@@ -161,7 +134,7 @@ impl<S: TermStore> ConstraintSystem for Synthesizer<S> {
         B: Iterator<Item = Term>,
         C: Iterator<Item = Term>,
     {
-        let book = &mut self.parts.book;
+        let book = self.parts.book();
         let av = book.eval_a(a);
         let bv = book.eval_b(b);
         let cv = book.eval(c);

@@ -52,12 +52,23 @@ impl Default for StructureDigest {
 
 /// One combination into a running hash (`tag` 0xA, 0xB or 0xC says which matrix), terms in insertion order.
 pub(super) fn absorb_terms(h: u64, terms: impl IntoIterator<Item = Term>, tag: u64) -> u64 {
+    absorb_coded(h, terms.into_iter().map(|(var, coeff)| (var_code(var), coeff)), tag)
+}
+
+/// A variable as the digest names it: input i is 2i, aux i is 2i + 1.
+#[inline]
+pub(crate) fn var_code(var: Variable) -> u64 {
+    match var.0 {
+        Index::Input(i) => (i as u64) << 1,
+        Index::Aux(i) => ((i as u64) << 1) | 1,
+    }
+}
+
+/// [`absorb_terms`] over variables already coded by [`var_code`].
+#[inline]
+pub(crate) fn absorb_coded(h: u64, terms: impl Iterator<Item = (u64, Scalar)>, tag: u64) -> u64 {
     let mut h = mix(h, tag);
-    for (var, coeff) in terms {
-        let v = match var.0 {
-            Index::Input(i) => (i as u64) << 1,
-            Index::Aux(i) => ((i as u64) << 1) | 1,
-        };
+    for (v, coeff) in terms {
         h = mix(h, v);
         if coeff == Scalar::ONE {
             h = mix(h, 1);
@@ -76,7 +87,14 @@ impl StructureDigest {
     /// Absorbs one linear combination (`tag` 0xA, 0xB or 0xC says which matrix; C ends the row), terms in
     /// insertion order.
     pub(crate) fn absorb(&mut self, terms: &[Term], tag: u64) {
-        self.block = absorb_terms(self.block, terms.iter().copied(), tag);
+        self.absorb_with(|h| absorb_terms(h, terms.iter().copied(), tag), tag);
+    }
+
+    /// [`StructureDigest::absorb`] with the combination hashed by `hash` from the running block value (the
+    /// PCE encoder's terms are coded columns, not variables).
+    #[inline]
+    pub(crate) fn absorb_with(&mut self, hash: impl FnOnce(u64) -> u64, tag: u64) {
+        self.block = hash(self.block);
         if tag == 0xC {
             self.rows += 1;
             if self.rows.is_multiple_of(DIGEST_BLOCK) {

@@ -165,8 +165,8 @@ fn bench_reports_json() {
     let paths: Vec<&str> = configs.iter().map(|c| c["path"].as_str().unwrap_or("?")).collect();
     assert_eq!(
         paths,
-        ["normal", "normal", "normal", "normal", "witness_only", "pce", "pce"],
-        "A1 × A2, then pce"
+        ["normal", "normal", "normal", "normal", "witness_only", "pce", "pce", "pce_record"],
+        "A1 × A2, then pce, then the recording"
     );
     let off = configs[0]["constraints_per_sec"].as_f64().unwrap_or(0.0);
     assert_eq!((configs[0]["a1"].as_bool(), configs[0]["a2"].as_bool()), (Some(false), Some(false)));
@@ -194,7 +194,7 @@ fn bench_reports_json() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let configs = v["configs"].as_array().expect("configs");
     let tail: Vec<(Option<&str>, Option<u64>)> =
-        configs.iter().skip(7).map(|c| (c["path"].as_str(), c["threads"].as_u64())).collect();
+        configs.iter().skip(8).map(|c| (c["path"].as_str(), c["threads"].as_u64())).collect();
     let all = configs[6]["threads"].as_u64();
     assert_eq!(
         tail,
@@ -204,6 +204,26 @@ fn bench_reports_json() {
     for c in &configs[7..] {
         assert!(c["constraints_per_sec"].as_f64().is_some_and(|r| r > 0.0), "{c}");
     }
+    // --paths keeps the reference and the paths named.
+    let o = cuzk(
+        &dir,
+        &[
+            "bench",
+            "synth",
+            "--sample",
+            "samples/porep-tiny.toml",
+            "--repeat",
+            "1",
+            "--paths",
+            "pce_record",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let paths: Vec<&str> =
+        v["configs"].as_array().into_iter().flatten().filter_map(|c| c["path"].as_str()).collect();
+    assert_eq!(paths, ["normal", "pce_record"], "{v}");
     let o = cuzk(&dir, &["bench", "msm", "--log-size", "9", "--repeat", "1", "--json"]);
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");

@@ -33,6 +33,7 @@
 //! shape's `PceSlot` (spans `pce_record` and `spmv`), the slot kept by the engine's memo and stored under
 //! `<cache root>/pce/`.
 
+mod encode;
 mod error;
 mod fr;
 mod layout;
@@ -40,10 +41,10 @@ mod record;
 mod serial;
 mod spmv;
 
+pub use encode::RecordOptions;
 pub use error::PceError;
 use layout::Coeff;
 pub use layout::{Pce, GENERAL};
-pub use record::RecordOptions;
 pub use serial::VERSION as FORMAT_VERSION;
 
 use blstrs::Scalar;

@@ -1,296 +1,176 @@
 //! The recorder: synthesizes a circuit once and writes its A, B, C into the compact CSR of [`super::Pce`].
 //!
-//! Per constraint it builds the three linear combinations (as `ProvingAssignment` does), marks the density
-//! bitmaps from the raw terms (a variable counts as used even when its coefficients cancel, exactly as the
-//! prover's bitmaps do), digests them like `ShapeCounter` and then merges repeated variables, drops zero
-//! coefficients and orders the terms for the Horner evaluation (see `encode_row`).
+//! The synthesizing thread keeps the witness and the fingerprint and hands each constraint's terms, in
+//! batches, to the encoder (`super::encode`) on a thread of its own, which merges, classes and digests them;
+//! the two overlap, so recording takes about as long as synthesis itself. Per constraint the terms are the
+//! raw ones (a variable counts as used even when its coefficients cancel, exactly as the prover's bitmaps
+//! do).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::OnceLock;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use blstrs::Scalar;
-use ff::Field;
 
+use super::encode::{Encoder, RawTerm, RecordOptions, INPUT_TAG};
 use super::error::PceError;
-use super::fr::{limbs, Limbs};
-use super::layout::{Coeff, Pce, GENERAL};
-use crate::cs::book::{Book, Densities};
-use crate::cs::shape::{mix, StructureDigest};
+use super::layout::Pce;
+use crate::cs::book::{Book, NoDensity};
+use crate::cs::shape::mix;
 use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
-use crate::cs::{
-    Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable,
-};
+use crate::cs::{Circuit, ConstraintSystem, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable};
 
-/// Choices made when recording.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RecordOptions {
-    /// Drop every C row whose evaluation costs more than a multiplication and compute c_i = a_i·b_i there
-    /// instead. That equals ⟨C_i, w⟩ exactly when the witness satisfies constraint i, which every witness
-    /// the prover is given does (an unsatisfying one gives an invalid proof either way, but then a/b/c differ
-    /// from `ProvingAssignment`'s). Off: every row is stored and a/b/c equal the normal path's for any
-    /// witness. Measured gains: docs/PERF.md.
-    pub c_from_products: bool,
-}
+/// Constraints per batch handed to the encoder: 4 096 constraints of the real C2 are ~1 MB of terms, so
+/// the queue stays in cache-sized pieces and a batch costs one channel message.
+const BATCH_ROWS: usize = 4096;
+/// Batches queued ahead of the encoder before synthesis waits for it.
+const QUEUE: usize = 4;
 
-/// Tag bit of a raw input column while recording (inputs move behind the aux columns at the end).
-const INPUT_TAG: u32 = 1 << 31;
-/// Most distinct general coefficients a record holds (15 bits of the code).
-const MAX_TABLE: usize = 1 << 15;
-/// Largest exponent k with 2^k < r.
-const MAX_POW2: u32 = 254;
-
-/// A multiply-xorshift hasher for coefficient limbs: every term of every row is looked up, and SipHash
-/// showed up at 3–4% of recording time.
+/// Consecutive constraints' raw terms.
 #[derive(Default)]
-struct LimbHasher(u64);
+struct Batch {
+    /// Per constraint three ends into `terms` (A, B, C).
+    ends: Vec<u32>,
+    terms: Vec<RawTerm>,
+}
 
-impl Hasher for LimbHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
+impl Batch {
+    fn encode_into(&self, enc: &mut Encoder) {
+        let mut start = 0;
+        for e in self.ends.chunks_exact(3) {
+            let (ea, eb, ec) = (e[0] as usize, e[1] as usize, e[2] as usize);
+            enc.row(&self.terms[start..ea], &self.terms[ea..eb], &self.terms[eb..ec]);
+            start = ec;
         }
     }
 
-    fn write_u64(&mut self, x: u64) {
-        self.0 = mix(self.0, x);
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
+    fn clear(&mut self) {
+        self.ends.clear();
+        self.terms.clear();
     }
 }
 
-/// Hash maps keyed by coefficient limbs.
-type LimbMap<K, V> = HashMap<K, V, BuildHasherDefault<LimbHasher>>;
-
-/// ±2^k for k ≤ 254, by Montgomery limbs: sign (true = negative) and k.
-fn pow2_classes() -> &'static LimbMap<Limbs, (bool, u32)> {
-    static T: OnceLock<LimbMap<Limbs, (bool, u32)>> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut m = LimbMap::default();
-        let mut p = Scalar::ONE;
-        for k in 0..=MAX_POW2 {
-            m.insert(limbs(&p), (false, k));
-            m.entry(limbs(&-p)).or_insert((true, k));
-            p = p.double();
-        }
-        m
-    })
+/// Where full batches go: the encoder's thread (and its used batches back, for reuse), or an encoder on
+/// this thread when no thread could be started.
+enum Sink {
+    Thread { to: SyncSender<Batch>, spare: Receiver<Batch> },
+    Inline(Box<Encoder>),
 }
 
-/// The constraint system that records a circuit into a [`Pce`].
+/// The constraint system that records a circuit: the witness and fingerprint here, the terms to the encoder.
 pub(super) struct Recorder {
-    /// Values, constraint count and the A/B densities (the prover's, bit for bit).
-    book: Book<Densities>,
-    row_ptr: Vec<u32>,
-    /// Raw columns: aux j is j, input i is `INPUT_TAG | i` until [`Recorder::finish`].
-    cols: Vec<u32>,
-    codes: Vec<u16>,
-    table: Vec<Coeff>,
-    table_index: LimbMap<(Limbs, bool), u16>,
-    digest: StructureDigest,
+    book: Book<NoDensity>,
     fingerprint: u64,
-    /// The first problem met; recording stops there, synthesis runs to the end.
-    error: Option<PceError>,
-    /// Per-row scratch: (raw column, coefficient).
-    scratch: Vec<(u32, Scalar)>,
-    /// Per-row scratch: (exponent, negative, raw column) of the ±2^k terms.
-    pow2: Vec<(u32, bool, u32)>,
-    /// Per-row scratch: the other terms.
-    general: Vec<(u32, Scalar)>,
-    /// Record options.
-    options: RecordOptions,
-    /// Constraints whose C row is not stored: c = a·b there.
-    c_product: Density,
+    batch: Batch,
+    sink: Sink,
 }
-
-/// Cost units of the evaluation, for the `c_from_products` choice: an add, subtract or doubling is 1; a
-/// multiplication (a table term, or a·b) about 5 (blst's Montgomery product against the inline limb adds,
-/// measured on dev-2c: docs/PERF.md).
-const MUL_COST: usize = 5;
 
 impl Recorder {
-    fn new(hint: Option<Shape>, options: RecordOptions) -> Self {
-        let rows = hint.map_or(0, |h| 3 * h.constraints);
-        let mut rec = Recorder {
-            book: Book::new(hint, 0),
-            row_ptr: Vec::with_capacity(rows + 1),
-            cols: Vec::with_capacity(2 * rows),
-            codes: Vec::with_capacity(2 * rows),
-            table: Vec::new(),
-            table_index: LimbMap::default(),
-            digest: StructureDigest::default(),
-            fingerprint: FINGERPRINT_SEED,
-            error: None,
-            scratch: Vec::new(),
-            pow2: Vec::new(),
-            general: Vec::new(),
-            options,
-            c_product: Density::default(),
-        };
-        rec.row_ptr.push(0);
-        rec
-    }
-
     /// Records `circuit`; the recorder keeps the witness it computed (`inputs`, `aux`).
     pub(super) fn run<C: Circuit + ?Sized>(
         circuit: &C,
         hint: Option<Shape>,
         options: RecordOptions,
     ) -> Result<(Pce, Vec<Scalar>, Vec<Scalar>), PceError> {
-        let mut rec = Recorder::new(hint, options);
-        circuit.synthesize(&mut rec)?;
-        rec.finish()
+        Self::run_on(circuit, hint, options, true)
     }
 
-    fn finish(mut self) -> Result<(Pce, Vec<Scalar>, Vec<Scalar>), PceError> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        let shape = self.book.shape();
-        let n_aux = u32::try_from(shape.aux).map_err(|_| PceError::TooLarge("more than 2^31 variables"))?;
-        if (shape.aux + shape.inputs) as u64 >= u64::from(INPUT_TAG) {
-            return Err(PceError::TooLarge("more than 2^31 variables"));
-        }
-        for c in self.cols.iter_mut() {
-            if *c & INPUT_TAG != 0 {
-                *c = n_aux + (*c & !INPUT_TAG);
-            }
-        }
-        let pce = Pce {
-            shape,
-            digest: self.digest.finish(&shape),
-            fingerprint: self.fingerprint,
-            row_ptr: self.row_ptr,
-            cols: self.cols,
-            codes: self.codes,
-            table: self.table,
-            c_product: self.c_product,
-            a_aux: self.book.track.a_aux,
-            b_input: self.book.track.b_input,
-            b_aux: self.book.track.b_aux,
-        };
-        Ok((pce, self.book.inputs, self.book.aux))
+    /// [`Recorder::run`], the encoder on a thread of its own when `threaded` and one can be started.
+    fn run_on<C: Circuit + ?Sized>(
+        circuit: &C,
+        hint: Option<Shape>,
+        options: RecordOptions,
+        threaded: bool,
+    ) -> Result<(Pce, Vec<Scalar>, Vec<Scalar>), PceError> {
+        let (to, from) = sync_channel::<Batch>(QUEUE);
+        let (back, spare) = channel::<Batch>();
+        std::thread::scope(|s| {
+            let encoder = if threaded {
+                std::thread::Builder::new()
+                    .name("pce-encode".into())
+                    .spawn_scoped(s, move || encode_batches(Encoder::new(hint, options), &from, &back))
+            } else {
+                Err(std::io::Error::other("asked to encode inline"))
+            };
+            let (sink, encoder) = match encoder {
+                Ok(h) => (Sink::Thread { to, spare }, Some(h)),
+                // No thread to be had: encode here, as synthesis goes.
+                Err(_) => (Sink::Inline(Box::new(Encoder::new(hint, options))), None),
+            };
+            let mut rec = Recorder {
+                book: Book::new(hint, 0),
+                fingerprint: FINGERPRINT_SEED,
+                batch: Batch::default(),
+                sink,
+            };
+            let done = circuit.synthesize(&mut rec);
+            rec.flush();
+            let Recorder { book, fingerprint, sink, .. } = rec;
+            let enc = match (sink, encoder) {
+                (Sink::Inline(enc), _) => *enc,
+                (Sink::Thread { to, .. }, Some(h)) => {
+                    drop(to);
+                    h.join().map_err(|_| PceError::Invalid("the PCE encoder thread panicked"))?
+                }
+                (Sink::Thread { .. }, None) => {
+                    return Err(PceError::Invalid("the PCE encoder thread is missing"))
+                }
+            };
+            done?;
+            let shape = book.shape();
+            let pce = enc.finish(shape, fingerprint)?;
+            Ok((pce, book.inputs, book.aux))
+        })
     }
 
-    /// Appends one row: merged, zero-free, pow2 terms by descending exponent (each carrying the doublings
-    /// down to the next term's exponent), then general terms (column order within each group).
-    /// Records one constraint: its digest, densities and the three encoded rows.
-    fn row(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
-        let row = self.book.enforced();
-        self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
-        self.digest.absorb(a, 0xA);
-        self.digest.absorb(b, 0xB);
-        self.digest.absorb(c, 0xC);
-        self.book.mark_a(a);
-        self.book.mark_b(b);
-        self.encode_row(a);
-        self.encode_row(b);
-        let start = self.cols.len();
-        self.encode_row(c);
-        // A C row dearer than one multiplication is dropped: c = a·b wherever the witness satisfies the
-        // constraint. (Table entries it added stay; they are shared and few.)
-        let product = self.options.c_from_products && self.error.is_none() && self.cost(start) > MUL_COST;
-        self.c_product.push_clear();
-        if product {
-            self.c_product.set(row);
-            self.cols.truncate(start);
-            self.codes.truncate(start);
-            if let Some(last) = self.row_ptr.last_mut() {
-                *last = start as u32;
-            }
-        }
-    }
-
-    /// Evaluation cost of the terms appended since `start` (see [`MUL_COST`]).
-    fn cost(&self, start: usize) -> usize {
-        self.codes[start..]
-            .iter()
-            .map(|&code| match code {
-                c if c < GENERAL => 1 + usize::from(c >> 1),
-                c if self.table.get(usize::from(c & !GENERAL)).is_some_and(|e| e.constant) => 1,
-                _ => MUL_COST,
-            })
-            .sum()
-    }
-
-    fn encode_row(&mut self, terms: &[Term]) {
-        if self.error.is_some() {
+    /// Hands the batch under way to the encoder.
+    fn flush(&mut self) {
+        if self.batch.ends.is_empty() {
             return;
         }
-        let s = &mut self.scratch;
-        s.clear();
-        for (var, coeff) in terms {
-            let col = match var.0 {
-                Index::Aux(j) => j as u32,
-                Index::Input(i) => INPUT_TAG | i as u32,
-            };
-            s.push((col, *coeff));
-        }
-        // Merge repeated variables (small rows: a sort is cheaper than a map).
-        s.sort_unstable_by_key(|t| t.0);
-        let mut merged = 0;
-        for i in 0..s.len() {
-            if merged > 0 && s[merged - 1].0 == s[i].0 {
-                let add = s[i].1;
-                s[merged - 1].1 += add;
-            } else {
-                s[merged] = s[i];
-                merged += 1;
+        match &mut self.sink {
+            Sink::Inline(enc) => {
+                self.batch.encode_into(enc);
+                self.batch.clear();
+            }
+            Sink::Thread { to, spare } => {
+                let mut next = spare.try_recv().unwrap_or_default();
+                next.clear();
+                let full = std::mem::replace(&mut self.batch, next);
+                // A send fails only when the encoder is gone (it panicked): the join reports that.
+                let _ = to.send(full);
             }
         }
-        s.truncate(merged);
-        s.retain(|t| t.1 != Scalar::ZERO);
+    }
 
-        let classes = pow2_classes();
-        // (k, negative, col) for pow2 terms; general terms separately. The buffers live in `self` so a row
-        // costs no allocation.
-        let (mut pow2, mut general) = (std::mem::take(&mut self.pow2), std::mem::take(&mut self.general));
-        pow2.clear();
-        general.clear();
-        for &(col, coeff) in s.iter() {
-            match classes.get(&limbs(&coeff)) {
-                Some(&(neg, k)) => pow2.push((k, neg, col)),
-                None => general.push((col, coeff)),
-            }
+    /// Queues one constraint's raw terms.
+    #[inline]
+    fn row(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
+        self.book.enforced();
+        self.fingerprint = mix(self.fingerprint, EV_ENFORCE);
+        for terms in [a, b, c] {
+            self.batch.terms.extend(terms.iter().map(|&(var, coeff)| (raw_col(var), coeff)));
+            self.batch.ends.push(self.batch.terms.len() as u32);
         }
-        pow2.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.2.cmp(&y.2)));
-        for (i, &(k, neg, col)) in pow2.iter().enumerate() {
-            let next_k = pow2.get(i + 1).map_or(0, |t| t.0);
-            self.cols.push(col);
-            self.codes.push((((k - next_k) as u16) << 1) | u16::from(neg));
+        if self.batch.ends.len() >= 3 * BATCH_ROWS {
+            self.flush();
         }
-        for &(col, coeff) in general.iter() {
-            let constant = col == INPUT_TAG;
-            let key = (limbs(&coeff), constant);
-            let idx = match self.table_index.get(&key) {
-                Some(&i) => i,
-                None if self.table.len() >= MAX_TABLE => {
-                    self.error = Some(PceError::TooLarge("more than 32768 distinct coefficients"));
-                    break;
-                }
-                None => {
-                    let i = self.table.len() as u16;
-                    self.table.push(Coeff { value: coeff, constant });
-                    self.table_index.insert(key, i);
-                    i
-                }
-            };
-            self.cols.push(col);
-            self.codes.push(GENERAL | idx);
-        }
-        (self.pow2, self.general) = (pow2, general);
-        match u32::try_from(self.cols.len()) {
-            Ok(end) => self.row_ptr.push(end),
-            Err(_) => self.error = Some(PceError::TooLarge("more than 2^32 terms")),
-        }
+    }
+}
+
+/// The encoder's loop: every batch in order, each sent back for reuse; the encoder when synthesis ends.
+fn encode_batches(mut enc: Encoder, from: &Receiver<Batch>, back: &Sender<Batch>) -> Encoder {
+    for batch in from {
+        batch.encode_into(&mut enc);
+        let _ = back.send(batch);
+    }
+    enc
+}
+
+/// A variable's raw column.
+#[inline]
+fn raw_col(var: Variable) -> u32 {
+    match var.0 {
+        Index::Aux(j) => j as u32,
+        Index::Input(i) => INPUT_TAG | i as u32,
     }
 }
 
@@ -318,13 +198,33 @@ impl ConstraintSystem for Recorder {
         self.row(a.terms(), b.terms(), c.terms());
     }
 
-    /// A foreign circuit's terms recorded where they are (building a combination from them first was a
-    /// third of recording the real C2: docs/PERF.md).
+    /// A foreign circuit's terms queued where they are (building a combination from them first was a third
+    /// of recording the real C2: docs/PERF.md).
     fn enforce_slices(&mut self, a: &[Term], b: &[Term], c: &[Term]) {
         self.row(a, b, c);
     }
 
     fn value(&self, var: Variable) -> Scalar {
         self.book.value(var)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cs::test_circuit::Mixed;
+
+    /// The encoder on its own thread (batches handed over, several of them) and inline give the same record
+    /// and witness, with either record option.
+    #[test]
+    fn threaded_and_inline_encoding_record_the_same() {
+        let c = Mixed(3 * BATCH_ROWS + 17);
+        for c_from_products in [false, true] {
+            let options = RecordOptions { c_from_products };
+            let threaded = Recorder::run_on(&c, None, options, true).expect("threaded");
+            let inline = Recorder::run_on(&c, None, options, false).expect("inline");
+            assert_eq!(threaded, inline);
+            assert_eq!(threaded.0.shape().constraints, 3 * BATCH_ROWS + 17);
+        }
     }
 }
