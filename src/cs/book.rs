@@ -177,14 +177,7 @@ impl<T: Track> Book<T> {
         inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
         aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
     ) -> Scalar {
-        let mut acc = Scalar::ZERO;
-        for (&i, k) in inputs {
-            add_term(&mut acc, self.inputs[i], *k);
-        }
-        for (&i, k) in aux {
-            add_term(&mut acc, self.aux[i], *k);
-        }
-        acc
+        split_sum(&self.inputs, &self.aux, inputs, aux, None, None)
     }
 
     /// ⟨terms, w⟩, marking nothing (C, or a system without densities).
@@ -196,6 +189,32 @@ impl<T: Track> Book<T> {
         }
         acc
     }
+}
+
+/// Σ coeff·value over a split combination, marking each variable named in `mark_in` / `mark_aux` when given.
+#[inline]
+fn split_sum<'t>(
+    in_values: &[Scalar],
+    aux_values: &[Scalar],
+    inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+    aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
+    mut mark_in: Option<&mut Density>,
+    mut mark_aux: Option<&mut Density>,
+) -> Scalar {
+    let mut acc = Scalar::ZERO;
+    for (&i, k) in inputs {
+        if let Some(m) = mark_in.as_deref_mut() {
+            m.set(i);
+        }
+        add_term(&mut acc, in_values[i], *k);
+    }
+    for (&i, k) in aux {
+        if let Some(m) = mark_aux.as_deref_mut() {
+            m.set(i);
+        }
+        add_term(&mut acc, aux_values[i], *k);
+    }
+    acc
 }
 
 /// acc += v·coeff, skipping the multiplication for coefficient one (most terms of SHA-256 and booleans).
@@ -255,15 +274,7 @@ impl Book<Densities> {
         inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
         aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
     ) -> Scalar {
-        let mut acc = Scalar::ZERO;
-        for (&i, k) in inputs {
-            add_term(&mut acc, self.inputs[i], *k);
-        }
-        for (&i, k) in aux {
-            self.track.a_aux.set(i);
-            add_term(&mut acc, self.aux[i], *k);
-        }
-        acc
+        split_sum(&self.inputs, &self.aux, inputs, aux, None, Some(&mut self.track.a_aux))
     }
 
     /// ⟨B, w⟩ of a combination kept as inputs and aux apart, marking its variables.
@@ -273,16 +284,8 @@ impl Book<Densities> {
         inputs: impl Iterator<Item = (&'t usize, &'t Scalar)>,
         aux: impl Iterator<Item = (&'t usize, &'t Scalar)>,
     ) -> Scalar {
-        let mut acc = Scalar::ZERO;
-        for (&i, k) in inputs {
-            self.track.b_input.set(i);
-            add_term(&mut acc, self.inputs[i], *k);
-        }
-        for (&i, k) in aux {
-            self.track.b_aux.set(i);
-            add_term(&mut acc, self.aux[i], *k);
-        }
-        acc
+        let t = &mut self.track;
+        split_sum(&self.inputs, &self.aux, inputs, aux, Some(&mut t.b_input), Some(&mut t.b_aux))
     }
 
     /// ⟨terms, w⟩ of a B combination, marking its variables in the same pass.
