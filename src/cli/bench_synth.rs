@@ -57,8 +57,9 @@ pub struct SynthResult {
     pub max_per_sec: f64,
     /// Median milliseconds per circuit.
     pub ms: f64,
-    /// Median rate over the median rate of `pce` off with default toggles (normal, A1 off, A2 off).
-    pub vs_pce_off: f64,
+    /// Median rate over the median rate of `pce` off with default toggles (normal, A1 off, A2 off); null
+    /// when that reference did not run (`--paths witness_only` alone).
+    pub vs_pce_off: Option<f64>,
 }
 
 /// One configuration before it is timed.
@@ -161,7 +162,8 @@ fn time_parallel(
 /// `cuzk bench synth`: circuit 0 of the sample at `path`, each configuration `repeat` times, configurations
 /// interleaved so drift hits all alike. The record is made once, untimed, as the engine's `pce` toggle
 /// makes it (`RecordOptions::default()`), and checked to reproduce normal synthesis's assignment. `only`
-/// keeps the configurations of those paths (all when empty), and the reference always.
+/// keeps the configurations of those paths (all when empty), and the reference always, except for
+/// `witness_only` alone ([`witness_alone`]).
 pub(super) fn bench_synth(
     path: &std::path::Path,
     repeat: usize,
@@ -170,6 +172,9 @@ pub(super) fn bench_synth(
 ) -> Result<(), CliError> {
     let sample = crate::circuits::Sample::load(path)?;
     let fp = footprint::footprint(&sample);
+    if !only.is_empty() && only.iter().all(|p| *p == SynthPath::WitnessOnly) {
+        return witness_alone(&sample, fp.shape, repeat, json);
+    }
     // Normal synthesis holds its combinations and assignment; the pce path holds the record beside a
     // witness and a/b/c (≤ the assignment).
     let normal = fp.assignment_bytes().saturating_mul(2).max(fp.count_bytes());
@@ -269,7 +274,7 @@ pub(super) fn bench_synth(
                 min_per_sec: rows / hi,
                 max_per_sec: rows / lo,
                 ms,
-                vs_pce_off: rate(t) / off,
+                vs_pce_off: Some(rate(t) / off),
             }
         })
         .collect();
@@ -281,6 +286,64 @@ pub(super) fn bench_synth(
         return Ok(());
     }
     print_table(&sample.name, shape.rows(), repeat.max(1), &results);
+    Ok(())
+}
+
+/// `--paths witness_only` alone: witness-only synthesis of circuit 0 on one thread, nothing else (no record,
+/// no normal synthesis as reference), so a shape too large for normal synthesis (porep-32g: ~17 GB of
+/// assignment, a 26 GiB record) is timed with only its witness in memory. `hint` (the footprint's shape,
+/// extrapolated for large circuits) sizes the witness; the rate uses the rows the witness really has.
+fn witness_alone(
+    sample: &crate::circuits::Sample,
+    hint: Shape,
+    repeat: usize,
+    json: bool,
+) -> Result<(), CliError> {
+    let witness_bytes = (hint.aux as u64).saturating_add(hint.inputs as u64).saturating_mul(2 * 32);
+    let est = budget::Estimate {
+        what: format!("{}: bench synth --paths witness_only", sample.name),
+        parts: vec![("witness".into(), witness_bytes)],
+        knob: budget::knob_advice(sample),
+    };
+    est.check(&budget::mem_limit()).map_err(|e| CliError::Engine(e.into()))?;
+    let Some(circuit) = sample.sector_circuits(0).into_iter().next() else {
+        return Err(CliError::Msg(format!("{}: the sample has no circuit", sample.path.display())));
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| CliError::Msg(format!("bench synth: one-thread pool: {e}")))?;
+    let mut times = Vec::new();
+    let mut rows = 0;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        let w = one
+            .install(|| WitnessOnly::synthesize(&circuit, Some(hint)))
+            .map_err(|e| CliError::Msg(format!("{}: {e}", sample.path.display())))?;
+        times.push(t.elapsed().as_secs_f64());
+        rows = w.shape.rows();
+        drop(w);
+    }
+    let ms = median(times.iter().map(|s| s * 1e3).collect());
+    let (lo, hi) = times.iter().fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let r = SynthResult {
+        path: SynthPath::WitnessOnly,
+        a1: None,
+        a2: None,
+        threads: 1,
+        constraints_per_sec: rows as f64 / (ms / 1e3),
+        min_per_sec: rows as f64 / hi,
+        max_per_sec: rows as f64 / lo,
+        ms,
+        vs_pce_off: None,
+    };
+    if json {
+        let v = serde_json::json!({"op": "synth", "sample": sample.name, "constraints": rows,
+            "repeats": repeat.max(1), "configs": [r]});
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| CliError::Msg(e.to_string()))?);
+        return Ok(());
+    }
+    print_table(&sample.name, rows, repeat.max(1), &[r]);
     Ok(())
 }
 
@@ -305,7 +368,7 @@ fn print_table(name: &str, rows: usize, repeats: usize, results: &[SynthResult])
             SynthPath::Bellperson => "bellperson",
         };
         println!(
-            "{:<13} {:<4} {:<4} {:>7} {:>10.1} {:>12.3} {:>20} {:>6.2}×",
+            "{:<13} {:<4} {:<4} {:>7} {:>10.1} {:>12.3} {:>20} {:>7}",
             path,
             on(r.a1),
             on(r.a2),
@@ -313,7 +376,7 @@ fn print_table(name: &str, rows: usize, repeats: usize, results: &[SynthResult])
             r.ms,
             r.constraints_per_sec / 1e6,
             format!("{:.3}–{:.3}", r.min_per_sec / 1e6, r.max_per_sec / 1e6),
-            r.vs_pce_off
+            r.vs_pce_off.map_or("-".to_string(), |v| format!("{v:.2}×"))
         );
     }
 }

@@ -224,6 +224,26 @@ fn bench_reports_json() {
     let paths: Vec<&str> =
         v["configs"].as_array().into_iter().flatten().filter_map(|c| c["path"].as_str()).collect();
     assert_eq!(paths, ["normal", "pce_record"], "{v}");
+    // witness_only alone runs nothing else (no record, no reference): one row, no ratio, the real row count.
+    let o = cuzk(
+        &dir,
+        &[
+            "bench",
+            "synth",
+            "--sample",
+            "samples/porep-tiny.toml",
+            "--repeat",
+            "1",
+            "--paths",
+            "witness_only",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let w: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let rows = w["configs"].as_array().map(|c| c.len());
+    assert_eq!((rows, w["constraints"].as_u64()), (Some(1), v["constraints"].as_u64()), "{w}");
+    assert!(w["configs"][0]["vs_pce_off"].is_null() && w["configs"][0]["path"] == "witness_only", "{w}");
     let o = cuzk(&dir, &["bench", "msm", "--log-size", "9", "--repeat", "1", "--json"]);
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
