@@ -6,8 +6,8 @@ use super::book::{Book, Densities};
 use super::evals::Evals;
 
 /// The prover's book and a/b/c. A foreign circuit's adapter reaches them through
-/// [`ConstraintSystem::direct`] and evaluates its own combinations in place: copying each constraint's terms
-/// into cuzk's form first cost normal synthesis of the real C2 ~4% against bellperson's (docs/PERF.md).
+/// [`super::ConstraintSystem::direct`] and evaluates its own combinations in place: copying each constraint's
+/// terms into cuzk's form first made normal synthesis of the real C2 5–8% slower (docs/PERF.md).
 #[derive(Debug)]
 pub struct DirectProver {
     book: Book<Densities>,
