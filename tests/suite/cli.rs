@@ -155,6 +155,14 @@ fn bench_msm_shapes_match_blst() {
     }
 }
 
+/// `cuzk bench synth --paths PATHS --json` on porep-tiny, one repeat, as JSON (the command must succeed).
+fn synth_paths(dir: &Path, paths: &str) -> serde_json::Value {
+    let args = ["bench", "synth", "--sample", "samples/porep-tiny.toml", "--repeat", "1", "--paths", paths];
+    let o = cuzk(dir, &[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{:?}", text(&o));
+    serde_json::from_slice(&o.stdout).expect("json")
+}
+
 #[test]
 fn bench_reports_json() {
     let dir = temp("bench");
@@ -205,42 +213,12 @@ fn bench_reports_json() {
         assert!(c["constraints_per_sec"].as_f64().is_some_and(|r| r > 0.0), "{c}");
     }
     // --paths keeps the reference and the paths named.
-    let o = cuzk(
-        &dir,
-        &[
-            "bench",
-            "synth",
-            "--sample",
-            "samples/porep-tiny.toml",
-            "--repeat",
-            "1",
-            "--paths",
-            "pce_record",
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{:?}", text(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let v = synth_paths(&dir, "pce_record");
     let paths: Vec<&str> =
         v["configs"].as_array().into_iter().flatten().filter_map(|c| c["path"].as_str()).collect();
     assert_eq!(paths, ["normal", "pce_record"], "{v}");
     // witness_only alone runs nothing else (no record, no reference): one row, no ratio, the real row count.
-    let o = cuzk(
-        &dir,
-        &[
-            "bench",
-            "synth",
-            "--sample",
-            "samples/porep-tiny.toml",
-            "--repeat",
-            "1",
-            "--paths",
-            "witness_only",
-            "--json",
-        ],
-    );
-    assert!(o.status.success(), "{:?}", text(&o));
-    let w: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let w = synth_paths(&dir, "witness_only");
     let rows = w["configs"].as_array().map(|c| c.len());
     assert_eq!((rows, w["constraints"].as_u64()), (Some(1), v["constraints"].as_u64()), "{w}");
     assert!(w["configs"][0]["vs_pce_off"].is_null() && w["configs"][0]["path"] == "witness_only", "{w}");
