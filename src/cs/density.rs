@@ -80,4 +80,72 @@ impl Density {
     pub fn iter_set(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.len).filter(move |&i| self.get(i))
     }
+
+    /// `head`, then `values[i]` for every set bit i, ascending, on every core: the setup's A and B scalars
+    /// are gathered this way (120 M and 43 M of them at 2^27, where one thread's `iter_set` walk sat between
+    /// two of the device's fixed-base stages). `values` holds one value per bit.
+    pub fn gather<T: Copy + Default + Send + Sync>(&self, head: &[T], values: &[T]) -> Vec<T> {
+        use rayon::prelude::*;
+        /// Words per task: 2^18 bits, a few hundred tasks at 2^27.
+        const WORDS: usize = 1 << 12;
+        let counts: Vec<usize> =
+            self.words.par_chunks(WORDS).map(|c| c.iter().map(|w| w.count_ones() as usize).sum()).collect();
+        let n = head.len() + counts.iter().sum::<usize>();
+        let mut out = Vec::with_capacity(n);
+        out.par_extend(rayon::iter::repeat_n(T::default(), n));
+        let (first, mut rest) = out.split_at_mut(head.len());
+        first.copy_from_slice(head);
+        let mut tasks = Vec::with_capacity(counts.len());
+        for (i, &n) in counts.iter().enumerate() {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(n);
+            tasks.push((i * WORDS, mine));
+            rest = tail;
+        }
+        tasks.into_par_iter().for_each(|(first, dst)| {
+            let mut at = 0;
+            for (k, &word) in self.words[first..(first + WORDS).min(self.words.len())].iter().enumerate() {
+                let mut w = word;
+                while w != 0 {
+                    dst[at] = values[(first + k) * 64 + w.trailing_zeros() as usize];
+                    at += 1;
+                    w &= w - 1;
+                }
+            }
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Density;
+
+    /// The parallel gather picks what `iter_set` names, in order, across task boundaries (2^18 bits) and at
+    /// every density from empty to full.
+    #[test]
+    fn gather_matches_the_set_bits_walk() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (len, per_mille) in [(0, 500), (1, 1000), (700, 0), (1000, 1000), (600_001, 360), (530_000, 999)]
+        {
+            let mut d = Density::with_capacity(len);
+            for i in 0..len {
+                d.push_clear();
+                if next() % 1000 < per_mille {
+                    d.set(i);
+                }
+            }
+            let values: Vec<u64> = (0..len).map(|_| next()).collect();
+            let want: Vec<u64> = d.iter_set().map(|i| values[i]).collect();
+            assert_eq!(want.len(), d.popcount());
+            assert_eq!(d.gather(&[], &values), want, "{len} bits, {per_mille}‰ set");
+            let head = [7, 8, 9];
+            assert_eq!(d.gather(&head, &values), [&head[..], &want].concat(), "{len} bits, a head");
+        }
+    }
 }

@@ -82,24 +82,47 @@ fn nonzero(rng: &mut ChaCha20Rng) -> Scalar {
     }
 }
 
+/// Rows per task of [`lagrange_at`] and the H scalars: each starts from its own power (one `pow_vartime`)
+/// and batch-inverts its rows.
+const POWERS_CHUNK: usize = 1 << 12;
+
+/// A zeroed vector of `n` scalars, its pages touched on every core (at 2^27 one is 4.3 GB).
+fn zeroed(n: usize) -> Vec<Scalar> {
+    let mut v = Vec::with_capacity(n);
+    v.par_extend(rayon::iter::repeat_n(Scalar::ZERO, n));
+    v
+}
+
 /// Lagrange basis polynomials of the size-`m` domain evaluated at τ: Lᵢ(τ) = (τᵐ − 1)/m · ωⁱ/(τ − ωⁱ).
+/// Every chunk of rows on its own core, written once: the powers of ω walked on one thread, and the powers
+/// and denominators kept whole beside the result, took 32.7 s and 12.9 GB at 2^27 on dev-2c against
+/// 12.1–13.4 s and 4.3 GB this way (docs/PERF.md, session ad).
 fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     let log = m.trailing_zeros();
     let mut omega = Scalar::ROOT_OF_UNITY;
     for _ in log..Scalar::S {
         omega = omega.square();
     }
-    let mut powers = vec![Scalar::ONE; m];
-    for i in 1..m {
-        powers[i] = powers[i - 1] * omega;
-    }
-    let mut denom: Vec<Scalar> = powers.par_iter().map(|w| tau - w).collect();
-    denom.par_chunks_mut(1 << 12).for_each(|c| {
-        c.iter_mut().batch_invert();
-    });
     let z_over_m =
         (tau.pow_vartime([m as u64]) - Scalar::ONE) * Scalar::from(m as u64).invert().unwrap_or(Scalar::ZERO);
-    powers.par_iter().zip(denom.par_iter()).map(|(w, d)| z_over_m * w * d).collect()
+    let mut out = zeroed(m);
+    out.par_chunks_mut(POWERS_CHUNK).enumerate().for_each_init(
+        || Vec::with_capacity(POWERS_CHUNK),
+        |powers: &mut Vec<Scalar>, (ci, rows)| {
+            powers.clear();
+            let mut w = omega.pow_vartime([(ci * POWERS_CHUNK) as u64]);
+            for d in rows.iter_mut() {
+                powers.push(w);
+                *d = tau - w;
+                w *= omega;
+            }
+            rows.iter_mut().batch_invert();
+            for (d, w) in rows.iter_mut().zip(powers.iter()) {
+                *d = z_over_m * w * *d;
+            }
+        },
+    );
+    out
 }
 
 /// All multiples kᵢ·base on `device` when given (the backend's chunks, normalized under the device's next
@@ -113,8 +136,9 @@ fn multiples<A: OnBackend>(
     stopped: &(dyn Fn() -> bool + Sync),
     device: Option<&dyn Backend>,
 ) -> Result<Vec<A>, SetupStop> {
-    progress(stage, 0, scalars.len()); // the stage has begun: a display can say so before its first chunk
-                                       // Filled in parallel: at 2^27 the H query is 12.9 GB, which one thread takes seconds to touch.
+    // The stage has begun: a display can say so before its first chunk.
+    progress(stage, 0, scalars.len());
+    // Filled in parallel: at 2^27 the H query is 12.9 GB, which one thread takes seconds to touch.
     let mut out = Vec::with_capacity(scalars.len());
     out.par_extend(rayon::iter::repeat_n(A::identity(), scalars.len()));
     let tick = |done: usize| {
@@ -239,9 +263,9 @@ pub fn generate_into<C: Circuit + ?Sized>(
     // H: τⁱ·Z(τ)/δ for i < m − 1.
     let make_h = || -> Result<Vec<G1Affine>, SetupStop> {
         let z_over_delta = (tw.tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
-        let mut h_scalars = vec![z_over_delta; m - 1];
-        h_scalars.par_chunks_mut(1 << 12).enumerate().for_each(|(ci, c)| {
-            let mut p = tw.tau.pow_vartime([(ci << 12) as u64]) * z_over_delta;
+        let mut h_scalars = zeroed(m - 1);
+        h_scalars.par_chunks_mut(POWERS_CHUNK).enumerate().for_each(|(ci, c)| {
+            let mut p = tw.tau.pow_vartime([(ci * POWERS_CHUNK) as u64]) * z_over_delta;
             for s in c.iter_mut() {
                 *s = p;
                 p *= tw.tau;
@@ -310,13 +334,11 @@ pub fn generate_into<C: Circuit + ?Sized>(
             }
             let l = multiples::<G1Affine>(g1, &lin(1, delta_inv), "l", progress, &stopped, device)?;
             write_g1!(Section::L, slots.l.keep(l));
-            let a_scalars: Vec<Scalar> =
-                at[0].iter().copied().chain(a_aux.iter_set().map(|i| at[1][i])).collect();
+            let a_scalars = a_aux.gather(&at[0], &at[1]);
             let a = multiples::<G1Affine>(g1, &a_scalars, "a", progress, &stopped, device)?;
             write_g1!(Section::A, slots.a.keep(a));
             drop(a_scalars);
-            let b_scalars: Vec<Scalar> =
-                b_input.iter_set().map(|i| bt[0][i]).chain(b_aux.iter_set().map(|i| bt[1][i])).collect();
+            let b_scalars = b_aux.gather(&b_input.gather(&[], &bt[0]), &bt[1]);
             drop((at, bt, ct));
             let b_g1 = multiples::<G1Affine>(g1, &b_scalars, "b_g1", progress, &stopped, device)?;
             write_g1!(Section::BG1, slots.b_g1.keep(b_g1));
@@ -385,4 +407,37 @@ struct Slots {
     a: Slot<G1Affine>,
     b_g1: Slot<G1Affine>,
     b_g2: Slot<G2Affine>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chunked basis against its definition: each Lᵢ(τ) from its own inverse at rows in several chunks,
+    /// and the basis interpolating 1 and x (Σ Lᵢ(τ) = 1, Σ Lᵢ(τ)·ωⁱ = τ).
+    #[test]
+    fn lagrange_basis_matches_its_definition_across_chunks() {
+        let m = 4 * POWERS_CHUNK;
+        let tau = Scalar::from(0xC0FF_EE15_600D_u64).square() + Scalar::from(3);
+        let basis = lagrange_at(tau, m);
+        let mut omega = Scalar::ROOT_OF_UNITY;
+        for _ in m.trailing_zeros()..Scalar::S {
+            omega = omega.square();
+        }
+        let z = tau.pow_vartime([m as u64]) - Scalar::ONE;
+        let m_inv = Scalar::from(m as u64).invert().unwrap();
+        for i in [0, 1, POWERS_CHUNK - 1, POWERS_CHUNK, 2 * POWERS_CHUNK + 17, m - 1] {
+            let w = omega.pow_vartime([i as u64]);
+            let want = z * m_inv * w * (tau - w).invert().unwrap();
+            assert_eq!(basis[i], want, "row {i}");
+        }
+        assert_eq!(basis.iter().sum::<Scalar>(), Scalar::ONE);
+        let mut w = Scalar::ONE;
+        let mut x = Scalar::ZERO;
+        for l in &basis {
+            x += l * w;
+            w *= omega;
+        }
+        assert_eq!(x, tau);
+    }
 }
