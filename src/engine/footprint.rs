@@ -83,13 +83,7 @@ fn survey_footprint<C: Circuit + ?Sized>(
     threads: usize,
 ) -> Result<(Footprint, u64), SynthesisError> {
     let s = crate::cs::Survey::of(circuit, threads)?;
-    let fp = Footprint {
-        shape: s.shape,
-        a_aux: s.densities.a_aux.popcount(),
-        b_input: s.densities.b_input.popcount(),
-        b_aux: s.densities.b_aux.popcount(),
-    };
-    Ok((fp, s.digest))
+    Ok((of_survey(&s), s.digest))
 }
 
 /// The footprint of `sample`'s circuit at `n` of its knob, and the circuit's structure digest. A circuit that
@@ -185,21 +179,56 @@ impl FootprintMemo {
     }
 }
 
-/// The params cache folder and circuit identifier under which a Filecoin sample's survey is remembered.
+/// The params cache folder and circuit identifier under which a sample's survey is remembered: a Filecoin
+/// circuit's own identifier, or for cuzk's circuits (whose structure follows from their knobs alone)
+/// `cuzk-` and the first 16 hex digits of the SHA-256 of the knobs as this build prints them. The survey of
+/// porep-32g takes ~9 s of 16 cores before a process's first partition (docs/PERF.md, session y).
 fn survey_home(sample: &Sample) -> Option<(std::path::PathBuf, String)> {
-    let id = sample.filecoin.as_ref()?.registered.identifier().ok()?;
+    let id = match (&sample.filecoin, &sample.circuit) {
+        (Some(job), _) => job.registered.identifier().ok()?,
+        (None, CircuitSpec::Filecoin { .. }) => return None,
+        (None, spec) => native_identifier(spec),
+    };
     let cache = crate::groth16::cache::ParamsCache::default_location().ok()?;
     Some((cache.dir().to_path_buf(), id))
 }
 
-/// This build's remembered survey of a Filecoin sample's circuit.
+/// The name under which `sample`'s survey is remembered (see [`survey_home`]), for reports and tests.
+pub fn survey_identifier(sample: &Sample) -> Option<String> {
+    survey_home(sample).map(|(_, id)| id)
+}
+
+/// The survey cache's name for one of cuzk's own circuits (see [`survey_home`]).
+fn native_identifier(spec: &CircuitSpec) -> String {
+    use sha2::{Digest, Sha256};
+    let sum = Sha256::digest(format!("{spec:?}").as_bytes());
+    format!("cuzk-{}", sum.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+/// This build's remembered survey of a sample's circuit.
 fn remembered(sample: &Sample) -> Option<(Footprint, u64)> {
     let (dir, id) = survey_home(sample)?;
     super::circuit_index::lookup_survey(&dir, &id, crate::util::build::id())
 }
 
-/// Remembers a Filecoin sample's survey for this build's later processes (a failed write costs only their
-/// survey, so it is logged, not returned).
+/// Remembers a survey made for the params (`ParamsMemo::shape_of`: the whole circuit, when the footprint
+/// was extrapolated), so this build's later processes skip both.
+pub(super) fn remember_survey(sample: &Sample, s: &crate::cs::Survey) {
+    remember(sample, &of_survey(s), s.digest);
+}
+
+/// A survey's footprint.
+fn of_survey(s: &crate::cs::Survey) -> Footprint {
+    Footprint {
+        shape: s.shape,
+        a_aux: s.densities.a_aux.popcount(),
+        b_input: s.densities.b_input.popcount(),
+        b_aux: s.densities.b_aux.popcount(),
+    }
+}
+
+/// Remembers a sample's survey for this build's later processes (a failed write costs only their survey,
+/// so it is logged, not returned).
 fn remember(sample: &Sample, fp: &Footprint, digest: u64) {
     let Some((dir, id)) = survey_home(sample) else { return };
     if let Err(e) = super::circuit_index::record_survey(&dir, &id, crate::util::build::id(), fp, digest) {

@@ -175,6 +175,7 @@ impl ParamsMemo {
         let threads = super::footprint::survey_threads(sample, fp.shape.constraints);
         let s =
             crate::cs::Survey::of(&sample.sector_circuits(0).swap_remove(0), threads).map_err(synthesis)?;
+        super::footprint::remember_survey(sample, &s);
         lock(&self.shapes).insert(id, (s.shape, s.digest));
         Ok((s.shape, s.digest))
     }

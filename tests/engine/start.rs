@@ -44,7 +44,11 @@ fn filecoin_survey_is_remembered_for_the_build() {
     let s = Sample::load(Path::new("samples/c2-2kib.toml")).expect("sample");
     let surveyed = Engine::new().footprint(&s);
     assert!(surveyed.shape.constraints > 2_000_000, "{surveyed:?}");
-    let files = survey_files(&root);
+    // Entries named `cuzk-…` are cuzk's own circuits, remembered by the other tests of this binary.
+    let files: Vec<PathBuf> = survey_files(&root)
+        .into_iter()
+        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("cuzk-")))
+        .collect();
     assert_eq!(files.len(), 1, "one entry for the one circuit: {files:?}");
     let good = std::fs::read_to_string(&files[0]).expect("read entry");
     assert!(good.starts_with("cuzk-survey/1 "), "{good}");
@@ -61,6 +65,40 @@ fn filecoin_survey_is_remembered_for_the_build() {
     std::fs::write(&files[0], &bad).expect("corrupt");
     assert_eq!(Engine::new().footprint(&s), surveyed, "a corrupt entry is surveyed again");
     assert_eq!(std::fs::read_to_string(&files[0]).expect("reread"), good, "and rewritten");
+}
+
+/// One of cuzk's own circuits is remembered too, once its params' load surveyed it whole (its footprint was
+/// extrapolated from the scale knob, which is not remembered): a fresh engine then takes the entry's counts
+/// (a planted count is what it reports). The knobs name the entry: another challenge count is another one.
+#[test]
+fn a_native_survey_is_remembered_once_the_params_surveyed_it() {
+    use cuzk::circuits::CircuitSpec;
+    use cuzk::engine::footprint::survey_identifier;
+    use_test_cache();
+    let root = PathBuf::from(std::env::var_os("CUZK_CACHE").expect("cache set"));
+    let mut s = Sample::load(Path::new("samples/porep-tiny.toml")).expect("sample");
+    // Knob 3 (above 2: extrapolated) and 3 layers: a circuit no other test of this binary proves.
+    let CircuitSpec::Porep(k) = &mut s.circuit else { panic!("porep-tiny is a porep sample") };
+    (k.challenges, k.layers) = (3, 3);
+    let id = survey_identifier(&s).expect("a native circuit is named");
+    assert!(id.starts_with("cuzk-"), "{id}");
+    let entry = || survey_files(&root).into_iter().find(|p| p.file_stem().is_some_and(|n| *n == *id));
+    let extrapolated = Engine::new().footprint(&s);
+    assert_eq!(entry(), None, "an extrapolated footprint is not remembered");
+
+    let (_, info) =
+        Engine::new().load_params_on(&s, None, &|_, _, _| {}, &CancelToken::new()).expect("params");
+    let file = entry().expect("the params' survey is remembered");
+    assert_eq!(info.shape, extrapolated.shape, "porep's counts grow linearly in the challenges");
+    let good = std::fs::read_to_string(&file).expect("read entry");
+    std::fs::write(&file, replant(&good, |n| n[5] += 1)).expect("plant");
+    let planted = Engine::new().footprint(&s);
+    assert_eq!(planted.b_aux, extrapolated.b_aux + 1, "the entry was read, not extrapolated again");
+
+    let mut other = s.clone();
+    let CircuitSpec::Porep(k) = &mut other.circuit else { unreachable!() };
+    k.challenges = 4;
+    assert_ne!(survey_identifier(&other), Some(id), "another knob, another entry");
 }
 
 /// Params read beside the first call's synthesis: a named params file that cannot be read fails the run with
