@@ -204,3 +204,54 @@ fn a_record_of_another_shape_is_never_used() {
     assert_eq!(tiny_pce.shape(), tiny_shape);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// While one call records a shape, a call of the same shape synthesizes normally rather than wait for the
+/// record: its `synthesis` span says so, it has no `spmv`, and its assignment is normal synthesis's, value for
+/// value (so its proof is the same bytes); the recording call still fills the slot.
+#[test]
+fn a_call_synthesizes_normally_while_another_records_its_shape() {
+    use cuzk::groth16::prover::synthesize;
+    use cuzk::timeline::{Capture, CaptureOpts};
+    use std::time::{Duration, Instant};
+    // 20 compressions (~0.5 M rows): the record takes long enough for the second call to find it under way.
+    let text = "name = \"chain-20\"\nseed = 3\npartitions = 1\nsectors = 2\n[circuit]\n\
+                kind = \"sha256-chain\"\ncompressions = 20\n";
+    let s = Sample::parse(Path::new("chain-20.toml"), text).expect("sample");
+    let (c0, c1) = (s.sector_circuits(0), s.sector_circuits(1));
+    let (shape, digest) = ShapeCounter::count_with_digest(&c0[0]).expect("count");
+    let slot = PceSlot::new(shape, digest);
+    let t = toggles("pce=on");
+    let cap = Capture::begin(CaptureOpts::default());
+    let probe = Probe::new(cap.sink(), CancelToken::new());
+    let (recorded, meanwhile) = std::thread::scope(|sc| {
+        let a = sc.spawn(|| synthesize_with(&Probe::silent(), &c0, &t, None, 0, Some(&slot), None));
+        let t0 = Instant::now();
+        while !slot.is_recording() && !a.is_finished() {
+            assert!(t0.elapsed() < Duration::from_secs(60), "the first call never began recording");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(slot.is_recording(), "the first call ended before it was seen recording");
+        let b = synthesize_with(&probe, &c1, &t, None, 1, Some(&slot), None);
+        (a.join().expect("recording thread"), b)
+    });
+    recorded.expect("the recording call");
+    assert!(!slot.is_recording());
+    assert!(slot.get().is_some_and(|p| p.matches(shape, digest)), "the first call filled the slot");
+    let got = meanwhile.expect("the second call").swap_remove(0);
+    let want =
+        synthesize(&Probe::silent(), &c1, &toggles("pce=off"), None, 1).expect("normal").swap_remove(0);
+    assert!(got.a == want.a && got.b == want.b && got.c == want.c, "a/b/c differ");
+    assert_eq!(got.aux_assignment, want.aux_assignment);
+    assert_eq!(got.input_assignment, want.input_assignment);
+    assert_eq!(
+        (got.a_aux_density, got.b_input_density, got.b_aux_density),
+        (want.a_aux_density, want.b_input_density, want.b_aux_density)
+    );
+    drop(probe);
+    let (events, _) = cap.finish();
+    assert!(!events.iter().any(|e| e.site.phase == Phase::Spmv), "no SpMV in the second call");
+    let synth: Vec<_> = events.iter().filter(|e| e.site.phase == Phase::Synthesis).collect();
+    assert_eq!(synth.len(), 1, "{synth:?}");
+    assert_eq!(synth[0].site.circuit, Some(1));
+    assert!(synth[0].site.args.iter().any(|(k, v)| *k == "pce" && v == "recorded elsewhere"), "{synth:?}");
+}

@@ -1,9 +1,12 @@
 //! `synthesis`: the one place a call's circuits become proving assignments, by normal synthesis or, with the
 //! `pce` toggle, from their shape's pre-compiled constraint evaluation record (`cs::pce`): the first circuit
 //! of a shape records it (`pce_record`), every later one is witness-only synthesis plus the SpMV (`spmv`).
-//! Either way the assignments are identical, so proofs are byte-identical.
+//! A call that finds its shape being recorded by another call synthesizes normally instead of waiting for the
+//! record (70.6 s at porep-32g, docs/PERF.md). Either way the assignments are identical, so proofs are
+//! byte-identical.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -24,6 +27,8 @@ pub struct PceSlot {
     digest: u64,
     file: Option<PathBuf>,
     record: Mutex<Option<Arc<Pce>>>,
+    /// Set while a call records the shape (not while it reads the record from disk).
+    recording: AtomicBool,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -31,7 +36,14 @@ impl PceSlot {
     /// An empty slot for circuits of `shape` and structure digest `digest` (from
     /// `ShapeCounter::count_with_digest`), kept in memory only.
     pub fn new(shape: Shape, digest: u64) -> PceSlot {
-        PceSlot { shape, digest, file: None, record: Mutex::new(None), warnings: Mutex::new(Vec::new()) }
+        PceSlot {
+            shape,
+            digest,
+            file: None,
+            record: Mutex::new(None),
+            recording: AtomicBool::new(false),
+            warnings: Mutex::new(Vec::new()),
+        }
     }
 
     /// An empty slot that reads its record from `file` when it holds one of this shape, and writes it there
@@ -53,6 +65,12 @@ impl PceSlot {
     /// The record, once recorded or loaded.
     pub fn get(&self) -> Option<Arc<Pce>> {
         lock(&self.record).clone()
+    }
+
+    /// Whether a call is recording this shape now: a call that finds it so synthesizes normally rather than
+    /// wait for the record.
+    pub fn is_recording(&self) -> bool {
+        self.recording.load(Ordering::Acquire)
     }
 
     /// Puts a record in the slot; refused (and the slot left as it was) when it is of another shape or
@@ -111,6 +129,7 @@ impl PceSlot {
         }
         let (pce, asg) = {
             let _span = probe.open(site(Phase::PceRecord).arg("source", "record"));
+            let _recording = Recording::start(&self.recording);
             Pce::record_with(circuit, RecordOptions::default())?
         };
         // A circuit other than the one this slot was made for: never keep (or store) its record.
@@ -159,6 +178,22 @@ impl PceSlot {
     }
 }
 
+/// [`PceSlot::is_recording`] set for as long as it lives, so an error or a panic in the recording clears it.
+struct Recording<'a>(&'a AtomicBool);
+
+impl<'a> Recording<'a> {
+    fn start(flag: &'a AtomicBool) -> Recording<'a> {
+        flag.store(true, Ordering::Release);
+        Recording(flag)
+    }
+}
+
+impl Drop for Recording<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
 /// The whole file, read into a buffer in 2 MiB pages ([`crate::util::mem::advise_huge`]): a 32 GiB sector's
 /// record is many GB, faulted in 4 KiB pages as `fs::read` fills it.
 fn read_huge(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
@@ -192,8 +227,10 @@ pub fn synthesize<C: Circuit>(
 /// `synthesis`: every circuit into a `ProvingAssignment`, in parallel, one span per circuit. `first` is the
 /// job-wide index of circuit 0. With `pce` on and a slot: the slot's record (recorded from circuit 0 first
 /// when the slot is empty, span `pce_record` inside its `synthesis`), then every other circuit by
-/// `Pce::synthesize` (span `spmv` inside its `synthesis`). Otherwise A1 picks the term store and A2 passes
-/// the shape as a capacity hint. With `pool`, `pce`'s a/b/c are written into blocks it lends (B2).
+/// `Pce::synthesize` (span `spmv` inside its `synthesis`); while another call records the shape, normal
+/// synthesis pre-sized to the shape (its `synthesis` spans say `pce=recorded elsewhere`). Otherwise A1 picks
+/// the term store and A2 passes the shape as a capacity hint. With `pool`, `pce`'s a/b/c are written into
+/// blocks it lends (B2).
 pub fn synthesize_with<C: Circuit>(
     probe: &Probe,
     circuits: &[C],
@@ -205,7 +242,8 @@ pub fn synthesize_with<C: Circuit>(
 ) -> Result<Vec<ProvingAssignment>, ProveError> {
     let site = |p: Phase, i: usize| Site::new(p).circuit(first + i).slot(i);
     let Some(slot) = pce.filter(|_| toggles.on(Toggle::Pce)) else {
-        return normal(probe, circuits, toggles, hint, first);
+        let hint = if toggles.on(Toggle::A2) { hint } else { None };
+        return normal(probe, circuits, toggles, hint, first, None);
     };
     let Some(c0) = circuits.first() else { return Ok(Vec::new()) };
     // Witness-only synthesis + SpMV of circuit i, the SpMV in its own `spmv` span (inside `synthesis`).
@@ -213,6 +251,11 @@ pub fn synthesize_with<C: Circuit>(
         let mark = || probe.open(site(Phase::Spmv, i).arg("constraints", record.shape().constraints));
         record.synthesize_into(c, mark, pool).map_err(|e| pce_error(first + i, e))
     };
+    // Asked before the slot's lock, which the recording call holds. Pre-sized as `pce`'s witness path is, so
+    // the call holds what the memory plan gave it.
+    if slot.is_recording() {
+        return normal(probe, circuits, toggles, Some(slot.shape()), first, Some("recorded elsewhere"));
+    }
     let (record, asg0) = match slot.get() {
         Some(record) => (record, None),
         None => {
@@ -254,20 +297,25 @@ pub fn synthesize_with<C: Circuit>(
     Ok(asg0.into_iter().chain(rest).collect())
 }
 
-/// Normal synthesis of every circuit in parallel (A1: term store, A2: capacity hint).
+/// Normal synthesis of every circuit in parallel (A1: term store; `hint`: capacity), each `synthesis` span
+/// with `pce=<why>` when the toggle asked for a record this call does not use.
 fn normal<C: Circuit>(
     probe: &Probe,
     circuits: &[C],
     toggles: &Toggles,
     hint: Option<Shape>,
     first: usize,
+    pce: Option<&str>,
 ) -> Result<Vec<ProvingAssignment>, ProveError> {
-    let hint = if toggles.on(Toggle::A2) { hint } else { None };
     circuits
         .par_iter()
         .enumerate()
         .map(|(i, c)| {
-            let _span = probe.open(Site::new(Phase::Synthesis).circuit(first + i).slot(i));
+            let site = Site::new(Phase::Synthesis).circuit(first + i).slot(i);
+            let _span = probe.open(match pce {
+                Some(why) => site.arg("pce", why),
+                None => site,
+            });
             let r = if toggles.on(Toggle::A1) {
                 ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
             } else {
