@@ -151,7 +151,7 @@ pub enum Command {
         /// chrome | csv | json | svg.
         #[arg(long)]
         format: String,
-        /// Output file (default: <data dir>/exports/<run id>.<ext>).
+        /// Output file (default: DATA_DIR/exports/RUN_ID.EXT).
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         /// Data dir.
@@ -186,7 +186,7 @@ pub enum Command {
         /// Backend: auto, cpu or gpu.
         #[arg(long, default_value_t = BackendKind::Auto)]
         backend: BackendKind,
-        /// Theme: dark, light, high-contrast, or a *.toml in <data dir>/themes.
+        /// Theme: dark, light, high-contrast, or a *.toml in DATA_DIR/themes.
         #[arg(long)]
         theme: Option<String>,
         /// Attach to a running `cuzk daemon` (host:port or unix:///path) and watch what it proves; `r`

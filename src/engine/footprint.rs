@@ -1,6 +1,6 @@
 //! A circuit's footprint (shape, query densities, structure digest) before it is proved: counted, surveyed
 //! in parallel passes (`cs::survey`), or extrapolated from the scale knob; worked out once per engine
-//! ([`FootprintMemo`]) and, for Filecoin's circuits, once per build on this machine (the survey cache beside
+//! (`FootprintMemo`) and, for Filecoin's circuits, once per build on this machine (the survey cache beside
 //! the params cache, `circuit_index`).
 
 use std::collections::HashMap;
@@ -193,12 +193,12 @@ fn survey_home(sample: &Sample) -> Option<(std::path::PathBuf, String)> {
     Some((cache.dir().to_path_buf(), id))
 }
 
-/// The name under which `sample`'s survey is remembered (see [`survey_home`]), for reports and tests.
+/// The name under which `sample`'s survey is remembered (see `survey_home`), for reports and tests.
 pub fn survey_identifier(sample: &Sample) -> Option<String> {
     survey_home(sample).map(|(_, id)| id)
 }
 
-/// The survey cache's name for one of cuzk's own circuits (see [`survey_home`]).
+/// The survey cache's name for one of cuzk's own circuits (see `survey_home`).
 fn native_identifier(spec: &CircuitSpec) -> String {
     use sha2::{Digest, Sha256};
     let sum = Sha256::digest(format!("{spec:?}").as_bytes());

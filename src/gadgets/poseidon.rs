@@ -22,7 +22,7 @@
 //!
 //! (Terms as `MatrixRecorder` stores them, allocated inputs; tests/suite/poseidon_lean.rs. The longest A/B rows
 //! are the extra constraint's.) The variable choice is worked out once per arity by linear algebra over the
-//! textbook permutation (a [`Program`], cached); synthesis computes the values with neptune's optimized
+//! textbook permutation (a `Program`, cached); synthesis computes the values with neptune's optimized
 //! native permutation and emits the precomputed forms, so witness-only synthesis does no form evaluation.
 
 use std::sync::OnceLock;

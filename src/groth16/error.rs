@@ -18,7 +18,7 @@ pub enum Section {
     DeltaG1,
     /// Verifying key δ in G2.
     DeltaG2,
-    /// Verifying key IC points (coefficients of the public inputs, IC[0] for the constant one).
+    /// Verifying key IC points (coefficients of the public inputs, `IC[0]` for the constant one).
     Ic,
     /// Params H bases (powers of τ times Z(τ)/δ).
     H,

@@ -35,7 +35,7 @@ pub struct VerifyingKey {
     pub delta_g1: G1Affine,
     /// δ in G2.
     pub delta_g2: G2Affine,
-    /// IC[i] = (β·uᵢ(τ) + α·vᵢ(τ) + wᵢ(τ))/γ in G1 for each public input; IC[0] is the constant one's.
+    /// `IC[i] = (β·uᵢ(τ) + α·vᵢ(τ) + wᵢ(τ))/γ` in G1 for each public input; `IC[0]` is the constant one's.
     pub ic: Vec<G1Affine>,
 }
 

@@ -19,7 +19,7 @@ fn spare_pages<T>(v: &mut Vec<T>) -> (usize, usize) {
     (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE)
 }
 
-/// Asks for `v`'s spare capacity in transparent huge pages (from [`HUGE_MIN`] bytes; Linux only). Advice
+/// Asks for `v`'s spare capacity in transparent huge pages (from `HUGE_MIN` bytes; Linux only). Advice
 /// only: with huge pages off, or where the kernel refuses, the pages stay 4 KiB and nothing else changes.
 pub fn advise_huge<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]

@@ -80,7 +80,7 @@ impl<F> Default for Scratch<F> {
 ///
 /// Why: this is Pippenger's bucket accumulation (one run per bucket) and batch addition (one run per chunk)
 /// done as rounds of independent pairwise affine additions (pair k of a run → slot k, an odd last point
-/// moves down), with one inversion shared by each block of [`BLOCK_PAIRS`] additions. On return every
+/// moves down), with one inversion shared by each block of `BLOCK_PAIRS` additions. On return every
 /// `lens[r]` is 0 or 1 and `pts[starts[r]]` is the run's sum, possibly [`Xy::IDENTITY`]. Points may be the
 /// identity marker. Runs must not overlap; `starts` and `lens` must have equal length.
 pub fn reduce_runs<F: Coord>(pts: &mut [Xy<F>], starts: &[u32], lens: &mut [u32], scratch: &mut Scratch<F>) {
@@ -133,7 +133,7 @@ pub fn sum_points<F: Coord>(pts: &mut [Xy<F>], scratch: &mut Scratch<F>) -> Opti
     (len[0] == 1 && !pts[0].is_identity()).then(|| pts[0])
 }
 
-/// Converts Jacobian points to affine with one inversion per chunk of [`NORMALIZE_CHUNK`], in parallel.
+/// Converts Jacobian points to affine with one inversion per chunk of `NORMALIZE_CHUNK`, in parallel.
 ///
 /// Why: `group::Curve::batch_normalize` in blstrs inverts once per point; sharing the inversion is ~7×
 /// faster (2^16 G1 points on one core: 34 ms vs 230 ms).

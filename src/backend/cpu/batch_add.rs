@@ -37,7 +37,7 @@ fn for_selected(bitmap: &[u64], ci: usize, len: usize, mut f: impl FnMut(usize))
     }
 }
 
-/// Σ bases[i] over the set bits i of `bitmap` (bit i of word i/64), by batch-affine additions.
+/// `Σ bases[i]` over the set bits i of `bitmap` (bit i of word i/64), by batch-affine additions.
 ///
 /// Bits at or past `bases.len()` are ignored; a short bitmap selects nothing beyond its end; bases at
 /// infinity contribute nothing.

@@ -104,7 +104,7 @@ pub fn fixed_base_mul<A: MsmAffine>(base: &A::Proj, scalars: &[Scalar]) -> Vec<A
 const TICK: usize = 1 << 14;
 
 /// k·P for every scalar into `out` with one table sized by [`fixed_base_window`] for the whole list, telling
-/// `tick` the points done every [`TICK`] and stopping when it answers `false` (the Backend default).
+/// `tick` the points done every `TICK` and stopping when it answers `false` (the Backend default).
 pub fn fixed_base_into<A: MsmAffine>(
     base: &A::Proj,
     scalars: &[Scalar],

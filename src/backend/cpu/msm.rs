@@ -67,7 +67,7 @@ fn clamp_window(c: usize) -> usize {
     c.clamp(MIN_WINDOW, MAX_WINDOW)
 }
 
-/// Σ scalars[i]·bases[i] over the first `min(len)` pairs (like blstrs' `multi_exp`) for G1 or G2.
+/// `Σ scalars[i]·bases[i]` over the first `min(len)` pairs (like blstrs' `multi_exp`) for G1 or G2.
 ///
 /// `window`: `None` picks [`window_for`] of the size; `Some(c)` forces width `c` (clamped to
 /// [`MIN_WINDOW`, `MAX_WINDOW`]), which is how one shared window is applied to several MSMs (D4 off).

@@ -3,7 +3,7 @@
 //! Variants: the forward transform is decimation-in-frequency (Gentleman–Sande, natural order in,
 //! bit-reversed out) followed by a bit-reversal permutation, so [`Domain::ntt`] and friends take and give
 //! natural order. Inverse transforms reuse the forward one: Σ_j x_j·ω^(−ij) is the forward transform at
-//! N − i, so an inverse is a forward transform, then a[i] ← a[N − i]·(1/N) (with any coset shift folded
+//! N − i, so an inverse is a forward transform, then `a[i] ← a[N − i]·(1/N)` (with any coset shift folded
 //! into the same pass). [`compute_h`] takes C through one transform instead of three (its doc says why),
 //! skips the permutation for the coset evaluations (a pointwise step does not care about order) and comes
 //! back with a decimation-in-time (Cooley–Tukey) transform, bit-reversed in and natural out. Out-of-cache
@@ -123,7 +123,7 @@ impl Domain {
         }
     }
 
-    /// Forward NTT in place, natural order: a[i] ← Σ_j a[j]·ω^(ij) (coefficients → evaluations).
+    /// Forward NTT in place, natural order: `a[i] ← Σ_j a[j]·ω^(ij)` (coefficients → evaluations).
     pub fn ntt(&self, a: &mut [Scalar]) -> Result<(), NttError> {
         self.check_len(a)?;
         self.tw.dif(a);
@@ -131,14 +131,14 @@ impl Domain {
         Ok(())
     }
 
-    /// Inverse NTT in place, natural order: a[i] ← (1/N)·Σ_j a[j]·ω^(−ij) (evaluations → coefficients).
+    /// Inverse NTT in place, natural order: `a[i] ← (1/N)·Σ_j a[j]·ω^(−ij)` (evaluations → coefficients).
     pub fn intt(&self, a: &mut [Scalar]) -> Result<(), NttError> {
         self.ntt(a)?;
         reverse_and_scale(a, self.n_inv, Scalar::ONE);
         Ok(())
     }
 
-    /// Coset NTT: a[j] ← Σ_i a[i]·(g·ω^j)^i, i.e. multiply coefficient i by g^i, then NTT.
+    /// Coset NTT: `a[j] ← Σ_i a[i]·(g·ω^j)^i`, i.e. multiply coefficient i by g^i, then NTT.
     pub fn coset_ntt(&self, a: &mut [Scalar]) -> Result<(), NttError> {
         self.check_len(a)?;
         scale_by_powers(a, Scalar::ONE, self.g);

@@ -11,7 +11,7 @@
 //!   device buffers (`abc`) and how a/b/c go up (`upload`: B2 blocks, B2 staging, B1, pageable), the resident
 //!   SRS (`srs`, `resident`);
 //! - [`sched`]: the overlap schemes, each whole in one file: `hpipe`, `tailseq`, `g2d`, `msm2s`;
-//! - the lane: [`lane_core`] (what one device's lane holds), [`h`] (one circuit's `ntt_msm_h`), [`lane`]
+//! - the lane: [`lane_core`] (what one device's lane holds), `h` (one circuit's `ntt_msm_h`), [`lane`]
 //!   ([`lane::GpuLane`], the `Backend` of one device), [`backend`] ([`backend::GpuBackend`], every device).
 
 pub mod backend;

@@ -3,7 +3,7 @@
 //! from the vanilla partition proofs, with the public inputs its verifier `verify_empty_sector_update_proof`
 //! derives. The request of `cuzk prove --snap` is a [`SnapRequest`]: the fields of a `cuzk.v1`
 //! `SubmitProofRequest` of kind `SNAP_DEALS_UPDATE`, which [`SnapRequest::from_fields`] reads as the daemon gets
-//! them, so both reach the circuits through [`snap_partitions`].
+//! them, so both reach the circuits through `snap_partitions`.
 
 use anyhow::{ensure, Context, Result};
 use blstrs::Scalar;

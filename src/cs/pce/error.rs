@@ -16,7 +16,7 @@ pub enum PceError {
         /// The assignment's shape.
         found: Shape,
     },
-    /// A buffer passed to [`Pce::evaluate_into`] has the wrong length.
+    /// A buffer passed to [`Pce::evaluate_into`](super::Pce::evaluate_into) has the wrong length.
     #[error("PCE buffer {what} has {found} elements, the record needs {expected}")]
     Length {
         /// Which buffer.

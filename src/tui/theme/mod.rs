@@ -14,7 +14,7 @@
 //! synthesis = "cyan"
 //! ```
 //! Keys left out keep the colors of the default dark theme. Reading a file is [`file`]'s job, the colors, the
-//! styles built from them and their contrast [`colors`]'s; this module holds the built-ins and the set the
+//! styles built from them and their contrast `colors`'s; this module holds the built-ins and the set the
 //! console cycles through.
 
 mod colors;

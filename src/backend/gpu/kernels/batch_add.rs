@@ -1,6 +1,6 @@
 //! Batch addition on the device (`cuda/batch_add.cu`): the sum of the bases selected by a bitmap (bit i of
-//! word i/64), G1 and G2. Thread t sums the selected bases of [`WORDS_PER_THREAD`] bitmap words by mixed XYZZ
-//! additions; partial sums are reduced [`REDUCE_K`] at a time until at most [`FINAL`] remain, which one thread
+//! word i/64), G1 and G2. Thread t sums the selected bases of `WORDS_PER_THREAD` bitmap words by mixed XYZZ
+//! additions; partial sums are reduced `REDUCE_K` at a time until at most `FINAL` remain, which one thread
 //! adds and converts to Jacobian (blst layout). `cuda/hostcheck/hostcheck.cpp` emulates the same sequence.
 //! G1 runs on the device's stream; G2 on any stream of its context ([`batch_add_g2_on`]: `g2d` uses the lane's
 //! second stream). Device memory per call besides the bases: the bitmap, two partial-sum buffers

@@ -172,7 +172,7 @@ where
     Ok(())
 }
 
-/// kᵢ·base in G1 for every scalar into `out` (affine, in order); `tick` as in [`run`].
+/// kᵢ·base in G1 for every scalar into `out` (affine, in order); `tick` as in `run`.
 pub fn fixed_base_g1(
     gpu: &Gpu,
     base: &G1Projective,

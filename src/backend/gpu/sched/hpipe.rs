@@ -2,7 +2,7 @@
 //! a/b/c and runs its compute_h on streams of its own (`Gpu::stage`) while the lane's thread runs circuit k's
 //! msm_h on the lane's streams, so the copies and the transforms fill the MSM's gaps instead of waiting for
 //! its result. Each circuit holds one of the lane's a/b/c buffer sets from its upload to the end of its
-//! msm_h; with two sets the staging thread runs at most one circuit ahead. [`ntt_msm_h`] is the lane's entry;
+//! msm_h; with two sets the staging thread runs at most one circuit ahead. `ntt_msm_h` is the lane's entry;
 //! [`run`] the two-thread pipeline it drives.
 
 use std::sync::mpsc;

@@ -4,8 +4,8 @@
 //! back to the stream-ordered pool as each is queued, and the next reuses it), the small MSMs run on the host
 //! meanwhile, and the lane waits once, when it reads the first result back. All of it runs on the lane's tails
 //! stream (`LaneStreams::tails`), so a call's tails run beside its msm_h once `prep_msm` is done. Each
-//! group's span is bracketed by events recorded as it is queued and closed after the wait. [`g1_groups`] is
-//! the lane's entry (every group's bases made resident first), [`queue`] and [`collect`] the sequence.
+//! group's span is bracketed by events recorded as it is queued and closed after the wait. `g1_groups` is
+//! the lane's entry (every group's bases made resident first), `queue` and `collect` the sequence.
 
 use std::sync::Arc;
 

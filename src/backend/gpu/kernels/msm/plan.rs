@@ -1,6 +1,6 @@
 //! The shape of one device MSM (G1, or G2 for `g2d`'s B_G2): its window width, how its windows split into passes, the level-1 slice
 //! length and accumulation levels, and the exact device bytes it needs. `cuda/hostcheck/hostcheck.cpp`
-//! mirrors [`plan`] (keep them in step). Measured figures behind the constants: docs/PERF.md (the MSM
+//! mirrors `plan` (keep them in step). Measured figures behind the constants: docs/PERF.md (the MSM
 //! sections of 2026-11-30 and 2026-12-01).
 
 /// Smallest accepted window width (1-bit windows are still correct).

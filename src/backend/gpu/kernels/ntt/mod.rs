@@ -3,7 +3,7 @@
 //!
 //! A transform is a DIF (Gentleman–Sande: natural → bit-reversed; either direction, ω or ω^(−1)): the spans
 //! N/2 … 2^10 as global passes three stages at a time (`ntt_dif_r8`; two or one for the last few, see
-//! [`global_radices`]), the last min(log_n, 10) stages in shared memory two per barrier (`ntt_dif_smem4`),
+//! `global_radices`), the last min(log_n, 10) stages in shared memory two per barrier (`ntt_dif_smem4`),
 //! twiddles from a full table ω^k, k ≤ N/2 (inverse via ω^(−k) = −ω^(N/2−k)); then the permutation
 //! i ↔ bitrev(i) with an optional ·c·g^i (`ntt_bitrev_tile`: 16×16 tiles swapped through shared memory,
 //! coalesced rows, from 2^8 points; `ntt_bitrev_scale` below):
@@ -14,10 +14,10 @@
 //! with z = 1/(g^N − 1) (the inverse coset transform is linear and undoes the coset NTT; the CPU's
 //! `backend::cpu::ntt::compute_h` does the same). Above 2^10 points, for v in a, b: DIF⁻¹'s global passes,
 //! `ntt_smem_turn` (DIF⁻¹'s shared stages, ·g^i/N at i = bitrev(P), the forward DIT's shared stages), the
-//! DIT's global passes (`ntt_dit_r8`…; [`turn`]) — coset evaluations in natural order, no permutation;
+//! DIT's global passes (`ntt_dit_r8`…; `turn`) — coset evaluations in natural order, no permutation;
 //! DIF⁻¹(c); DIF⁻¹(a) with a ← a·b on its first pass's loads (`ntt_dif_r8_inv_mul`; a plain `ntt_mul` first
 //! where that pass is not radix 8); then the one permutation, which also subtracts C's term
-//! (`bitrev_combine` Sub: a[i] ← a[r]·z·g^(−i)/N − c[r]·z/N, r = bitrev(i)). Up to 2^10: for v in a, b:
+//! (`bitrev_combine` Sub: `a[i] ← a[r]·z·g^(−i)/N − c[r]·z/N`, `r = bitrev(i)`). Up to 2^10: for v in a, b:
 //! DIF⁻¹(v); bitrev·(g^i/N); DIF(v); DIF⁻¹(c); `bitrev_combine` Mul (a ← a·b, natural); DIF⁻¹(a);
 //! `bitrev_combine` Sub. a's launches run on [`HStreams::a`], b's and c's on their own streams (toggle
 //! `streams`), each starting when its upload lands; the combining passes wait for b and c through the buffers'
@@ -59,9 +59,9 @@ const THREADS: u32 = 256;
 /// Which transform [`ntt`] runs (natural order in and out, as the CPU's `Domain` methods).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NttDir {
-    /// `Domain::ntt`: a[i] ← Σ_j a[j]·ω^(ij).
+    /// `Domain::ntt`: `a[i] ← Σ_j a[j]·ω^(ij)`.
     Forward,
-    /// `Domain::intt`: a[i] ← (1/N)·Σ_j a[j]·ω^(−ij).
+    /// `Domain::intt`: `a[i] ← (1/N)·Σ_j a[j]·ω^(−ij)`.
     Inverse,
     /// `Domain::coset_ntt`: multiply coefficient i by g^i, then NTT.
     CosetForward,
