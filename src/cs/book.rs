@@ -122,10 +122,14 @@ impl<T: Track> Book<T> {
         let (inputs, aux) = match hint {
             Some(h) => {
                 track.reserve(h);
-                let mut aux = Vec::with_capacity(h.aux + aux_extra);
-                // Mapped in one call: faulted page by page the aux vector cost a third of witness-only
+                // A vector of the run's earlier circuit, its pages mapped (`util::recycle`), else a fresh one
+                // mapped in one call: faulted page by page the aux vector cost a third of witness-only
                 // synthesis of the real 2 KiB C2 (docs/PERF.md).
-                crate::util::mem::populate(&mut aux);
+                let aux = crate::util::recycle::take(h.aux + aux_extra).unwrap_or_else(|| {
+                    let mut aux = Vec::with_capacity(h.aux + aux_extra);
+                    crate::util::mem::populate(&mut aux);
+                    aux
+                });
                 (Vec::with_capacity(h.inputs), aux)
             }
             None => (Vec::with_capacity(1), Vec::new()),

@@ -178,7 +178,10 @@ impl Engine {
         let plan = self.plan(spec)?;
         let fp = self.footprint_for_params(spec.sample);
         crate::util::marks::mark("run_planned");
-        run::run(&self.params, &self.pce, spec, ctl, &plan, &fp)
+        let r = run::run(&self.params, &self.pce, spec, ctl, &plan, &fp);
+        // Witness vectors kept for the run's next circuits are not held past it (`util::recycle`).
+        crate::util::recycle::trim();
+        r
     }
 
     /// How `spec` would run here: its memory estimate and pipeline depth, or why it cannot.

@@ -520,7 +520,12 @@ pub fn prove_assignments(
     let h: Vec<G1Projective> = h.into_iter().flatten().collect();
     let tails: Vec<(G1x3, G1x3)> = tails.into_iter().flatten().collect();
     probe.checkpoint()?;
-    Ok(finish(probe, &call, &h, &tails, &b_g2))
+    let proofs = finish(probe, &call, &h, &tails, &b_g2);
+    // The witnesses' pages serve the run's next circuits (`util::recycle`).
+    for g in asgs {
+        crate::util::recycle::give(g.aux_assignment);
+    }
+    Ok(proofs)
 }
 
 /// Per-lane H results, per-lane tail results and the B_G2 sums of one call.
