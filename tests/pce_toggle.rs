@@ -108,7 +108,13 @@ fn proofs_are_identical_with_pce_on_and_off_and_the_record_is_reused() {
             assert_eq!(rec.len(), 1, "{what}: pce_record once");
             assert_eq!(rec[0].args.get("source").map(String::as_str), Some("record"), "{what}");
             assert_eq!((rec[0].circuit, rec[0].repeat), (Some(0), 0), "{what}: recorded from circuit 0");
-            assert_eq!(of(on, Phase::Spmv).len(), circuits - 1, "{what}: spmv per later circuit");
+            // A later circuit whose synthesis began while circuit 0 recorded is synthesized normally (its
+            // span says so); every other one takes the record.
+            let elsewhere = of(on, Phase::Synthesis)
+                .iter()
+                .filter(|e| e.args.get("pce").map(String::as_str) == Some("recorded elsewhere"))
+                .count();
+            assert_eq!(of(on, Phase::Spmv).len() + elsewhere, circuits - 1, "{what}: spmv per later circuit");
             assert_eq!(of(on, Phase::Synthesis).len(), circuits, "{what}: synthesis per circuit");
             nested_in_synthesis(on, Phase::Spmv);
             nested_in_synthesis(on, Phase::PceRecord);
