@@ -32,7 +32,7 @@ pub fn take(len: usize) -> Option<Vec<Scalar>> {
     Some(v)
 }
 
-/// Keeps `v` for a later [`take`] (its contents are dropped then), unless it is small or [`MAX_KEPT`] are
+/// Keeps `v` for a later [`take`] (its contents are dropped then), unless it is small or `MAX_KEPT` are
 /// kept already (then the smallest kept is dropped, if smaller than `v`).
 pub fn give(v: Vec<Scalar>) {
     if v.capacity().saturating_mul(std::mem::size_of::<Scalar>()) < MIN_BYTES {
