@@ -212,8 +212,8 @@ fn a_record_of_another_shape_is_never_used() {
 }
 
 /// While one call records a shape, a call of the same shape synthesizes normally rather than wait for the
-/// record: its `synthesis` span says so, it has no `spmv`, and its assignment is normal synthesis's, value for
-/// value (so its proof is the same bytes); the recording call still fills the slot.
+/// record: its `synthesis` span says so, it has no `spmv`, and its assignment is normal synthesis's, value
+/// for value (so its proof is the same bytes); the recording call still fills the slot.
 #[test]
 fn a_call_synthesizes_normally_while_another_records_its_shape() {
     use cuzk::groth16::prover::synthesize;

@@ -214,7 +214,8 @@ fn merge(mut parts: Vec<Part>) -> Qap {
         // the parts did (3.8 GB at 2^27).
         let windows: Vec<Vec<Scalar>> = parts.iter_mut().map(|p| std::mem::take(&mut p.window[k])).collect();
         poly[1] = concat(&windows, aux);
-        // Unmapped beside the next polynomial's copy (0.25 s per 3.8 GB on dev-2c); inline if no thread starts.
+        // Unmapped beside the next polynomial's copy (0.25 s per 3.8 GB on dev-2c); inline if no thread
+        // starts.
         let _ = std::thread::Builder::new().name("qap-free".into()).spawn(move || drop(windows));
     }
     let mut densities = std::mem::take(&mut parts[0].densities);

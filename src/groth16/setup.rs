@@ -296,8 +296,8 @@ pub fn generate_into<C: Circuit + ?Sized>(
                 *a += lagrange[rows + i];
             }
             progress("evaluate", shape.rows(), shape.rows());
-            // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) goes now, unmapped
-            // beside the next stage (a 3.8 GB vector's drop took 0.25 s on dev-2c).
+            // Keep only the QAP evaluations: the Lagrange table (32 bytes per domain point) goes now,
+            // unmapped beside the next stage (a 3.8 GB vector's drop took 0.25 s on dev-2c).
             s.spawn(move || drop(lagrange));
 
             let g1 = G1Projective::generator();
