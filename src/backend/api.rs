@@ -367,9 +367,10 @@ pub trait Backend: Send + Sync {
     /// Σ sᵢ·Pᵢ in G2 over host bases (the prover's B_G2 MSM goes through [`Backend::msm_b_g2`] first).
     fn msm_g2(&self, bases: &[G2Affine], scalars: &[Scalar], window: Option<usize>) -> BResult<G2Projective>;
 
-    /// `Σ sᵢ·B_G2[idxᵢ]` over the params' B_G2 query (`scalars`: the concatenation of `parts`, aligned with
-    /// `idx`): `Some` where a device lane holding B_G2 (`g2d`) ran it on its device, `None` where the caller
-    /// runs it on the host with [`Backend::msm_g2`] (every other backend, or a lane without room for it).
+    /// `Σ sᵢ·B_G2[idxᵢ]` over the params' B_G2 query (`scalars`: the concatenation of `parts`, aligned
+    /// with `idx`): `Some` where a device lane holding B_G2 (`g2d`) ran it on its device, `None` where the
+    /// caller runs it on the host with [`Backend::msm_g2`] (every other backend, or a lane without room for
+    /// it).
     fn msm_b_g2(
         &self,
         _srs: SrsRef<'_>,

@@ -149,8 +149,9 @@ impl G2Dev {
     }
 
     /// `Σ sᵢ·B_G2[idxᵢ]` over the resident bases of `params` (`scalars`: the concatenation of `parts`,
-    /// aligned with `idx`), on the second stream, with the call's wall time in ms (uploads, gather, MSM, result read
-    /// back); `None` when the bases are not held or there is no room (the caller runs the MSM on the host).
+    /// aligned with `idx`), on the second stream, with the call's wall time in ms (uploads, gather, MSM,
+    /// result read back); `None` when the bases are not held or there is no room (the caller runs the MSM on
+    /// the host).
     pub fn msm(
         &mut self,
         gpu: &Gpu,

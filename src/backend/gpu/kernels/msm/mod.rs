@@ -6,10 +6,10 @@
 //! finished by further levels of the same walk, so no input shape makes one long chain), per-window bucket
 //! reduction by segmented running sums and a shared-memory tree, and the window combination (Horner,
 //! ⌈255/c⌉ windows) on the host with blstrs. [`plan`] sizes it; `stages::Stages` launches one stage at a
-//! time; `sched::msm2s` orders the stages of the passes over one or two streams (toggle `msm2s`). Over precomputed
-//! shifted bases ([`shift`], toggle `shift`) the same sequence runs "folded": a pass's windows share one
-//! bucket set. G2 ([`msm_g2_on`], `g2d`'s B_G2 MSM) runs the same sequence on a stream it is given, in one buffer
-//! set. `cuda/hostcheck/hostcheck.cpp` emulates the whole sequence on the host.
+//! time; `sched::msm2s` orders the stages of the passes over one or two streams (toggle `msm2s`). Over
+//! precomputed shifted bases ([`shift`], toggle `shift`) the same sequence runs "folded": a pass's windows
+//! share one bucket set. G2 ([`msm_g2_on`], `g2d`'s B_G2 MSM) runs the same sequence on a stream it is
+//! given, in one buffer set. `cuda/hostcheck/hostcheck.cpp` emulates the whole sequence on the host.
 
 pub mod plan;
 pub mod shift;
