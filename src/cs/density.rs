@@ -90,18 +90,11 @@ impl Density {
         const WORDS: usize = 1 << 12;
         let counts: Vec<usize> =
             self.words.par_chunks(WORDS).map(|c| c.iter().map(|w| w.count_ones() as usize).sum()).collect();
-        let n = head.len() + counts.iter().sum::<usize>();
-        let mut out = Vec::with_capacity(n);
-        out.par_extend(rayon::iter::repeat_n(T::default(), n));
-        let (first, mut rest) = out.split_at_mut(head.len());
+        let mut out = crate::util::par::filled(head.len() + counts.iter().sum::<usize>(), T::default());
+        let (first, rest) = out.split_at_mut(head.len());
         first.copy_from_slice(head);
-        let mut tasks = Vec::with_capacity(counts.len());
-        for (i, &n) in counts.iter().enumerate() {
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(n);
-            tasks.push((i * WORDS, mine));
-            rest = tail;
-        }
-        tasks.into_par_iter().for_each(|(first, dst)| {
+        let tasks = crate::util::par::pieces(rest, counts);
+        tasks.into_par_iter().enumerate().map(|(i, dst)| (i * WORDS, dst)).for_each(|(first, dst)| {
             let mut at = 0;
             for (k, &word) in self.words[first..(first + WORDS).min(self.words.len())].iter().enumerate() {
                 let mut w = word;

@@ -1,7 +1,7 @@
 //! A circuit's footprint (shape, query densities, structure digest) before it is proved: counted, surveyed
 //! in parallel passes (`cs::survey`), or extrapolated from the scale knob; worked out once per engine
-//! (`FootprintMemo`) and, for Filecoin's circuits, once per build on this machine (the survey cache beside
-//! the params cache, `circuit_index`).
+//! (`FootprintMemo`) and once per build on this machine (the survey cache beside the params cache,
+//! `circuit_index`: Filecoin's circuits by identifier, cuzk's own by a hash of their knobs).
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -234,17 +234,10 @@ const COPY_CHUNK: usize = 1 << 16;
 /// `windows` end to end in a vector of `len` (zeros past them, any excess dropped), copied on every core:
 /// at 2^27 the three polynomials are 11.5 GB of fresh pages, which one thread took seconds to fill.
 fn concat(windows: &[Vec<Scalar>], len: usize) -> Vec<Scalar> {
-    let mut out = Vec::with_capacity(len);
-    out.par_extend(rayon::iter::repeat_n(Scalar::ZERO, len));
-    let mut rest = &mut out[..];
-    let mut copies = Vec::with_capacity(windows.len());
-    for w in windows {
-        let n = w.len().min(rest.len());
-        let (to, tail) = std::mem::take(&mut rest).split_at_mut(n);
-        copies.push((to, &w[..n]));
-        rest = tail;
-    }
-    copies.into_par_iter().for_each(|(to, from)| {
+    let mut out = crate::util::par::filled(len, Scalar::ZERO);
+    let to = crate::util::par::pieces(&mut out, windows.iter().map(Vec::len));
+    to.into_par_iter().zip(windows).for_each(|(to, from)| {
+        let from = &from[..to.len()];
         to.par_chunks_mut(COPY_CHUNK)
             .zip(from.par_chunks(COPY_CHUNK))
             .for_each(|(t, f)| t.copy_from_slice(f));

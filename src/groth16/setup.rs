@@ -86,13 +86,6 @@ fn nonzero(rng: &mut ChaCha20Rng) -> Scalar {
 /// and batch-inverts its rows.
 const POWERS_CHUNK: usize = 1 << 12;
 
-/// A zeroed vector of `n` scalars, its pages touched on every core (at 2^27 one is 4.3 GB).
-fn zeroed(n: usize) -> Vec<Scalar> {
-    let mut v = Vec::with_capacity(n);
-    v.par_extend(rayon::iter::repeat_n(Scalar::ZERO, n));
-    v
-}
-
 /// Lagrange basis polynomials of the size-`m` domain evaluated at τ: Lᵢ(τ) = (τᵐ − 1)/m · ωⁱ/(τ − ωⁱ).
 /// Every chunk of rows on its own core, written once: the powers of ω walked on one thread, and the powers
 /// and denominators kept whole beside the result, took 32.7 s and 12.9 GB at 2^27 on dev-2c against
@@ -105,7 +98,7 @@ fn lagrange_at(tau: Scalar, m: usize) -> Vec<Scalar> {
     }
     let z_over_m =
         (tau.pow_vartime([m as u64]) - Scalar::ONE) * Scalar::from(m as u64).invert().unwrap_or(Scalar::ZERO);
-    let mut out = zeroed(m);
+    let mut out = crate::util::par::filled(m, Scalar::ZERO);
     out.par_chunks_mut(POWERS_CHUNK).enumerate().for_each_init(
         || Vec::with_capacity(POWERS_CHUNK),
         |powers: &mut Vec<Scalar>, (ci, rows)| {
@@ -139,8 +132,7 @@ fn multiples<A: OnBackend>(
     // The stage has begun: a display can say so before its first chunk.
     progress(stage, 0, scalars.len());
     // Filled in parallel: at 2^27 the H query is 12.9 GB, which one thread takes seconds to touch.
-    let mut out = Vec::with_capacity(scalars.len());
-    out.par_extend(rayon::iter::repeat_n(A::identity(), scalars.len()));
+    let mut out = crate::util::par::filled(scalars.len(), A::identity());
     let tick = |done: usize| {
         progress(stage, done, scalars.len());
         !stopped()
@@ -263,7 +255,7 @@ pub fn generate_into<C: Circuit + ?Sized>(
     // H: τⁱ·Z(τ)/δ for i < m − 1.
     let make_h = || -> Result<Vec<G1Affine>, SetupStop> {
         let z_over_delta = (tw.tau.pow_vartime([m as u64]) - Scalar::ONE) * delta_inv;
-        let mut h_scalars = zeroed(m - 1);
+        let mut h_scalars = crate::util::par::filled(m - 1, Scalar::ZERO);
         h_scalars.par_chunks_mut(POWERS_CHUNK).enumerate().for_each(|(ci, c)| {
             let mut p = tw.tau.pow_vartime([(ci * POWERS_CHUNK) as u64]) * z_over_delta;
             for s in c.iter_mut() {

@@ -1,7 +1,7 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: the allocator, atomic file writes,
 //! cache folders, digit grouping, /proc memory facts, page-cache residency, the removal of temp files that
 //! killed processes left, the median, unpoisoned locks, this build's identity, process milestones, large
-//! vectors kept between a run's circuits.
+//! vectors kept between a run's circuits, vectors filled and cut for parallel writers.
 
 pub mod alloc;
 pub mod atomic;
@@ -14,6 +14,7 @@ pub mod median;
 pub mod mem;
 pub mod meminfo;
 pub mod pagecache;
+pub mod par;
 pub mod recycle;
 pub mod stale;
 pub mod sync;

@@ -5,7 +5,8 @@
 //! witness that zeroing was about a third of witness-only synthesis on h200-16c, and a porep-32g partition
 //! maps 4.2 GB of witness (docs/PERF.md). mimalloc, which keeps freed memory, made witness-only synthesis
 //! 1.3–1.5× faster there but grew in the soak (session aa); this keeps only these vectors, a few at a time,
-//! and the engine empties it when a run ends ([`trim`]), so nothing is held between runs.
+//! and the engine empties it when a run ends ([`trim`]), so nothing is held between runs (with runs at once
+//! in one process, a run's end also drops what the others kept: they map afresh, nothing else changes).
 
 use blstrs::Scalar;
 use std::sync::Mutex;
