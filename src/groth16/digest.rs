@@ -20,7 +20,9 @@ const TAG: &[u8] = b"cuzk params sha256/64MiB v1";
 /// hex digits alone is a plain SHA-256 (entries written before the chunked digest).
 pub const SIDECAR_PREFIX: &str = "sha256-64m:";
 
-fn combine(len: u64, chunks: impl Iterator<Item = [u8; 32]>) -> [u8; 32] {
+/// The digest from its chunks' SHA-256s, in order: what a writer that hashes its chunks as they are done
+/// (`params_stream`) finishes with.
+pub fn combine(len: u64, chunks: impl Iterator<Item = [u8; 32]>) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(TAG);
     h.update(len.to_le_bytes());

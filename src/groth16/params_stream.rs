@@ -5,9 +5,16 @@
 //! fixed-base work.
 //!
 //! The bytes are those of [`super::keys::Parameters::write`]; the file appears under its name only when every
-//! section is in, synced, and its [`super::digest::chunked`] digest taken (temp file in the same folder, fsync,
-//! rename, as every cuzk write). Sections put from several threads are written one at a time, in the order
-//! they come.
+//! section is in and its [`super::digest::chunked`] digest taken (temp file in the same folder, then rename).
+//! Sections put from several threads are written one at a time, in the order they come.
+//!
+//! Two things keep the end of a large setup off the disk's pace:
+//! - each 64 MiB chunk of the digest is hashed (read back from the page cache) as soon as every byte of it
+//!   is written, beside the sections still being made, so [`ParamsStream::finish`] only combines them;
+//! - the file is not fsynced: at 2^27 the disk takes ~0.9 GB/s, and waiting for the last written gigabytes
+//!   to reach it held the setup ~9 s after its last point (docs/PERF.md, session y). The kernel writes them
+//!   back behind the setup. A crash before that leaves an entry whose checksum fails at its next load, and
+//!   the cache rebuilds it (every load checks the whole file's digest).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -16,6 +23,9 @@ use std::sync::Mutex;
 
 use blstrs::{G1Affine, G2Affine};
 
+use rayon::prelude::*;
+
+use super::digest::{combine, CHUNK};
 use super::error::{Error, Result, Section};
 use super::keys::{encode_points, VerifyingKey, COUNT_LEN, VK_FIXED_LEN};
 use super::params_file::COUNTED;
@@ -72,6 +82,50 @@ pub struct ParamsStream {
     state: Mutex<(u8, Option<String>)>,
     /// Bytes written so far (the `write` stage's progress).
     written: AtomicU64,
+    /// The digest's chunks, hashed as they are done.
+    chunks: Mutex<Chunks>,
+}
+
+/// What is known of the digest's chunks while the file is written.
+struct Chunks {
+    /// Byte ranges completely written (the vk and whole sections), in the order they came.
+    done: Vec<(u64, u64)>,
+    /// Each chunk's SHA-256 once taken.
+    digests: Vec<Option<[u8; 32]>>,
+    /// Chunks a thread has taken to hash (so no two hash the same one).
+    claimed: Vec<bool>,
+}
+
+impl Chunks {
+    fn new(len: u64) -> Self {
+        let n = len.div_ceil(CHUNK as u64) as usize;
+        Chunks { done: Vec::new(), digests: vec![None; n], claimed: vec![false; n] }
+    }
+
+    /// Whether every byte of `lo..hi` lies in a written range.
+    fn covered(&self, mut lo: u64, hi: u64) -> bool {
+        // Ranges never overlap and are at most seven: walk them until none extends `lo`.
+        while lo < hi {
+            match self.done.iter().find(|&&(a, b)| a <= lo && lo < b) {
+                Some(&(_, b)) => lo = b,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Claims the chunks now wholly written and not yet taken: (index, byte range).
+    fn claim_ready(&mut self, len: u64) -> Vec<(usize, u64, u64)> {
+        let mut ready = Vec::new();
+        for i in 0..self.claimed.len() {
+            let (lo, hi) = ((i * CHUNK) as u64, (((i + 1) * CHUNK) as u64).min(len));
+            if !self.claimed[i] && self.covered(lo, hi) {
+                self.claimed[i] = true;
+                ready.push((i, lo, hi));
+            }
+        }
+        ready
+    }
 }
 
 /// The bit of `state`'s mask for a section (the vk counts as IC).
@@ -111,6 +165,7 @@ impl ParamsStream {
             io: Mutex::new(()),
             state: Mutex::new((0, None)),
             written: AtomicU64::new(0),
+            chunks: Mutex::new(Chunks::new(counts.file_len())),
         })
     }
 
@@ -155,14 +210,79 @@ impl ParamsStream {
         }
     }
 
+    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.read_exact_at(buf, at)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut f = self.file.try_clone()?;
+            f.seek(SeekFrom::Start(at))?;
+            f.read_exact(buf)
+        }
+    }
+
+    /// Notes `lo..hi` as written and hashes the chunks that completes, on every core (read back in 4 MiB
+    /// pieces from the page cache, where the write has just put them).
+    fn written_range(&self, lo: u64, hi: u64) {
+        let ready = {
+            let mut c = crate::util::lock(&self.chunks);
+            c.done.push((lo, hi));
+            c.claim_ready(self.counts.file_len())
+        };
+        self.hash_chunks(ready);
+    }
+
+    fn hash_chunks(&self, ready: Vec<(usize, u64, u64)>) {
+        const PIECE: usize = 4 << 20;
+        let hashed: Vec<(usize, std::io::Result<[u8; 32]>)> = ready
+            .into_par_iter()
+            .map(|(i, lo, hi)| {
+                let mut buf = vec![0u8; PIECE.min((hi - lo) as usize)];
+                let mut h = sha2::Sha256::default();
+                let digest = (|| {
+                    let mut at = lo;
+                    while at < hi {
+                        let n = PIECE.min((hi - at) as usize);
+                        self.read_at(&mut buf[..n], at)?;
+                        sha2::Digest::update(&mut h, &buf[..n]);
+                        at += n as u64;
+                    }
+                    Ok(sha2::Digest::finalize(h).into())
+                })();
+                (i, digest)
+            })
+            .collect();
+        let mut c = crate::util::lock(&self.chunks);
+        for (i, d) in hashed {
+            match d {
+                Ok(d) => c.digests[i] = Some(d),
+                Err(e) => {
+                    drop(c);
+                    return self.failed(format!("reading chunk {i} back for its digest: {e}"));
+                }
+            }
+        }
+    }
+
     /// Writes the verifying key (the file's head, IC included). A failure is kept for [`Self::finish`].
     pub fn put_vk(&self, vk: &VerifyingKey) {
         if vk.ic.len() != self.counts.ic {
             return self.failed(format!("IC has {} points, the layout {}", vk.ic.len(), self.counts.ic));
         }
-        let _io = crate::util::lock(&self.io);
-        match self.write_at(&vk.to_bytes(), 0) {
-            Ok(()) => crate::util::lock(&self.state).0 |= bit(Section::Ic),
+        let bytes = vk.to_bytes();
+        let written = {
+            let _io = crate::util::lock(&self.io);
+            self.write_at(&bytes, 0)
+        };
+        match written {
+            Ok(()) => {
+                crate::util::lock(&self.state).0 |= bit(Section::Ic);
+                self.written_range(0, bytes.len() as u64);
+            }
             Err(e) => self.failed(format!("writing the vk: {e}")),
         }
     }
@@ -191,7 +311,7 @@ impl ParamsStream {
         if points.len() != count || len != N {
             return self.failed(format!("{section} has {} points, the layout {count}", points.len()));
         }
-        let _io = crate::util::lock(&self.io);
+        let io = crate::util::lock(&self.io);
         if self.is_failed() {
             return;
         }
@@ -225,14 +345,19 @@ impl ParamsStream {
             }
             Ok(())
         })();
+        drop(io);
         match written {
-            Ok(()) => crate::util::lock(&self.state).0 |= bit(section),
+            Ok(()) => {
+                crate::util::lock(&self.state).0 |= bit(section);
+                self.written_range(at, at + (COUNT_LEN + count * N) as u64);
+            }
             Err(e) => self.failed(format!("writing {section}: {e}")),
         }
     }
 
-    /// Syncs the complete file, takes its digest and puts it under its name; the digest is returned. Fails
-    /// (and leaves nothing) when a section is missing, a write failed or the run was cancelled.
+    /// Takes the complete file's digest (its chunks were hashed as they were written) and puts the file under
+    /// its name; the digest is returned. Fails (and leaves nothing) when a section is missing, a write failed
+    /// or the run was cancelled.
     pub fn finish(self) -> Result<[u8; 32]> {
         let origin = super::error::params_origin(&self.path);
         let (mask, failure) = std::mem::take(&mut *crate::util::lock(&self.state));
@@ -255,13 +380,21 @@ impl ParamsStream {
                 std::io::Error::other(format!("never written: {missing}")),
             ));
         }
-        self.file.sync_all().map_err(|e| Error::io(&origin, "sync", e))?;
-        // SAFETY: the temp file is this stream's alone (created new under a unique name) and no write is in
-        // flight (the stream is consumed), so the mapped bytes do not change while they are hashed.
-        let map =
-            unsafe { memmap2::Mmap::map(&self.file) }.map_err(|e| Error::io(&origin, "memory-map", e))?;
-        let digest = super::digest::chunked(&map);
-        drop(map);
+        // Every chunk was claimed by the put that completed it; one still missing here is hashed now.
+        let left = crate::util::lock(&self.chunks).claim_ready(self.counts.file_len());
+        self.hash_chunks(left);
+        let (chunks, failure) = (
+            std::mem::replace(&mut *crate::util::lock(&self.chunks), Chunks::new(0)),
+            crate::util::lock(&self.state).1.take(),
+        );
+        if let Some(why) = failure {
+            return Err(Error::io(&origin, "write", std::io::Error::other(why)));
+        }
+        let Some(parts) = chunks.digests.into_iter().collect::<Option<Vec<_>>>() else {
+            let why = "a chunk of the digest was never hashed";
+            return Err(Error::io(&origin, "digest", std::io::Error::other(why)));
+        };
+        let digest = combine(self.counts.file_len(), parts.into_iter());
         std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&origin, "rename", e))?;
         crate::util::atomic::sync_parent(&self.path);
         Ok(digest)

@@ -177,3 +177,67 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     assert!(std::fs::read(&path).expect("entry") == bytes, "rebuilt to the same bytes");
     assert_eq!(names(cache.dir()), [format!("{key}.params"), format!("{key}.params.sha256")]);
 }
+
+/// A file of several 64 MiB digest chunks, its sections put out of file order from threads of their own (as
+/// the setup does: H before the vk, the rest as they are made): every chunk, including those that straddle two
+/// sections written at different times, is hashed as it completes, and the digest `finish` returns is the
+/// chunked digest of the bytes, which are `write_params`'.
+#[test]
+fn a_stream_of_several_chunks_hashes_each_as_it_completes() {
+    use blstrs::{G1Projective, G2Affine, G2Projective};
+    use cuzk::groth16::digest::CHUNK;
+    use cuzk::groth16::VerifyingKey;
+    use group::Group;
+    let d = temp("chunks");
+    // 61 distinct random points, cycled: no two neighbours alike, never the identity.
+    let mut rng = rand_core::OsRng;
+    let g1s: Vec<G1Affine> = (0..61).map(|_| G1Affine::from(G1Projective::random(&mut rng))).collect();
+    let g2p = G2Projective::random(&mut rng);
+    let g2s: [G2Affine; 3] = [g2p.into(), g2p.double().into(), (g2p.double() + g2p).into()];
+    let pts = |n: usize, skew: usize| (0..n).map(|i| g1s[(i * 7 + skew) % g1s.len()]).collect::<Vec<_>>();
+    // H alone spans more than one chunk, and L straddles the next boundary.
+    let per_chunk = CHUNK / 96;
+    let vk = VerifyingKey {
+        alpha_g1: g1s[0],
+        beta_g1: g1s[1],
+        beta_g2: g2s[0],
+        gamma_g2: g2s[1],
+        delta_g1: g1s[2],
+        delta_g2: g2s[2],
+        ic: pts(3, 5),
+    };
+    let p = Parameters::new(
+        vk,
+        pts(per_chunk + per_chunk / 3, 1),
+        pts(per_chunk, 2),
+        pts(1_000, 3),
+        pts(999, 4),
+        (0..999).map(|i| g2s[i % 3]).collect(),
+    );
+    let counts = counts_of(&p);
+    assert!(counts.file_len() > 2 * CHUNK as u64, "{} bytes", counts.file_len());
+    let reference = d.join("plain.params");
+    write_params(&reference, &p).expect("write");
+    let want = std::fs::read(&reference).expect("read");
+
+    let path = d.join("streamed.params");
+    let st = ParamsStream::create(&path, counts, CancelToken::new()).expect("stream");
+    std::thread::scope(|s| {
+        s.spawn(|| st.put_g1(Section::L, &p.l));
+        s.spawn(|| st.put_g1(Section::H, &p.h));
+        s.spawn(|| {
+            st.put_g2(&p.b_g2);
+            st.put_vk(&p.vk);
+        });
+        s.spawn(|| {
+            st.put_g1(Section::BG1, &p.b_g1);
+            st.put_g1(Section::A, &p.a);
+        });
+    });
+    let digest = st.finish().expect("finish");
+    let got = std::fs::read(&path).expect("streamed");
+    assert!(got == want, "streamed bytes differ from write_params'");
+    assert_eq!(digest, chunked(&got), "the digest of chunks hashed as they completed");
+    assert_eq!(names(&d), ["plain.params", "streamed.params"], "no temp file left");
+    let _ = std::fs::remove_dir_all(&d);
+}
