@@ -42,7 +42,8 @@ fi
 
 ts=$(date +%s)
 timeout "${SETUP_S:-420}" "$cuzk" setup --sample "$sample" --backend gpu > "$o/setup.txt" 2>&1
-echo "setup rc=$? in $(( $(date +%s) - ts )) s (at $(( $(date +%s) - t0 )) s)"
+echo "setup rc=$? in $(( $(date +%s) - ts )) s (at $(( $(date +%s) - t0 )) s); the kernel still writing back:" \
+  "$(awk '/^(Dirty|Writeback):/{s+=$2} END{printf "%.1f GiB", s/1048576}' /proc/meminfo)"
 tr '\r' '\n' < "$o/setup.txt" | grep -E 'done in|generated|cached|error' | tail -12
 
 if [ "$(left)" -gt 60 ]; then
