@@ -111,7 +111,8 @@ impl GpuLane {
             p.keep_warm(&gpu.ctx, opts.device_pool);
         }
         *lock(&core.opts) = opts;
-        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift)?;
+        let ctx = opts.pinned_pool.then(|| core.upload_ctx());
+        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift, ctx.as_ref())?;
         let mut g2 = self.g2();
         let bytes = std::mem::size_of_val(srs.b_g2);
         let site =
@@ -135,7 +136,11 @@ impl GpuLane {
         let core = &self.core;
         let gpu = &*core.gpu;
         match section {
-            SrsSection::G1(query, host) => lock(&core.srs).stage(gpu, probe, id, query, host),
+            SrsSection::G1(query, host) => {
+                // With B2 on, through the lane's staging buffers (page-locked); else pageable.
+                let ctx = opts.pinned_pool.then(|| core.upload_ctx());
+                lock(&core.srs).stage(gpu, probe, id, query, host, ctx.as_ref())
+            }
             SrsSection::BG2(host) => {
                 let mut g2 = self.g2();
                 let site = Site::new(Phase::SrsUpload)
