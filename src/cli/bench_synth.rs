@@ -1,6 +1,7 @@
 //! `cuzk bench synth`: synthesis throughput of a sample's first circuit, normal synthesis (A1 × A2 on one
-//! thread) beside the `pce` path (witness-only synthesis alone, then witness-only + SpMV on one thread and on
-//! every thread), each with its ratio to `pce` off; for Filecoin's real circuits also bellperson's own
+//! thread) beside the `pce` path (witness-only synthesis alone, into a fresh vector and into one kept from
+//! the repeat before as a run's later circuits are, then witness-only + SpMV on one thread and on every
+//! thread), each with its ratio to `pce` off; for Filecoin's real circuits also bellperson's own
 //! synthesis (its `ProvingAssignment`, through the vendored crate's `synthesize_only`) in the same process.
 //!
 //! Why: the bars are "with `pce` on, one thread, ≥ 3× the constraints/s of `pce` off" and "`pce` off at least
@@ -27,6 +28,11 @@ pub enum SynthPath {
     /// Witness-only synthesis alone (the sequential part of the `pce` path; no a/b/c).
     #[value(name = "witness_only")]
     WitnessOnly,
+    /// Witness-only synthesis into the vector of the repeat before (`util::recycle`), as a run's circuits
+    /// after its first are made: its pages already mapped. Witnesses under the pool's 16 MiB are not kept:
+    /// the row then times what `witness_only` does.
+    #[value(name = "witness_kept")]
+    WitnessKept,
     /// `pce` on: witness-only synthesis followed by the SpMV against the shape's record (`Pce::synthesize`).
     Pce,
     /// Recording the shape's PCE (`Pce::record_with`, one thread): what the first circuit of a shape pays
@@ -83,22 +89,36 @@ impl Config {
 }
 
 /// Normal synthesis for A1 × A2 (the first being `pce` off with default toggles, the ratios' reference), then
-/// the `pce` path: witness-only alone, witness-only + SpMV on one thread, and on every thread; then the
-/// recording pass.
-const CONFIGS: [Config; 8] = [
+/// the `pce` path: witness-only alone (fresh, then kept vector), witness-only + SpMV on one thread, and on
+/// every thread; then the recording pass.
+const CONFIGS: [Config; 9] = [
     Config::normal(false, false),
     Config::normal(true, false),
     Config::normal(false, true),
     Config::normal(true, true),
     Config { path: SynthPath::WitnessOnly, a1: false, a2: false, one_thread: true },
+    Config { path: SynthPath::WitnessKept, a1: false, a2: false, one_thread: true },
     Config { path: SynthPath::Pce, a1: false, a2: false, one_thread: true },
     Config { path: SynthPath::Pce, a1: false, a2: false, one_thread: false },
     Config { path: SynthPath::PceRecord, a1: false, a2: false, one_thread: true },
 ];
 
 /// Times one synthesis of `circuit` in configuration `c` (the result is dropped outside the timing).
-fn time_one<C: Circuit>(c: Config, circuit: &C, shape: Shape, pce: &Pce) -> Result<f64, CliError> {
+/// `kept`: the witness vector `witness_kept` hands back to the pool before its repeat and takes back after
+/// (held here between repeats, so no other configuration takes it).
+fn time_one<C: Circuit>(
+    c: Config,
+    circuit: &C,
+    shape: Shape,
+    pce: &Pce,
+    kept: &mut Option<Vec<blstrs::Scalar>>,
+) -> Result<f64, CliError> {
     let err = |e: String| CliError::Msg(format!("bench synth: {e}"));
+    if c.path == SynthPath::WitnessKept {
+        if let Some(v) = kept.take() {
+            crate::util::recycle::give(v);
+        }
+    }
     let t = Instant::now();
     let out: Box<dyn std::any::Any> = match c.path {
         SynthPath::Normal => {
@@ -112,6 +132,12 @@ fn time_one<C: Circuit>(c: Config, circuit: &C, shape: Shape, pce: &Pce) -> Resu
         }
         SynthPath::WitnessOnly => {
             Box::new(WitnessOnly::synthesize(circuit, Some(shape)).map_err(|e| err(e.to_string()))?)
+        }
+        SynthPath::WitnessKept => {
+            let w = WitnessOnly::synthesize(circuit, Some(shape)).map_err(|e| err(e.to_string()))?;
+            let s = t.elapsed().as_secs_f64();
+            *kept = Some(w.aux);
+            return Ok(s);
         }
         SynthPath::Pce => Box::new(pce.synthesize(circuit).map_err(|e| err(e.to_string()))?),
         SynthPath::PceRecord => {
@@ -242,6 +268,12 @@ pub(super) fn bench_synth(
         .build()
         .map_err(|e| CliError::Msg(format!("bench synth: one-thread pool: {e}")))?;
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    // `witness_kept`'s vector, made once untimed so its first repeat has one too.
+    let mut kept = None;
+    if configs.iter().any(|c| c.path == SynthPath::WitnessKept) {
+        let warm = Config { path: SynthPath::WitnessKept, ..CONFIGS[0] };
+        one.install(|| time_one(warm, &circuit, shape, &pce, &mut kept))?;
+    }
     for _ in 0..repeat.max(1) {
         for (i, &c) in configs.iter().enumerate() {
             let bellperson = c.path == SynthPath::Bellperson;
@@ -250,8 +282,8 @@ pub(super) fn bench_synth(
                 Some(fc) if (bellperson || c.path == SynthPath::Normal) && !c.one_thread => {
                     time_parallel(&circuit, fc, bellperson, all)?
                 }
-                _ if c.one_thread => one.install(|| time_one(c, &circuit, shape, &pce))?,
-                _ => time_one(c, &circuit, shape, &pce)?,
+                _ if c.one_thread => one.install(|| time_one(c, &circuit, shape, &pce, &mut kept))?,
+                _ => time_one(c, &circuit, shape, &pce, &mut kept)?,
             };
             times[i].push(s);
         }
@@ -363,6 +395,7 @@ fn print_table(name: &str, rows: usize, repeats: usize, results: &[SynthResult])
         let path = match r.path {
             SynthPath::Normal => "normal",
             SynthPath::WitnessOnly => "witness-only",
+            SynthPath::WitnessKept => "witness-kept",
             SynthPath::Pce => "pce",
             SynthPath::PceRecord => "pce_record",
             SynthPath::Bellperson => "bellperson",

@@ -173,8 +173,8 @@ fn bench_reports_json() {
     let paths: Vec<&str> = configs.iter().map(|c| c["path"].as_str().unwrap_or("?")).collect();
     assert_eq!(
         paths,
-        ["normal", "normal", "normal", "normal", "witness_only", "pce", "pce", "pce_record"],
-        "A1 × A2, then pce, then the recording"
+        ["normal", "normal", "normal", "normal", "witness_only", "witness_kept", "pce", "pce", "pce_record"],
+        "A1 × A2, then the witness fresh and kept, pce, then the recording"
     );
     let off = configs[0]["constraints_per_sec"].as_f64().unwrap_or(0.0);
     assert_eq!((configs[0]["a1"].as_bool(), configs[0]["a2"].as_bool()), (Some(false), Some(false)));
@@ -190,7 +190,7 @@ fn bench_reports_json() {
         let normal = c["path"] == "normal";
         assert_eq!(c["a1"].is_null(), !normal, "{c}");
     }
-    assert_eq!(configs[5]["threads"], 1, "the issue's figure: pce on one thread");
+    assert_eq!(configs[6]["threads"], 1, "the issue's figure: pce on one thread");
     assert!(v["pce_bytes_per_constraint"].as_f64().unwrap_or(0.0) > 0.0, "{v}");
     // A real Filecoin circuit adds bellperson's own synthesis of it, timed in the same process (the command
     // fails unless bellperson's rows and aux equal cuzk's).
@@ -202,14 +202,14 @@ fn bench_reports_json() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let configs = v["configs"].as_array().expect("configs");
     let tail: Vec<(Option<&str>, Option<u64>)> =
-        configs.iter().skip(8).map(|c| (c["path"].as_str(), c["threads"].as_u64())).collect();
-    let all = configs[6]["threads"].as_u64();
+        configs.iter().skip(9).map(|c| (c["path"].as_str(), c["threads"].as_u64())).collect();
+    let all = configs[7]["threads"].as_u64();
     assert_eq!(
         tail,
         [(Some("bellperson"), Some(1)), (Some("normal"), all), (Some("bellperson"), all)],
         "bellperson on one thread, then normal and bellperson on every thread: {v}"
     );
-    for c in &configs[7..] {
+    for c in &configs[8..] {
         assert!(c["constraints_per_sec"].as_f64().is_some_and(|r| r > 0.0), "{c}");
     }
     // --paths keeps the reference and the paths named.
