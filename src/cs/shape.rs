@@ -30,7 +30,7 @@ pub(crate) const DIGEST_BLOCK: usize = 1 << 12;
 /// Seed of every block's digest.
 pub(super) const BLOCK_SEED: u64 = 0x626c_6f63;
 /// Seed of the fold over blocks.
-pub(super) const OUTER_SEED: u64 = 0x6375_7a6b;
+pub(crate) const OUTER_SEED: u64 = 0x6375_7a6b;
 
 /// The running digest of a circuit's A, B, C matrices, shared by [`ShapeCounter`] and the PCE recorder so
 /// both name a circuit shape with the same 64-bit value.
@@ -91,17 +91,26 @@ impl StructureDigest {
     }
 
     /// [`StructureDigest::absorb`] with the combination hashed by `hash` from the running block value (the
-    /// PCE encoder's terms are coded columns, not variables).
+    /// PCE encoder's terms are coded columns, not variables). Returns the digest of a block this completes
+    /// (a striped recording folds its blocks with other passes').
     #[inline]
-    pub(crate) fn absorb_with(&mut self, hash: impl FnOnce(u64) -> u64, tag: u64) {
+    pub(crate) fn absorb_with(&mut self, hash: impl FnOnce(u64) -> u64, tag: u64) -> Option<u64> {
         self.block = hash(self.block);
         if tag == 0xC {
             self.rows += 1;
             if self.rows.is_multiple_of(DIGEST_BLOCK) {
-                self.outer = mix(self.outer, self.block);
+                let done = self.block;
+                self.outer = mix(self.outer, done);
                 self.block = BLOCK_SEED;
+                return Some(done);
             }
         }
+        None
+    }
+
+    /// The digest of the block under way when it is partial (the circuit's last, folded by `finish`).
+    pub(crate) fn partial(&self) -> Option<u64> {
+        (!self.rows.is_multiple_of(DIGEST_BLOCK)).then_some(self.block)
     }
 
     /// The final digest, folding in a partial last block and the shape.
@@ -113,7 +122,7 @@ impl StructureDigest {
 }
 
 /// The digest's last step: the shape folded into the fold of the blocks.
-pub(super) fn finish_blocks(outer: u64, shape: &Shape) -> u64 {
+pub(crate) fn finish_blocks(outer: u64, shape: &Shape) -> u64 {
     mix(mix(mix(outer, shape.constraints as u64), shape.inputs as u64), shape.aux as u64)
 }
 

@@ -465,3 +465,27 @@ fn evaluations_written_into_lent_blocks_equal_heap_synthesis_and_the_blocks_come
         }
     }
 }
+
+/// A record made in several passes at once (`Pce::record_striped`) is the one-pass record, field for field,
+/// for every circuit kind and a real Filecoin circuit through the foreign adapter; and the first circuit's
+/// assignment from it equals full synthesis.
+#[test]
+fn striped_records_equal_one_pass_records() {
+    let mut samples = test_samples();
+    samples.push(Sample::load(Path::new("samples/winning-post-2kib.toml")).unwrap_or_else(|e| panic!("{e}")));
+    for s in samples {
+        let c = &s.sector_circuits(0)[0];
+        for c_from_products in [false, true] {
+            let options = RecordOptions { c_from_products };
+            let (one, recorded) = Pce::record_with(c, options).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+            let rows = one.shape().constraints;
+            for passes in [2, 3] {
+                let striped = Pce::record_striped(c, options, passes, rows).unwrap_or_else(|e| panic!("{e}"));
+                assert!(striped == one, "{}: {passes} passes, {options:?}", s.name);
+            }
+            let from_striped = Pce::record_striped(c, options, 2, rows).and_then(|p| p.synthesize(c));
+            let name = format!("{} from a striped record", s.name);
+            assert_same(&name, &from_striped.unwrap_or_else(|e| panic!("{e}")), &recorded);
+        }
+    }
+}

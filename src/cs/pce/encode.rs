@@ -136,6 +136,29 @@ pub(super) struct Encoder {
     options: RecordOptions,
     /// Constraints whose C row is not stored: c = a·b there.
     c_product: Density,
+    /// The row (of this encoder's) at which each table entry was added: a striped recording orders the
+    /// merged table by first appearance, as one pass would.
+    table_rows: Vec<u32>,
+    /// A striped recording's finished block digests, in order (`None`: one pass, not kept).
+    blocks: Option<Vec<u64>>,
+}
+
+/// What one pass of a striped recording encoded (its own rows only), for `super::record_par` to merge.
+pub(super) struct Part {
+    pub(super) rows: usize,
+    pub(super) row_ptr: Vec<u32>,
+    /// Raw columns (inputs tagged).
+    pub(super) cols: Vec<u32>,
+    pub(super) codes: Vec<u16>,
+    pub(super) table: Vec<Coeff>,
+    pub(super) table_rows: Vec<u32>,
+    pub(super) c_product: Density,
+    /// Density words of the variables this pass's rows name.
+    pub(super) a_aux: Vec<u64>,
+    pub(super) b_input: Vec<u64>,
+    pub(super) b_aux: Vec<u64>,
+    /// The digests of this pass's blocks in order, a partial last one included.
+    pub(super) blocks: Vec<u64>,
 }
 
 /// The digest's name of a raw column (what `shape::var_code` gives its variable).
@@ -171,7 +194,41 @@ impl Encoder {
             general: Vec::new(),
             options,
             c_product: Density::default(),
+            table_rows: Vec::new(),
+            blocks: None,
         }
+    }
+
+    /// An encoder for one pass of a striped recording, with room for about `rows` constraints; it keeps its
+    /// blocks' digests.
+    pub(super) fn for_part(rows: usize, options: RecordOptions) -> Self {
+        let hint = Shape { constraints: rows, inputs: 0, aux: 0 };
+        Encoder {
+            blocks: Some(Vec::with_capacity(rows.div_ceil(crate::cs::shape::DIGEST_BLOCK))),
+            ..Self::new(Some(hint), options)
+        }
+    }
+
+    /// The rows of one pass, unmerged (see [`Part`]).
+    pub(super) fn finish_part(mut self) -> Result<Part, PceError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let mut blocks = self.blocks.take().unwrap_or_default();
+        blocks.extend(self.digest.partial());
+        Ok(Part {
+            rows: self.rows,
+            row_ptr: self.row_ptr,
+            cols: self.cols,
+            codes: self.codes,
+            table: self.table,
+            table_rows: self.table_rows,
+            c_product: self.c_product,
+            a_aux: self.a_aux.0,
+            b_input: self.b_input.0,
+            b_aux: self.b_aux.0,
+            blocks,
+        })
     }
 
     /// Encodes one constraint: its digest, densities and the three rows.
@@ -179,8 +236,12 @@ impl Encoder {
         let row = self.rows;
         self.rows += 1;
         for (terms, tag) in [(a, 0xA), (b, 0xB), (c, 0xC)] {
-            self.digest
+            let done = self
+                .digest
                 .absorb_with(|h| absorb_coded(h, terms.iter().map(|&(col, k)| (col_code(col), k)), tag), tag);
+            if let (Some(d), Some(blocks)) = (done, self.blocks.as_mut()) {
+                blocks.push(d);
+            }
         }
         for &(col, _) in a {
             if col & INPUT_TAG == 0 {
@@ -315,6 +376,7 @@ impl Encoder {
                 None => {
                     let i = self.table.len() as u16;
                     self.table.push(Coeff { value: coeff, constant });
+                    self.table_rows.push((self.rows - 1) as u32);
                     self.table_index.insert(key, i);
                     i
                 }

@@ -38,6 +38,7 @@ mod error;
 mod fr;
 mod layout;
 mod record;
+mod record_par;
 mod serial;
 mod spmv;
 
@@ -109,6 +110,18 @@ impl Pce {
         let (pce, inputs, aux) = record::Recorder::run(circuit, None, options)?;
         let asg = pce.evaluate(inputs, aux)?;
         Ok((pce, asg))
+    }
+
+    /// [`Pce::record_with`]'s record made in `passes` passes at once on the rayon pool (each encodes every
+    /// `passes`-th block of rows; `rows`, about the circuit's constraints, sizes them), with no assignment:
+    /// the first circuit's comes from [`Pce::synthesize`] then. The same record, byte for byte.
+    pub fn record_striped<C: Circuit + ?Sized>(
+        circuit: &C,
+        options: RecordOptions,
+        passes: usize,
+        rows: usize,
+    ) -> Result<Pce, PceError> {
+        record_par::record(circuit, passes, rows, options)
     }
 
     /// Witness-only synthesis of `circuit` followed by the SpMV: the assignment

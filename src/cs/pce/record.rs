@@ -167,7 +167,7 @@ fn encode_batches(mut enc: Encoder, from: &Receiver<Batch>, back: &Sender<Batch>
 
 /// A variable's raw column.
 #[inline]
-fn raw_col(var: Variable) -> u32 {
+pub(super) fn raw_col(var: Variable) -> u32 {
     match var.0 {
         Index::Aux(j) => j as u32,
         Index::Input(i) => INPUT_TAG | i as u32,
