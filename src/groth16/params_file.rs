@@ -326,11 +326,7 @@ pub fn read_params_hashed(
 /// `None` (the shared pool then) where a pool cannot be made.
 fn digest_pool() -> Option<rayon::ThreadPool> {
     let threads = (rayon::current_num_threads() / 4).max(1);
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("cuzk-digest-{i}"))
-        .build()
-        .ok()
+    rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("cuzk-digest-{i}")).build().ok()
 }
 
 /// SHA-256 of a byte slice.

@@ -111,8 +111,7 @@ impl GpuLane {
             p.keep_warm(&gpu.ctx, opts.device_pool);
         }
         *lock(&core.opts) = opts;
-        let ctx = opts.pinned_pool.then(|| core.upload_ctx());
-        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift, ctx.as_ref())?;
+        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift)?;
         let mut g2 = self.g2();
         let bytes = std::mem::size_of_val(srs.b_g2);
         let site =
@@ -136,11 +135,7 @@ impl GpuLane {
         let core = &self.core;
         let gpu = &*core.gpu;
         match section {
-            SrsSection::G1(query, host) => {
-                // With B2 on, through the lane's staging buffers (page-locked); else pageable.
-                let ctx = opts.pinned_pool.then(|| core.upload_ctx());
-                lock(&core.srs).stage(gpu, probe, id, query, host, ctx.as_ref())
-            }
+            SrsSection::G1(query, host) => lock(&core.srs).stage(gpu, probe, id, query, host),
             SrsSection::BG2(host) => {
                 let mut g2 = self.g2();
                 let site = Site::new(Phase::SrsUpload)

@@ -13,7 +13,6 @@ use super::super::device::Gpu;
 use super::super::error::{GResult, GpuError};
 use super::super::kernels::msm::shift::{self, ShiftedBases};
 use super::resident::{matches, upload, upload_on};
-use super::upload::{upload_staged, UploadCtx};
 use crate::backend::api::{Bases, BasesId, CallId, ParamsId, Query, SrsRef};
 use crate::backend::resident::{ResidentKey, ResidentSet};
 use crate::vocab::{Phase, Probe, Site, Span};
@@ -36,16 +35,9 @@ pub struct DeviceSrs {
 impl DeviceSrs {
     /// At a call's start: the call's G1 queries resident on `gpu` (entries of other params freed first; an
     /// entry of these params reused only if its sampled points still equal the host's), uploads under one
-    /// `srs_upload` span, through the lane's staging buffers when `staged`. Without `shift` (or with other params) the shifted copies are freed (18 GiB at
+    /// `srs_upload` span. Without `shift` (or with other params) the shifted copies are freed (18 GiB at
     /// 2^24): turned off, `shift` gives its memory back, and turned on again it rebuilds them.
-    pub fn begin(
-        &mut self,
-        gpu: &Gpu,
-        probe: &Probe,
-        srs: SrsRef<'_>,
-        shift: bool,
-        staged: Option<&UploadCtx<'_>>,
-    ) -> GResult<()> {
+    pub fn begin(&mut self, gpu: &Gpu, probe: &Probe, srs: SrsRef<'_>, shift: bool) -> GResult<()> {
         self.in_call = true;
         self.call.clear();
         self.srs.retain_params(srs.id);
@@ -69,10 +61,7 @@ impl DeviceSrs {
                         span = Some(probe.open(site));
                     }
                     h_uploaded |= q == Query::H;
-                    match staged {
-                        Some(ctx) => upload_staged(ctx, host),
-                        None => upload(gpu, host),
-                    }
+                    upload(gpu, host)
                 },
             )?;
         }
@@ -83,8 +72,8 @@ impl DeviceSrs {
     }
 
     /// Before any call: query `query` of params `params`, just decoded, made resident now (span `srs_upload`
-    /// with its `query`; through the lane's staging buffers when `staged`), so the next [`DeviceSrs::begin`]
-    /// only checks it. Entries of other params are freed first, as `begin` frees them.
+    /// with its `query`), so the next [`DeviceSrs::begin`] only checks it. Entries of other params are freed
+    /// first, as `begin` frees them.
     pub fn stage(
         &mut self,
         gpu: &Gpu,
@@ -92,7 +81,6 @@ impl DeviceSrs {
         params: ParamsId,
         query: Query,
         host: &[G1Affine],
-        staged: Option<&UploadCtx<'_>>,
     ) -> GResult<()> {
         self.srs.retain_params(params);
         if self.shifted.as_ref().is_some_and(|(k, _)| k.params != params || query == Query::H) {
@@ -109,14 +97,8 @@ impl DeviceSrs {
                     .device(gpu.ordinal as u64)
                     .arg("bytes", bytes)
                     .arg("query", query.name());
-                let mut span = probe.open(site);
-                match staged {
-                    Some(ctx) => {
-                        span.arg("via", "b2_staging");
-                        upload_staged(ctx, host)
-                    }
-                    None => upload(gpu, host),
-                }
+                let _span = probe.open(site);
+                upload(gpu, host)
             },
         )?;
         Ok(())

@@ -16,7 +16,6 @@ use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::super::device::Gpu;
 use super::super::error::GResult;
-use super::super::{limbs, Limbs};
 use super::abc;
 use super::b1_pin::Pinned;
 use super::b2_staging::Staging;
@@ -94,7 +93,14 @@ pub fn run(
         }
         Upload::Staged => {
             let mut slot = crate::util::lock(ctx.staging);
-            let pool = staging_pool(&mut slot, ctx)?;
+            let pool = match &mut *slot {
+                Some(p) => p,
+                none => {
+                    let p = Staging::new(gpu)?;
+                    ctx.pinned.fetch_add(p.bytes(), Ordering::Relaxed);
+                    none.insert(p)
+                }
+            };
             abc::fill(up, bufs, [&a, &b, &c], n, |src, dst| pool.upload(up, src, dst))?;
         }
         Upload::Pinned => {
@@ -110,34 +116,4 @@ pub fn run(
         }
     }
     abc::release_after(up, [a, b, c])
-}
-
-/// The lane's staging buffers, allocated (and counted as page-locked) on first use.
-fn staging_pool<'s>(slot: &'s mut Option<Staging>, ctx: &UploadCtx<'_>) -> GResult<&'s mut Staging> {
-    Ok(match slot {
-        Some(p) => p,
-        none => {
-            let p = Staging::new(ctx.gpu)?;
-            ctx.pinned.fetch_add(p.bytes(), Ordering::Relaxed);
-            none.insert(p)
-        }
-    })
-}
-
-/// Copies `v` into a new device buffer through the lane's staging buffers (B2), synchronously as
-/// [`super::resident::upload`] does: an SRS section made resident at page-locked speed. The pageable copy
-/// moved the 2 KiB C2's H at ~3.8 GB/s (402.7 MB in 105 ms, docs/PERF.md, session ab), and a fresh process's
-/// load waits for its sections' uploads.
-pub fn upload_staged<T: Limbs>(ctx: &UploadCtx<'_>, v: &[T]) -> GResult<CudaSlice<u64>> {
-    let s = &ctx.gpu.stream;
-    if v.is_empty() {
-        return super::resident::upload_on(s, v);
-    }
-    let src = limbs(v);
-    // SAFETY: the staged copy below writes every element before the buffer is handed out.
-    let mut dev = unsafe { s.alloc::<u64>(src.len()) }?;
-    let mut slot = crate::util::lock(ctx.staging);
-    staging_pool(&mut slot, ctx)?.upload(s, src, &mut dev)?;
-    s.synchronize()?;
-    Ok(dev)
 }
