@@ -307,10 +307,7 @@ pub fn read_params_hashed(
     // device still starting, and a worker held by that wait is one synthesis beside the load cannot use.
     let (digest, parsed) = std::thread::scope(|s| {
         let digest = s.spawn(|| {
-            let d = match digest_pool() {
-                Some(pool) => pool.install(|| digest_of(kind, bytes)),
-                None => digest_of(kind, bytes),
-            };
+            let d = digest_of(kind, bytes);
             crate::util::marks::mark("params_digest_done");
             d
         });
@@ -318,15 +315,6 @@ pub fn read_params_hashed(
         (digest.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), parsed)
     });
     Ok((parsed, digest))
-}
-
-/// A pool of a quarter of the threads for a load's checksum, so the decode of H, queued after it on the
-/// shared pool, starts at once: at 2 KiB H's decode ended exactly when the checksum did, in 9 of 9 processes
-/// (docs/PERF.md, session ab). The checksum is needed only before the points are used, at the load's end.
-/// `None` (the shared pool then) where a pool cannot be made.
-fn digest_pool() -> Option<rayon::ThreadPool> {
-    let threads = (rayon::current_num_threads() / 4).max(1);
-    rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("cuzk-digest-{i}")).build().ok()
 }
 
 /// SHA-256 of a byte slice.
