@@ -261,3 +261,37 @@ fn a_call_synthesizes_normally_while_another_records_its_shape() {
     assert_eq!(synth[0].site.circuit, Some(1));
     assert!(synth[0].site.args.iter().any(|(k, v)| *k == "pce" && v == "recorded elsewhere"), "{synth:?}");
 }
+
+/// A slot that records in striped passes (`PceSlot::set_record_passes`, what the engine picks for cuzk's own
+/// circuits from 2^20 rows): the record is the one-pass record, every circuit's assignment (circuit 0's now
+/// from the SpMV too) is normal synthesis's, and the `pce_record` span names its passes.
+#[test]
+fn a_striped_recording_gives_the_one_pass_record_and_normal_assignments() {
+    use cuzk::cs::{Pce, RecordOptions};
+    use cuzk::groth16::prover::synthesize;
+    use cuzk::timeline::{Capture, CaptureOpts};
+    let text = "name = \"chain-3\"\nseed = 7\npartitions = 3\n[circuit]\nkind = \"sha256-chain\"\ncompressions = 3\n";
+    let s = Sample::parse(Path::new("chain-3.toml"), text).expect("sample");
+    let cs = s.sector_circuits(0);
+    let (shape, digest) = ShapeCounter::count_with_digest(&cs[0]).expect("count");
+    let slot = PceSlot::new(shape, digest);
+    slot.set_record_passes(3);
+    let cap = Capture::begin(CaptureOpts::default());
+    let probe = Probe::new(cap.sink(), CancelToken::new());
+    let got = synthesize_with(&probe, &cs, &toggles("pce=on"), None, 0, Some(&slot), None).expect("striped");
+    let want = synthesize(&Probe::silent(), &cs, &toggles("pce=off"), None, 0).expect("normal");
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(g.a == w.a && g.b == w.b && g.c == w.c, "circuit {i}: a/b/c differ");
+        assert_eq!(g.aux_assignment, w.aux_assignment, "circuit {i}");
+        assert_eq!(g.input_assignment, w.input_assignment, "circuit {i}");
+    }
+    let (one, _) = Pce::record_with(&cs[0], RecordOptions::default()).expect("one pass");
+    assert!(slot.get().is_some_and(|p| *p == one), "the striped record is the one-pass record");
+    drop(probe);
+    let (events, _) = cap.finish();
+    let rec: Vec<_> = events.iter().filter(|e| e.site.phase == Phase::PceRecord).collect();
+    assert_eq!(rec.len(), 1, "{rec:?}");
+    assert!(rec[0].site.args.iter().any(|(k, v)| *k == "passes" && v == "3"), "{rec:?}");
+    let spmv = events.iter().filter(|e| e.site.phase == Phase::Spmv).count();
+    assert_eq!(spmv, 3, "circuit 0's assignment comes from the SpMV as the others'");
+}

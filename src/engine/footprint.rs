@@ -76,6 +76,18 @@ pub fn survey_threads(sample: &Sample, rows: usize) -> usize {
     }
 }
 
+/// Passes a PCE recording of `sample`'s circuit of `rows` rows runs at once (`Pce::record_striped`): as
+/// the survey's for cuzk's own circuits; one for Filecoin's, whose striped passes did not pay (the real 2 KiB
+/// C2 on dev-2c: one pass 1.35 s, two 1.28 s before the first circuit's SpMV; porep-1m 309–335 ms against
+/// 268–273 with it, docs/PERF.md).
+pub fn record_passes(sample: &Sample, rows: usize) -> usize {
+    if sample.filecoin.is_some() {
+        1
+    } else {
+        survey_threads(sample, rows)
+    }
+}
+
 /// [`count`]'s footprint by a survey (`cs::survey`: the same counts and densities), with the structure
 /// digest it found.
 fn survey_footprint<C: Circuit + ?Sized>(

@@ -111,6 +111,9 @@ pub(super) fn run(
     let body = || {
         let (shape, digest) = memo.shape_of(spec.sample, fp)?;
         let slot = spec.toggles.on(Toggle::Pce).then(|| pce.slot(shape, digest));
+        if let Some(s) = &slot {
+            s.set_record_passes(super::footprint::record_passes(spec.sample, shape.rows()));
+        }
         // A run alone on its device also puts the SRS there before the first call (kept resident, so the call
         // finds it), each section as soon as it is decoded; beside other runs' calls the device is theirs
         // until the gate says so.

@@ -6,7 +6,7 @@
 //! byte-identical.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -29,6 +29,9 @@ pub struct PceSlot {
     record: Mutex<Option<Arc<Pce>>>,
     /// Set while a call records the shape (not while it reads the record from disk).
     recording: AtomicBool,
+    /// Passes a recording runs at once (`Pce::record_striped`); 1: one pass, which also gives circuit 0's
+    /// assignment.
+    passes: AtomicUsize,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -42,6 +45,7 @@ impl PceSlot {
             file: None,
             record: Mutex::new(None),
             recording: AtomicBool::new(false),
+            passes: AtomicUsize::new(1),
             warnings: Mutex::new(Vec::new()),
         }
     }
@@ -67,10 +71,22 @@ impl PceSlot {
         lock(&self.record).clone()
     }
 
-    /// Whether a call is recording this shape now: a call that finds it so synthesizes normally rather than
-    /// wait for the record.
+    /// Whether a call is recording this shape now in one pass: a call that finds it so synthesizes normally
+    /// rather than wait for the record (a striped recording is waited for: it ends sooner than a normal
+    /// synthesis of the circuit would).
     pub fn is_recording(&self) -> bool {
-        self.recording.load(Ordering::Acquire)
+        self.recording.load(Ordering::Acquire) && self.record_passes() == 1
+    }
+
+    /// Records in `passes` passes at once from now on (the engine's choice per circuit kind and size:
+    /// `engine::footprint::record_passes`).
+    pub fn set_record_passes(&self, passes: usize) {
+        self.passes.store(passes.max(1), Ordering::Relaxed);
+    }
+
+    /// The passes a recording runs at once.
+    pub fn record_passes(&self) -> usize {
+        self.passes.load(Ordering::Relaxed)
     }
 
     /// Puts a record in the slot; refused (and the slot left as it was) when it is of another shape or
@@ -110,7 +126,8 @@ impl PceSlot {
     }
 
     /// The record, from memory, else from the disk file (span `pce_record`, `source=disk`), else recorded
-    /// from `circuit` (span `pce_record`, `source=record`), whose assignment then comes back too. Holds the
+    /// from `circuit` (span `pce_record`, `source=record`, its `passes`), whose assignment then comes back too
+    /// when recorded in one pass. Holds the
     /// slot's lock until the record is in it (not while it is stored), so a shape is recorded once even
     /// when two jobs need it at the same time.
     fn get_or_record<C: Circuit>(
@@ -127,10 +144,17 @@ impl PceSlot {
             *held = Some(p.clone());
             return Ok((p, None));
         }
+        let passes = self.record_passes();
         let (pce, asg) = {
-            let _span = probe.open(site(Phase::PceRecord).arg("source", "record"));
+            let _span = probe.open(site(Phase::PceRecord).arg("source", "record").arg("passes", passes));
             let _recording = Recording::start(&self.recording);
-            Pce::record_with(circuit, RecordOptions::default())?
+            if passes > 1 {
+                let rows = self.shape.constraints;
+                (Pce::record_striped(circuit, RecordOptions::default(), passes, rows)?, None)
+            } else {
+                let (pce, asg) = Pce::record_with(circuit, RecordOptions::default())?;
+                (pce, Some(asg))
+            }
         };
         // A circuit other than the one this slot was made for: never keep (or store) its record.
         self.check(&pce)?;
@@ -151,7 +175,7 @@ impl PceSlot {
                 ));
             }
         }
-        Ok((pce, Some(asg)))
+        Ok((pce, asg))
     }
 
     /// The record from the disk file, if there is one of this shape; an unreadable, corrupt or foreign file
