@@ -76,12 +76,17 @@ pub fn survey_threads(sample: &Sample, rows: usize) -> usize {
     }
 }
 
+/// The variable that sets [`record_passes`] for every circuit.
+pub const RECORD_PASSES_ENV: &str = "CUZK_RECORD_PASSES";
+
 /// Passes a PCE recording of `sample`'s circuit of `rows` rows runs at once (`Pce::record_striped`): as
 /// the survey's for cuzk's own circuits; one for Filecoin's, whose striped passes did not pay (the real 2 KiB
 /// C2 on dev-2c: one pass 1.35 s, two 1.28 s before the first circuit's SpMV; porep-1m 309–335 ms against
-/// 268–273 with it, docs/PERF.md).
+/// 268–273 with it, docs/PERF.md). `CUZK_RECORD_PASSES=N` sets it for every circuit (1: one pass).
 pub fn record_passes(sample: &Sample, rows: usize) -> usize {
-    if sample.filecoin.is_some() {
+    if let Some(n) = std::env::var(RECORD_PASSES_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+        n.max(1)
+    } else if sample.filecoin.is_some() {
         1
     } else {
         survey_threads(sample, rows)
