@@ -264,6 +264,9 @@ fn merge(parts: Vec<Part>, shape: Shape, fingerprint: u64) -> Result<Pce, PceErr
     Ok(Pce { shape, digest, fingerprint, row_ptr, cols, codes, table, c_product, a_aux, b_input, b_aux })
 }
 
+/// A coefficient as the table tells entries apart: its limbs, and whether it is on the constant one.
+type Key = (Limbs, bool);
+
 /// The merged coefficient table, each entry where one pass would have put it (first appearance: the
 /// earliest row, then the order within that row, which one pass's table already has), and each pass's map
 /// from its indices to the merged ones.
@@ -274,7 +277,7 @@ fn merge_table(parts: &[Part], of: usize) -> Result<(Vec<Coeff>, Vec<Vec<u16>>),
         (k * of + p) * DIGEST_BLOCK + within
     };
     // Per distinct coefficient: its earliest (row, index in that pass).
-    let mut first: HashMap<(Limbs, bool), (usize, usize, Coeff)> = HashMap::new();
+    let mut first: HashMap<Key, (usize, usize, Coeff)> = HashMap::new();
     for (p, part) in parts.iter().enumerate() {
         for (i, (c, &r)) in part.table.iter().zip(&part.table_rows).enumerate() {
             let at = (global_row(p, r), i, *c);
@@ -288,13 +291,12 @@ fn merge_table(parts: &[Part], of: usize) -> Result<(Vec<Coeff>, Vec<Vec<u16>>),
                 .or_insert(at);
         }
     }
-    let mut order: Vec<((Limbs, bool), (usize, usize, Coeff))> = first.into_iter().collect();
+    let mut order: Vec<(Key, (usize, usize, Coeff))> = first.into_iter().collect();
     order.sort_unstable_by_key(|(_, (row, i, _))| (*row, *i));
     if order.len() > usize::from(!GENERAL) + 1 {
         return Err(PceError::TooLarge("more than 32768 distinct coefficients"));
     }
-    let index: HashMap<(Limbs, bool), u16> =
-        order.iter().enumerate().map(|(g, (key, _))| (*key, g as u16)).collect();
+    let index: HashMap<Key, u16> = order.iter().enumerate().map(|(g, (key, _))| (*key, g as u16)).collect();
     let remap = parts
         .iter()
         .map(|part| {
