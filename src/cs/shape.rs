@@ -27,6 +27,13 @@ pub(crate) fn mix(h: u64, x: u64) -> u64 {
 /// in order, so passes over disjoint blocks of rows (`cs::survey`) give the digest of
 /// one pass.
 pub(crate) const DIGEST_BLOCK: usize = 1 << 12;
+/// The pass of `of` that reads row `row` when passes take whole [`DIGEST_BLOCK`]s in turn (the survey's and
+/// the striped PCE recording's split), so each pass's blocks fold into the one-pass digest.
+#[inline]
+pub(crate) fn stripe_of(row: usize, of: usize) -> usize {
+    (row / DIGEST_BLOCK) % of
+}
+
 /// Seed of every block's digest.
 pub(super) const BLOCK_SEED: u64 = 0x626c_6f63;
 /// Seed of the fold over blocks.

@@ -18,7 +18,7 @@ use ff::Field;
 use rayon::prelude::*;
 
 use super::book::{Densities, Track};
-use super::shape::{absorb_terms, finish_blocks, mix, BLOCK_SEED, DIGEST_BLOCK, OUTER_SEED};
+use super::shape::{absorb_terms, finish_blocks, mix, stripe_of, BLOCK_SEED, DIGEST_BLOCK, OUTER_SEED};
 use super::{
     Circuit, ConstraintSystem, Index, Lc, LinearCombination, Shape, SynthesisError, Term, Variable, VecStore,
 };
@@ -52,7 +52,7 @@ struct Stripe {
 
 impl Stripe {
     fn owns(&self, row: usize) -> bool {
-        (row / DIGEST_BLOCK) % self.of == self.mine
+        stripe_of(row, self.of) == self.mine
     }
 
     /// One of this pass's rows: its densities marked and its terms digested.

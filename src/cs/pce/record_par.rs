@@ -19,7 +19,7 @@ use super::error::PceError;
 use super::fr::{limbs, Limbs};
 use super::layout::{Coeff, Pce, GENERAL};
 use super::record::raw_col;
-use crate::cs::shape::{finish_blocks, mix, DIGEST_BLOCK, OUTER_SEED};
+use crate::cs::shape::{finish_blocks, mix, stripe_of, DIGEST_BLOCK, OUTER_SEED};
 use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
 use crate::cs::{
     Circuit, ConstraintSystem, Density, Index, Lc, LinearCombination, Shape, SmallStore, Term, Variable,
@@ -40,7 +40,7 @@ struct Stripe {
 
 impl Stripe {
     fn owns(&self, row: usize) -> bool {
-        (row / DIGEST_BLOCK) % self.of == self.mine
+        stripe_of(row, self.of) == self.mine
     }
 
     /// Counts a constraint; true when its row is this pass's to encode.
@@ -162,7 +162,7 @@ pub(super) fn record<C: Circuit + ?Sized>(
 
 /// Where global block `b` lives: (pass, its block index there).
 fn home(b: usize, of: usize) -> (usize, usize) {
-    (b % of, b / of)
+    (stripe_of(b * DIGEST_BLOCK, of), b / of)
 }
 
 /// The passes' rows as one record.
