@@ -3,9 +3,10 @@
 //! Location: `$CUZK_CACHE/params/` when the environment variable `CUZK_CACHE` is set and non-empty (it names
 //! the cuzk cache root, shared with other caches such as compiled kernels), otherwise
 //! `<user cache dir>/cuzk/params/` (e.g. `~/.cache/cuzk/params/` on Linux). Each entry is `<key>.params`
-//! (bellperson layout) plus the sidecar `<key>.params.sha256`: `sha256-64m:<hex>  <name>`, the chunked SHA-256 of
-//! `groth16::digest` (computed on every core; entries whose sidecar holds a plain `sha256sum` line, as before
-//! it, are checked that way). Both are written atomically, params first, so an interrupted write leaves a
+//! (bellperson layout) plus the sidecar `<key>.params.sha256`: `xxh3-64m:<hex>  <name>`, the chunked XXH3-128 of
+//! `groth16::digest` (computed on every core; the sidecar keeps its name from when it held SHA-256, and
+//! entries whose sidecar holds `sha256-64m:` or a plain `sha256sum` line, as older builds wrote, are checked
+//! that way). Both are written atomically, params first, so an interrupted write leaves a
 //! mismatching pair that the next load detects and rebuilds. The caller supplies the key (a hash of the
 //! circuit shape and the setup seed) and an identity check of the params against it (counts against the
 //! shape, the vk against the seed), so an entry copied in from another circuit or seed is detected, named and
@@ -17,10 +18,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::digest::SIDECAR_PREFIX;
+use super::digest::{DigestKind, Sum, SIDECAR_PREFIX};
 use super::error::{Error, Result};
 use super::keys::{Parameters, PointCheck};
-use super::params_file::{hex, read_params_hashed, write_atomic, write_params, DigestKind, OnSection};
+use super::params_file::{hex, read_params_hashed, write_atomic, write_params, OnSection};
 use super::params_stream::{ParamsStream, SectionCounts};
 use super::setup::Progress;
 use crate::vocab::CancelToken;
@@ -31,7 +32,8 @@ pub use crate::util::dirs::CACHE_ENV;
 /// Extension of a cached params file.
 pub const PARAMS_EXT: &str = "params";
 
-/// Extension appended to a params file's name for its checksum sidecar.
+/// Extension appended to a params file's name for its checksum sidecar (named when it held SHA-256; its
+/// first field's prefix says which checksum it holds, `groth16::digest::DigestKind`).
 pub const CHECKSUM_EXT: &str = "sha256";
 
 /// What `load_or_build` did, so callers can show it (and surface a rebuilt file's problem to the user).
@@ -354,34 +356,38 @@ impl ParamsCache {
                 named.unwrap_or_default().chars().take(80).collect::<String>()
             ));
         }
-        let (kind, expected) = match expected.strip_prefix(SIDECAR_PREFIX) {
-            Some(hex) => (DigestKind::Chunked, hex),
-            None => (DigestKind::Plain, expected),
-        };
-        if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let (kind, expected) = DigestKind::of_sidecar(expected);
+        if expected.len() != kind.hex_len() || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Entry::Invalid(format!(
-                "checksum file {}: expected `{SIDECAR_PREFIX}` and 64 hex digits, or 64 hex digits of SHA-256, \
-                 at the start, found {:?}",
+                "checksum file {}: expected `{SIDECAR_PREFIX}` and 32 hex digits (or a SHA-256 sidecar of an \
+                 older cuzk) at the start, found {:?}",
                 sidecar.display(),
                 fields_start(&expected_line).chars().take(80).collect::<String>()
             ));
         }
-        let (parsed, digest) = match read_params_hashed(path, self.check, kind, stage) {
+        let (parsed, digest, upgrade) = match read_params_hashed(path, self.check, kind, stage) {
             Ok(r) => r,
             Err(e) => return Entry::Invalid(e.to_string()),
         };
         let found = hex(&digest);
         if !found.eq_ignore_ascii_case(expected) {
-            let what = if kind == DigestKind::Chunked { "chunked SHA-256" } else { "SHA-256" };
             return Entry::Invalid(format!(
-                "params file {}: {what} is {found}, checksum file {} says {expected}",
+                "params file {}: {} is {found}, checksum file {} says {expected}",
                 path.display(),
+                kind.name(),
                 sidecar.display()
             ));
         }
         match parsed {
             Ok(p) => match check(&p) {
-                None => Entry::Valid(Box::new(p)),
+                None => {
+                    // A sidecar of an older build, checked: rewritten in the current kind, so the next load
+                    // hashes at XXH3's pace. A failed rewrite leaves the old sidecar, which still checks.
+                    if let Some(sum) = upgrade {
+                        let _ = write_sidecar(path, &sum);
+                    }
+                    Entry::Valid(Box::new(p))
+                }
                 Some(why) => Entry::Invalid(format!("params file {}: {why}", path.display())),
             },
             Err(e) => Entry::Invalid(e.to_string()),
@@ -394,8 +400,8 @@ fn fields_start(line: &str) -> &str {
     line.split_whitespace().next().unwrap_or("")
 }
 
-/// Writes the checksum sidecar of the params file `path`: `sha256-64m:<hex>  <name>` (atomic).
-fn write_sidecar(path: &Path, digest: &[u8; 32]) -> Result<()> {
+/// Writes the checksum sidecar of the params file `path`: `xxh3-64m:<hex>  <name>` (atomic).
+fn write_sidecar(path: &Path, digest: &Sum) -> Result<()> {
     let sidecar = checksum_path(path);
     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     let line = format!("{SIDECAR_PREFIX}{}  {name}\n", hex(digest));

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::digest::ChunkedHasher;
+use super::digest::{ChunkedHasher, DigestKind, Sum};
 use super::error::{params_origin, Error, Result, Section};
 use super::keys::{
     decode_g1, decode_g2, Parameters, PointCheck, Src, VerifyingKey, CHUNK, COUNT_LEN, G1_UNCOMPRESSED,
@@ -275,31 +275,18 @@ pub fn read_params_staged(path: &Path, check: PointCheck, on: Option<OnSection<'
     parse_params_staged(map.bytes(), &origin, check, on)
 }
 
-/// How a params file's checksum is computed: what its sidecar says it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DigestKind {
-    /// One SHA-256 of the whole file (`sha256sum`'s; sidecars written before the chunked digest).
-    Plain,
-    /// [`super::digest::chunked`]: SHA-256 over 64 MiB chunks, computed on every core.
-    Chunked,
-}
-
-/// The `kind` digest of `bytes`.
-pub fn digest_of(kind: DigestKind, bytes: &[u8]) -> [u8; 32] {
-    match kind {
-        DigestKind::Plain => sha256(bytes),
-        DigestKind::Chunked => super::digest::chunked(bytes),
-    }
-}
+/// What [`read_params_hashed`] read: the parse outcome, the file's `kind` digest, and its
+/// [`DigestKind::Chunked`] digest too when `kind` is an older one (so the cache can rewrite the sidecar).
+pub type Hashed = (Result<Parameters>, Vec<u8>, Option<Sum>);
 
 /// Reads a params file and computes its `kind` digest concurrently (for the cache's checksum).
-/// The outer error is for opening the file; the inner result is the parse outcome.
+/// The outer error is for opening the file.
 pub fn read_params_hashed(
     path: &Path,
     check: PointCheck,
     kind: DigestKind,
     on: Option<OnSection<'_>>,
-) -> Result<(Result<Parameters>, [u8; 32])> {
+) -> Result<Hashed> {
     let origin = params_origin(path);
     let map = Mapped::open(path, &origin)?;
     let bytes = map.bytes();
@@ -307,14 +294,15 @@ pub fn read_params_hashed(
     // device still starting, and a worker held by that wait is one synthesis beside the load cannot use.
     let (digest, parsed) = std::thread::scope(|s| {
         let digest = s.spawn(|| {
-            let d = digest_of(kind, bytes);
+            let d = kind.of(bytes);
+            let upgrade = (kind != DigestKind::Chunked).then(|| super::digest::chunked(bytes));
             crate::util::marks::mark("params_digest_done");
-            d
+            (d, upgrade)
         });
         let parsed = parse_params_staged(bytes, &origin, check, on);
         (digest.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), parsed)
     });
-    Ok((parsed, digest))
+    Ok((parsed, digest.0, digest.1))
 }
 
 /// SHA-256 of a byte slice.
@@ -335,8 +323,7 @@ struct HashWriter<W> {
 }
 
 /// Bytes from which a block is hashed on a second thread while it is written: the sections come in blocks
-/// of 6–12 MB, where one thread hashing at ~2 GB/s and then writing would add the two (the 48.4 GB porep-32g
-/// file).
+/// of 6–12 MB, where one thread hashing and then writing would add the two (the 48.4 GB porep-32g file).
 const PARALLEL_HASH_MIN: usize = 1 << 20;
 
 impl<W: Write> Write for HashWriter<W> {
@@ -366,8 +353,8 @@ impl<W: Write> Write for HashWriter<W> {
 
 /// Writes `params` to `path` atomically; returns the chunked digest ([`DigestKind::Chunked`]) of the bytes
 /// written.
-pub fn write_params(path: &Path, params: &Parameters) -> Result<[u8; 32]> {
-    let mut digest = [0u8; 32];
+pub fn write_params(path: &Path, params: &Parameters) -> Result<Sum> {
+    let mut digest = Sum::default();
     write_atomic(path, &params_origin(path), |w| {
         let mut hw = HashWriter { inner: w, hasher: ChunkedHasher::default() };
         params.write(&mut hw)?;

@@ -25,7 +25,7 @@ use blstrs::{G1Affine, G2Affine};
 
 use rayon::prelude::*;
 
-use super::digest::{combine, CHUNK};
+use super::digest::{combine, Sum, CHUNK};
 use super::error::{Error, Result, Section};
 use super::keys::{encode_points, VerifyingKey, COUNT_LEN, VK_FIXED_LEN};
 use super::params_file::COUNTED;
@@ -90,8 +90,8 @@ pub struct ParamsStream {
 struct Chunks {
     /// Byte ranges completely written (the vk and whole sections), in the order they came.
     done: Vec<(u64, u64)>,
-    /// Each chunk's SHA-256 once taken.
-    digests: Vec<Option<[u8; 32]>>,
+    /// Each chunk's XXH3-128 once taken.
+    digests: Vec<Option<Sum>>,
     /// Chunks a thread has taken to hash (so no two hash the same one).
     claimed: Vec<bool>,
 }
@@ -238,20 +238,20 @@ impl ParamsStream {
 
     fn hash_chunks(&self, ready: Vec<(usize, u64, u64)>) {
         const PIECE: usize = 4 << 20;
-        let hashed: Vec<(usize, std::io::Result<[u8; 32]>)> = ready
+        let hashed: Vec<(usize, std::io::Result<Sum>)> = ready
             .into_par_iter()
             .map(|(i, lo, hi)| {
                 let mut buf = vec![0u8; PIECE.min((hi - lo) as usize)];
-                let mut h = sha2::Sha256::default();
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
                 let digest = (|| {
                     let mut at = lo;
                     while at < hi {
                         let n = PIECE.min((hi - at) as usize);
                         self.read_at(&mut buf[..n], at)?;
-                        sha2::Digest::update(&mut h, &buf[..n]);
+                        h.update(&buf[..n]);
                         at += n as u64;
                     }
-                    Ok(sha2::Digest::finalize(h).into())
+                    Ok(h.digest128().to_le_bytes())
                 })();
                 (i, digest)
             })
@@ -358,7 +358,7 @@ impl ParamsStream {
     /// Takes the complete file's digest (its chunks were hashed as they were written) and puts the file under
     /// its name; the digest is returned. Fails (and leaves nothing) when a section is missing, a write failed
     /// or the run was cancelled.
-    pub fn finish(self) -> Result<[u8; 32]> {
+    pub fn finish(self) -> Result<Sum> {
         let origin = super::error::params_origin(&self.path);
         let (mask, failure) = std::mem::take(&mut *crate::util::lock(&self.state));
         if self.cancel.is_cancelled() {

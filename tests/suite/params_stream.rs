@@ -10,7 +10,7 @@ use blstrs::G1Affine;
 use cuzk::backend::api::{ParamsId, Query, SrsSection};
 use cuzk::cs::ShapeCounter;
 use cuzk::groth16::cache::{checksum_path, CacheOutcome, Expect, ParamsCache};
-use cuzk::groth16::digest::{chunked, SIDECAR_PREFIX};
+use cuzk::groth16::digest::{chunked, sha256_chunked, SHA_SIDECAR_PREFIX, SIDECAR_PREFIX};
 use cuzk::groth16::params_file::{hex, sha256, write_params};
 use cuzk::groth16::params_stream::{ParamsStream, SectionCounts};
 use cuzk::groth16::setup::{generate, generate_into};
@@ -158,10 +158,15 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     ];
     assert!(got == want, "the sections handed on are the file's, in order");
 
-    // A sidecar of the earlier format (`sha256sum`'s line) still checks its file.
-    std::fs::write(checksum_path(&path), format!("{}  {key}.params\n", hex(&sha256(&bytes)))).expect("plain");
-    let (_, _, outcome) = cache.load_or_build_streamed(key, &expect, counts, build).expect("plain load");
-    assert_eq!((outcome, builds.get()), (CacheOutcome::Loaded, 1));
+    // Sidecars of the earlier formats (`sha256sum`'s line, the chunked SHA-256) still check their file, and
+    // once checked are rewritten as the chunked XXH3-128 one.
+    let sha_side = format!("{SHA_SIDECAR_PREFIX}{}  {key}.params\n", hex(&sha256_chunked(&bytes)));
+    for old in [format!("{}  {key}.params\n", hex(&sha256(&bytes))), sha_side] {
+        std::fs::write(checksum_path(&path), &old).expect("old sidecar");
+        let (_, _, outcome) = cache.load_or_build_streamed(key, &expect, counts, build).expect("old load");
+        assert_eq!((outcome, builds.get()), (CacheOutcome::Loaded, 1), "{old}");
+        assert_eq!(std::fs::read_to_string(checksum_path(&path)).expect("sidecar"), side, "{old}");
+    }
 
     // A flipped byte inside the last B_G2 point under a chunked sidecar: named, rebuilt, the same bytes
     // again.
@@ -172,7 +177,7 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     std::fs::write(&path, &bad).expect("corrupt");
     let (p, _, outcome) = cache.load_or_build_streamed(key, &expect, counts, build).expect("rebuild");
     let warning = outcome.warning().unwrap_or_default().to_string();
-    assert!(p == plain && warning.contains("chunked SHA-256"), "{outcome:?}");
+    assert!(p == plain && warning.contains("chunked XXH3-128"), "{outcome:?}");
     assert_eq!(builds.get(), 2);
     assert!(std::fs::read(&path).expect("entry") == bytes, "rebuilt to the same bytes");
     assert_eq!(names(cache.dir()), [format!("{key}.params"), format!("{key}.params.sha256")]);
