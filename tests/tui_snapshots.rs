@@ -313,7 +313,7 @@ fn peaks_and_floors_in_the_phase_table_and_details() {
     };
     let head = table.first().expect("table head");
     assert!(head.contains("peak mem") && head.contains("floor"), "{head}");
-    assert!(screen.contains("Phases #1 · median ms"), "the title names the statistic:\n{screen}");
+    assert!(screen.contains("Phases #1 · ms/repeat"), "the title names the statistic:\n{screen}");
     for p in ["batch_add", "b_g2_msm", "wall"] {
         assert!(row(p).contains("7.5 G"), "{p} peak: {}", row(p));
     }

@@ -225,8 +225,10 @@ pub fn phase_medians(rec: &RunRecord) -> Vec<(String, u64, f64, f64, f64)> {
         .collect()
 }
 
-/// The per-phase table: phase, count, median ms over repeats (with min–max when repeated), share of the
-/// proving wall; then the wall (median of the repeats' walls) and the setup phases, which lie outside it.
+/// The per-phase table: phase, count (instances per repeat), the phase's summed ms per repeat (median over
+/// repeats, with min–max when repeated), that divided by the count (a 32 GiB sector's 10 `synthesis` spans
+/// sum to ~50 s a repeat, each ~5 s), share of the proving wall (above 100% where instances overlap); then
+/// the wall (median of the repeats' walls) and the setup phases, which lie outside it.
 pub fn phase_table(rec: &RunRecord) -> String {
     let walls: Vec<f64> = rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect();
     let w = summarize(&walls);
@@ -235,30 +237,35 @@ pub fn phase_table(rec: &RunRecord) -> String {
     let wall = (rec.wall_median_us() as f64 / 1e3).max(1e-3);
     let many = rec.repeats.len() > 1;
     let mut s = format!(
-        "{:<12} {:>6} {:>12} {:>8}{}\n",
+        "{:<12} {:>6} {:>12} {:>10} {:>8}{}\n",
         "phase",
         "count",
-        "median ms",
+        "ms/repeat",
+        "ms each",
         "of wall",
-        if many { "   min–max ms" } else { "" }
+        if many { "   min–max ms/repeat" } else { "" }
     );
     for (name, count, med, min, max) in phase_medians(rec) {
         let label = if is_sub_phase(&name) { format!("  {name}") } else { name };
         let range = if many { format!("   {min:.1}–{max:.1}") } else { String::new() };
-        s.push_str(&format!("{label:<12} {count:>6} {med:>12.1} {:>7.1}%{range}\n", 100.0 * med / wall));
+        let each = if count > 0 { format!("{:.1}", med / count as f64) } else { "-".to_string() };
+        s.push_str(&format!(
+            "{label:<12} {count:>6} {med:>12.1} {each:>10} {:>7.1}%{range}\n",
+            100.0 * med / wall
+        ));
     }
     let range = match w {
         Some(w) if many => format!("   {:.1}–{:.1}", w.min, w.max),
         _ => String::new(),
     };
-    s.push_str(&format!("{:<12} {:>6} {:>12.1} {:>7.1}%{range}\n", "wall", "", wall, 100.0));
+    s.push_str(&format!("{:<12} {:>6} {:>12.1} {:>10} {:>7.1}%{range}\n", "wall", "", wall, "", 100.0));
     let after = rec.after_synthesis_us();
     if let Some(med) = after_median_ms(&after) {
         let calls = after.iter().map(Vec::len).sum::<usize>();
-        s.push_str(&format!("{:<12} {calls:>6} {med:>12.1} {:>8}\n", "after synth", "per call"));
+        s.push_str(&format!("{:<12} {calls:>6} {:>12} {med:>10.1} {:>8}\n", "after synth", "", "per call"));
     }
     for (name, us) in rec.setup_phases() {
-        s.push_str(&format!("{name:<12} {:>6} {:>12.1} {:>8}\n", "", us as f64 / 1e3, "setup"));
+        s.push_str(&format!("{name:<12} {:>6} {:>12.1} {:>10} {:>8}\n", "", us as f64 / 1e3, "", "setup"));
     }
     s
 }

@@ -417,7 +417,10 @@ fn prove_table_shows_the_median_and_range_compare_reports() {
         });
         let table = cuzk::cli::prove::phase_table(&rec);
         let head = table.lines().next().unwrap_or_default();
-        assert!(head.contains("median ms") && head.contains("min–max ms"), "{head}");
+        assert!(
+            head.contains("ms/repeat") && head.contains("ms each") && head.contains("min–max ms"),
+            "{head}"
+        );
         let rows = compare(&rec, &rec);
         for (phase, samples) in [("synthesis", &syn), ("tail_msm", &tail), (WALL, &walls)] {
             let r = rows.iter().find(|r| r.phase == phase).and_then(|r| r.cand).expect("compare row");
@@ -425,6 +428,11 @@ fn prove_table_shows_the_median_and_range_compare_reports() {
             let cells: Vec<&str> = line.split_whitespace().collect();
             let median = if phase == WALL { cells[1] } else { cells[2] };
             assert_eq!(median, format!("{:.1}", r.median), "{phase}: {line}");
+            if phase != WALL {
+                // "ms each": the repeat's sum over its instances (the count column).
+                let count: f64 = cells[1].parse().expect("count");
+                assert_eq!(cells[3], format!("{:.1}", r.median / count), "{phase}: {line}");
+            }
             assert!(line.ends_with(&format!("{:.1}–{:.1}", r.min, r.max)), "{phase}: {line}");
             let mean = samples.iter().sum::<f64>() / n as f64;
             assert!((r.median - mean).abs() > 0.05 && r.median < r.max, "the samples tell median from mean");

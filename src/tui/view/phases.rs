@@ -92,8 +92,8 @@ pub fn draw_phase_table(frame: &mut Frame, area: Rect, app: &App, d: &mut Drawn)
     let base_label = table.base_label.clone().unwrap_or_else(|| "-".into());
     let title = match (&table.label, &table.base_label) {
         (l, _) if l.is_empty() => " Phases ".to_string(),
-        (l, Some(b)) => format!(" Phases {l} vs {b} · median ms "),
-        (l, None) => format!(" Phases {l} · median ms · no baseline "),
+        (l, Some(b)) => format!(" Phases {l} vs {b} · ms/repeat "),
+        (l, None) => format!(" Phases {l} · ms/repeat · no baseline "),
     };
     let block = focus_panel(t, title, app.focus == Panel::Phases);
     let inner_w = usize::from(block.inner(area).width);
