@@ -55,6 +55,7 @@ impl Deferred {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(start))
                 .unwrap_or_else(|_| Err("the device start panicked".into()));
             let _ = cell.set(r);
+            crate::util::marks::mark("device_started");
         });
         Deferred {
             name,

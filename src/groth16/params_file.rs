@@ -188,12 +188,13 @@ pub fn parse_params_staged(
     let id = ParamsId::fresh();
     let stage = |section: SrsSection<'_>| {
         if let Some(f) = on {
-            f(id, section);
             let name = match section {
                 SrsSection::G1(q, _) => q.name(),
                 SrsSection::BG2(_) => "b_g2",
             };
-            crate::util::marks::mark(&format!("params_{name}_staged"));
+            crate::util::marks::mark_with(|| format!("params_{name}_stage_begins"));
+            f(id, section);
+            crate::util::marks::mark_with(|| format!("params_{name}_staged"));
         }
     };
     let decoded = |name: &str| crate::util::marks::mark(&format!("params_{name}_decoded"));

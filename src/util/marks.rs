@@ -30,6 +30,13 @@ pub fn now_ms() -> f64 {
     origin().elapsed().as_secs_f64() * 1e3
 }
 
+/// [`mark`] with a name made only when enabled (names that carry a section, a query or a size).
+pub fn mark_with(what: impl FnOnce() -> String) {
+    if enabled() {
+        mark(&what());
+    }
+}
+
 /// Prints milestone `what` (one line, when enabled).
 pub fn mark(what: &str) {
     if enabled() {

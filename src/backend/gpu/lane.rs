@@ -135,7 +135,12 @@ impl GpuLane {
         let core = &self.core;
         let gpu = &*core.gpu;
         match section {
-            SrsSection::G1(query, host) => lock(&core.srs).stage(gpu, probe, id, query, host),
+            SrsSection::G1(query, host) => {
+                crate::util::marks::mark_with(|| format!("gpu_stage_{}_entered", query.name()));
+                let mut srs = lock(&core.srs);
+                crate::util::marks::mark_with(|| format!("gpu_stage_{}_locked", query.name()));
+                srs.stage(gpu, probe, id, query, host)
+            }
             SrsSection::BG2(host) => {
                 let mut g2 = self.g2();
                 let site = Site::new(Phase::SrsUpload)

@@ -92,7 +92,10 @@ impl PinnedPool {
             }
         }
         // SAFETY: the block is written by synthesis before any of it is read (Evals::set_len / push).
+        // Milestones: a fresh process's first blocks are allocated while the SRS goes up (session af).
+        crate::util::marks::mark_with(|| format!("b2_alloc_begins bytes={bytes}"));
         let r = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
+        crate::util::marks::mark("b2_alloc_done");
         match r.and_then(|mut s| s.as_mut_ptr().map(|p| (p, s))) {
             Ok((p, slice)) if (p as usize).is_multiple_of(std::mem::align_of::<Scalar>()) => {
                 self.held.fetch_add(bytes as u64, Ordering::Relaxed);

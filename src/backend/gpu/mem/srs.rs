@@ -92,7 +92,9 @@ impl DeviceSrs {
             |dev| matches(gpu, dev, host),
             || {
                 let bytes = std::mem::size_of_val(host);
+                crate::util::marks::mark_with(|| format!("gpu_stage_{}_check_mem", query.name()));
                 gpu.check_mem("the SRS bases (H, L, A, B_G1)", bytes)?;
+                crate::util::marks::mark_with(|| format!("gpu_stage_{}_upload", query.name()));
                 let site = Site::new(Phase::SrsUpload)
                     .device(gpu.ordinal as u64)
                     .arg("bytes", bytes)
