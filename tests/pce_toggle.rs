@@ -145,8 +145,15 @@ fn disk_record_is_reused_and_a_corrupt_one_rebuilt() {
     assert!(first.warnings.is_empty(), "{:?}", first.warnings);
     assert_eq!(proofs(&first.record), want);
 
-    // A fresh engine (empty memory) loads it: no recording, every circuit from the SpMV.
+    // A fresh engine (empty memory) loads it: no recording, every circuit from the SpMV; a record of the
+    // same digest in the format before (v1: a SHA-256 trailer) is removed, one of another digest kept.
+    let digest = first.params_info.digest;
+    let old = dir.join(format!("pce-v1-{digest:016x}.bin"));
+    let other = dir.join(format!("pce-v1-{:016x}.bin", digest ^ 1));
+    std::fs::write(&old, b"an older record").expect("v1 file");
+    std::fs::write(&other, b"another shape's older record").expect("v1 file");
     let second = run(&Engine::new().with_pce_dir(Some(dir.clone())), &s, t, 1);
+    assert!(!old.exists() && other.exists(), "the v1 record of this digest goes, another digest's stays");
     let rec = of(&second.record, Phase::PceRecord);
     assert_eq!(rec.len(), 1);
     assert_eq!(rec[0].args.get("source").map(String::as_str), Some("disk"));

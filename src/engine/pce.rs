@@ -29,14 +29,20 @@ impl PceMemo {
         PceMemo { dir, slots: Mutex::default() }
     }
 
-    /// The slot of circuits of `shape` and `digest` (made empty on first ask).
+    /// The slot of circuits of `shape` and `digest` (made empty on first ask). Records of this digest in
+    /// older formats are removed then: this build never reads them (6.5 GB at porep-32g).
     pub(super) fn slot(&self, shape: Shape, digest: u64) -> Arc<PceSlot> {
         let mut slots = crate::util::lock(&self.slots);
         slots
             .entry((shape, digest))
             .or_insert_with(|| {
                 Arc::new(match &self.dir {
-                    Some(d) => PceSlot::with_file(shape, digest, pce_file(d, digest)),
+                    Some(d) => {
+                        for v in 1..FORMAT_VERSION {
+                            let _ = std::fs::remove_file(d.join(format!("pce-v{v}-{digest:016x}.bin")));
+                        }
+                        PceSlot::with_file(shape, digest, pce_file(d, digest))
+                    }
                     None => PceSlot::new(shape, digest),
                 })
             })
