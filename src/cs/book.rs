@@ -221,11 +221,17 @@ fn split_sum<'t>(
     acc
 }
 
-/// acc += v·coeff, skipping the multiplication for coefficient one (most terms of SHA-256 and booleans).
+/// acc += v·coeff, skipping the multiplication for coefficient one (most terms of SHA-256 and booleans) and
+/// for values zero or one (a boolean witness: most of SHA-256's variables are bits).
 #[inline]
 fn add_term(acc: &mut Scalar, v: Scalar, coeff: Scalar) {
+    if v == Scalar::ZERO {
+        return;
+    }
     if coeff == Scalar::ONE {
         *acc += v;
+    } else if v == Scalar::ONE {
+        *acc += coeff;
     } else {
         *acc += v * coeff;
     }
