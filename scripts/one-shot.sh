@@ -54,7 +54,8 @@ PY
 for i in "${!bins[@]}"; do
   c=$(cache_of "$i"); [ -n "$c" ] && mkdir -p "$c"
   CUZK_CACHE=$c "${bins[$i]}" prove --c1 "$c1" --backend "${BACKEND:-gpu}" --seed "${SEED:-42}" \
-    > "$out/warm-$i.out" 2> "$out/warm-$i.err" || { echo "warm-up of ${bins[$i]} failed:"; tail -3 "$out/warm-$i.err"; exit 1; }
+    > "$out/warm-$i.out" 2> "$out/warm-$i.err" ||
+    { echo "warm-up of ${bins[$i]} failed:"; tail -3 "$out/warm-$i.err"; exit 1; }
 done
 for r in $(seq "${ROUNDS:-4}"); do
   for i in "${!bins[@]}"; do one "$i" "b$i-r$r"; done

@@ -3,10 +3,10 @@
 //! Location: `$CUZK_CACHE/params/` when the environment variable `CUZK_CACHE` is set and non-empty (it names
 //! the cuzk cache root, shared with other caches such as compiled kernels), otherwise
 //! `<user cache dir>/cuzk/params/` (e.g. `~/.cache/cuzk/params/` on Linux). Each entry is `<key>.params`
-//! (bellperson layout) plus the sidecar `<key>.params.sha256`: `xxh3-64m:<hex>  <name>`, the chunked XXH3-128 of
-//! `groth16::digest` (computed on every core; the sidecar keeps its name from when it held SHA-256, and
-//! entries whose sidecar holds `sha256-64m:` or a plain `sha256sum` line, as older builds wrote, are checked
-//! that way). Both are written atomically, params first, so an interrupted write leaves a
+//! (bellperson layout) plus the sidecar `<key>.params.sha256`: `xxh3-64m:<hex>  <name>`, the chunked
+//! XXH3-128 of `groth16::digest` (computed on every core; the sidecar keeps its name from when it held
+//! SHA-256, and entries whose sidecar holds `sha256-64m:` or a plain `sha256sum` line, as older builds wrote,
+//! are checked that way, then rewritten). Both are written atomically, params first, so an interrupted write leaves a
 //! mismatching pair that the next load detects and rebuilds. The caller supplies the key (a hash of the
 //! circuit shape and the setup seed) and an identity check of the params against it (counts against the
 //! shape, the vk against the seed), so an entry copied in from another circuit or seed is detected, named and

@@ -1,6 +1,6 @@
 //! The params cache's checksum of a file: XXH3-128 over the XXH3-128s of its 64 MiB chunks, so it is
-//! computed on every core, and each chunk at ~26 GB/s on one (dev-2c; SHA-256 with the CPU's SHA extensions:
-//! ~1.8 GB/s, which made the checksum of the real 2 KiB C2's 1.1 GB params the long pole of a one-shot's load,
+//! computed on every core, and each chunk at ~26 GB/s on one (dev-2c; SHA-256 with the CPU's SHA extensions
+//! ran at ~1.8 GB/s: 0.6 core-seconds for the real 2 KiB C2's 1.1 GB params beside a one-shot's synthesis,
 //! docs/PERF.md session af). The checksum guards against torn and corrupted entries, not against someone who
 //! can write the cache: they could write the sidecar too.
 //!

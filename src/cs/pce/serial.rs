@@ -1,7 +1,8 @@
 //! The record as bytes, for the params cache: magic, version, identity, the CSR, the table, the bitmaps and
-//! an XXH3-128 trailer over everything before it (a guard against torn and corrupted files: ~26 GB/s on one
-//! core where SHA-256 took ~70 ms of a one-shot's 123 MB record of the real 2 KiB C2, docs/PERF.md session af). Reading verifies the checksum first and then every index,
-//! so a corrupt or crafted blob is a typed error, never a panic or an out-of-bounds read later.
+//! an XXH3-128 trailer over everything before it (a guard against torn and corrupted files; with it instead
+//! of SHA-256, a one-shot reads the real 2 KiB C2's 123 MB record in 104–145 ms instead of 197–239 on the
+//! H200 host, docs/PERF.md session af). Reading verifies the checksum first and then every index, so a
+//! corrupt or crafted blob is a typed error, never a panic or an out-of-bounds read later.
 //!
 //! Layout (little-endian): `CUZKPCE\0`, version u32, reserved u32, constraints/inputs/aux u64, digest u64,
 //! fingerprint u64, rows u64 (= 3·constraints), terms u64, table u64; row_ptr (rows + 1) × u32; cols
