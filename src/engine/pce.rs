@@ -20,7 +20,12 @@ pub(super) struct PceMemo {
 /// The file of the record of a circuit with structure digest `digest` in `dir` (format version in the name,
 /// so a build that reads another format never opens it).
 pub fn pce_file(dir: &Path, digest: u64) -> PathBuf {
-    dir.join(format!("pce-v{FORMAT_VERSION}-{digest:016x}.bin"))
+    file_of_version(dir, FORMAT_VERSION, digest)
+}
+
+/// The file a build writing format `version` gives the record of `digest` in `dir`.
+fn file_of_version(dir: &Path, version: u32, digest: u64) -> PathBuf {
+    dir.join(format!("pce-v{version}-{digest:016x}.bin"))
 }
 
 impl PceMemo {
@@ -39,7 +44,7 @@ impl PceMemo {
                 Arc::new(match &self.dir {
                     Some(d) => {
                         for v in 1..FORMAT_VERSION {
-                            let _ = std::fs::remove_file(d.join(format!("pce-v{v}-{digest:016x}.bin")));
+                            let _ = std::fs::remove_file(file_of_version(d, v, digest));
                         }
                         PceSlot::with_file(shape, digest, pce_file(d, digest))
                     }

@@ -6,15 +6,15 @@
 //! (bellperson layout) plus the sidecar `<key>.params.sha256`: `xxh3-64m:<hex>  <name>`, the chunked
 //! XXH3-128 of `groth16::digest` (computed on every core; the sidecar keeps its name from when it held
 //! SHA-256, and entries whose sidecar holds `sha256-64m:` or a plain `sha256sum` line, as older builds wrote,
-//! are checked that way, then rewritten). Both are written atomically, params first, so an interrupted write leaves a
-//! mismatching pair that the next load detects and rebuilds. The caller supplies the key (a hash of the
-//! circuit shape and the setup seed) and an identity check of the params against it (counts against the
-//! shape, the vk against the seed), so an entry copied in from another circuit or seed is detected, named and
-//! rebuilt rather than used. The sidecar also names its params file, so a pair copied under another key is
-//! caught before the large read. A per-entry lock file (`<key>.params.lock`, removed when the build ends)
-//! makes concurrent processes build an entry once: the others wait (cancellably) and then load it. A build
-//! whose store fails (disk full, read-only cache) still returns the params, with a warning. Temp files of
-//! killed writers are removed on the next use.
+//! are checked that way, then rewritten). Both are written atomically, params first, so an interrupted write
+//! leaves a mismatching pair that the next load detects and rebuilds. The caller supplies the key (a hash of
+//! the circuit shape and the setup seed) and an identity check of the params against it (counts against
+//! the shape, the vk against the seed), so an entry copied in from another circuit or seed is detected,
+//! named and rebuilt rather than used. The sidecar also names its params file, so a pair copied under another
+//! key is caught before the large read. A per-entry lock file (`<key>.params.lock`, removed when the build
+//! ends) makes concurrent processes build an entry once: the others wait (cancellably) and then load it. A
+//! build whose store fails (disk full, read-only cache) still returns the params, with a warning. Temp files
+//! of killed writers are removed on the next use.
 
 use std::path::{Path, PathBuf};
 
