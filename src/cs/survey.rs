@@ -15,7 +15,6 @@
 
 use blstrs::Scalar;
 use ff::Field;
-use rayon::prelude::*;
 
 use super::book::{Densities, Track};
 use super::shape::{absorb_terms, finish_blocks, mix, stripe_of, BLOCK_SEED, DIGEST_BLOCK, OUTER_SEED};
@@ -138,7 +137,8 @@ impl ConstraintSystem for Stripe {
 }
 
 impl Survey {
-    /// Surveys `circuit` in `threads` passes at once (on the rayon pool; 1 is one pass on this thread).
+    /// Surveys `circuit` in `threads` passes at once (on threads of their own, `util::long`; 1 is one pass
+    /// on this thread).
     pub fn of<C: Circuit + ?Sized>(circuit: &C, threads: usize) -> Result<Survey, SynthesisError> {
         let of = threads.max(1);
         let pass = |mine: usize| -> Result<Stripe, SynthesisError> {
@@ -163,7 +163,9 @@ impl Survey {
         let parts: Vec<Stripe> = if of == 1 {
             vec![pass(0)?]
         } else {
-            (0..of).into_par_iter().map(pass).collect::<Result<_, _>>()?
+            // Each pass walks the whole circuit: threads of their own, not rayon jobs (`util::long`).
+            let ids: Vec<usize> = (0..of).collect();
+            crate::util::long::map(&ids, |_, &t| pass(t)).into_iter().collect::<Result<_, _>>()?
         };
         let first = &parts[0];
         let shape = Shape { constraints: first.row, inputs: first.inputs, aux: first.aux };

@@ -1,7 +1,8 @@
 //! Small mechanisms every layer may use and that know nothing of proofs: the allocator, atomic file writes,
 //! cache folders, digit grouping, /proc memory facts, page-cache residency, the removal of temp files that
 //! killed processes left, the median, unpoisoned locks, this build's identity, process milestones, large
-//! vectors kept between a run's circuits, vectors filled and cut for parallel writers.
+//! vectors kept between a run's circuits, vectors filled and cut for parallel writers, long jobs kept off
+//! rayon's workers.
 
 pub mod alloc;
 pub mod atomic;
@@ -9,6 +10,7 @@ pub mod build;
 pub mod digits;
 pub mod dirs;
 pub mod log;
+pub mod long;
 pub mod marks;
 pub mod median;
 pub mod mem;

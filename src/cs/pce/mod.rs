@@ -112,9 +112,10 @@ impl Pce {
         Ok((pce, asg))
     }
 
-    /// [`Pce::record_with`]'s record made in `passes` passes at once on the rayon pool (each encodes every
-    /// `passes`-th block of rows; `rows`, about the circuit's constraints, sizes them), with no assignment:
-    /// the first circuit's comes from [`Pce::synthesize`] then. The same record, byte for byte.
+    /// [`Pce::record_with`]'s record made in `passes` passes at once on threads of their own (`util::long`;
+    /// each encodes every `passes`-th block of rows; `rows`, about the circuit's constraints, sizes them),
+    /// with no assignment: the first circuit's comes from [`Pce::synthesize`] then. The same record, byte
+    /// for byte.
     pub fn record_striped<C: Circuit + ?Sized>(
         circuit: &C,
         options: RecordOptions,
@@ -170,8 +171,11 @@ impl Pce {
             Some(block) => Evals::lent(block),
             None => Evals::Heap(spmv::touched(rows)),
         };
-        let (w, bufs) =
-            rayon::join(|| WitnessOnly::synthesize(circuit, Some(shape)), || [buf(), buf(), buf()]);
+        // The witness on the caller's thread, not as a rayon job another wait could pick up (`util::long`).
+        let (w, bufs) = crate::util::long::join(
+            || WitnessOnly::synthesize(circuit, Some(shape)),
+            || [buf(), buf(), buf()],
+        );
         Pending { witness: w, bufs }
     }
 

@@ -128,7 +128,8 @@ impl ConstraintSystem for Stripe {
     }
 }
 
-/// Records `circuit` in `passes` passes at once on the rayon pool (about `rows` constraints, for sizing).
+/// Records `circuit` in `passes` passes at once on threads of their own (about `rows` constraints, for
+/// sizing).
 pub(super) fn record<C: Circuit + ?Sized>(
     circuit: &C,
     passes: usize,
@@ -152,7 +153,10 @@ pub(super) fn record<C: Circuit + ?Sized>(
         let shape = Shape { constraints: cs.row, inputs: cs.inputs, aux: cs.aux };
         Ok((cs.enc.finish_part()?, shape, cs.fingerprint))
     };
-    let parts: Vec<(Part, Shape, u64)> = (0..of).into_par_iter().map(pass).collect::<Result<_, _>>()?;
+    // Each pass walks the whole circuit: threads of their own, not rayon jobs (`util::long`).
+    let ids: Vec<usize> = (0..of).collect();
+    let parts: Vec<(Part, Shape, u64)> =
+        crate::util::long::map(&ids, |_, &t| pass(t)).into_iter().collect::<Result<_, _>>()?;
     let (shape, fingerprint) = (parts[0].1, parts[0].2);
     if parts.iter().any(|p| (p.1, p.2) != (shape, fingerprint)) {
         return Err(PceError::Invalid("the circuit synthesized differently in two passes"));

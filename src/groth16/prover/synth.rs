@@ -9,8 +9,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-
 use super::ProveError;
 use crate::cs::{
     Circuit, HostPool, Pce, PceError, ProvingAssignment, RecordOptions, Shape, SmallStore, VecStore,
@@ -289,7 +287,7 @@ pub fn synthesize_with<C: Circuit>(
             let (record, asg) = if slot.on_disk() {
                 // Circuit 0's witness needs only the shape, so it is made while the record is read (a fresh
                 // process's first proof: 0.2 s each at 2 KiB, docs/PERF.md).
-                let (got, pending) = rayon::join(
+                let (got, pending) = crate::util::long::join(
                     || slot.get_or_record(c0, probe, |p| site(p, 0)),
                     || Pce::witness_of(c0, slot.shape(), pool),
                 );
@@ -312,12 +310,13 @@ pub fn synthesize_with<C: Circuit>(
         }
     };
     let skip = usize::from(asg0.is_some());
-    let rest = circuits[skip..].par_iter().enumerate().map(|(j, c)| {
+    // Each circuit's synthesis on a thread of its own, not a rayon job (`util::long`).
+    let rest = crate::util::long::map(&circuits[skip..], |j, c| {
         let i = j + skip;
         let _span = probe.open(site(Phase::Synthesis, i));
         spmv(&record, i, c)
     });
-    let rest: Vec<ProvingAssignment> = rest.collect::<Result<_, _>>()?;
+    let rest: Vec<ProvingAssignment> = rest.into_iter().collect::<Result<_, _>>()?;
     Ok(asg0.into_iter().chain(rest).collect())
 }
 
@@ -331,21 +330,68 @@ fn normal<C: Circuit>(
     first: usize,
     pce: Option<&str>,
 ) -> Result<Vec<ProvingAssignment>, ProveError> {
-    circuits
-        .par_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let site = Site::new(Phase::Synthesis).circuit(first + i).slot(i);
-            let _span = probe.open(match pce {
-                Some(why) => site.arg("pce", why),
-                None => site,
-            });
-            let r = if toggles.on(Toggle::A1) {
-                ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
-            } else {
-                ProvingAssignment::synthesize::<VecStore, _>(c, hint)
-            };
-            r.map_err(|source| ProveError::Synthesis { circuit: first + i, source })
-        })
-        .collect()
+    // Each circuit's synthesis on a thread of its own, not a rayon job (`util::long`).
+    let each = crate::util::long::map(circuits, |i, c| {
+        let site = Site::new(Phase::Synthesis).circuit(first + i).slot(i);
+        let _span = probe.open(match pce {
+            Some(why) => site.arg("pce", why),
+            None => site,
+        });
+        let r = if toggles.on(Toggle::A1) {
+            ProvingAssignment::synthesize::<SmallStore, _>(c, hint)
+        } else {
+            ProvingAssignment::synthesize::<VecStore, _>(c, hint)
+        };
+        r.map_err(|source| ProveError::Synthesis { circuit: first + i, source })
+    });
+    each.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::cs::test_circuit::Mixed;
+    use crate::cs::{ConstraintSystem, SynthesisError};
+    use crate::vocab::CancelToken;
+
+    /// A circuit that counts the syntheses of it that ran on a rayon worker.
+    struct Spy<'a> {
+        inner: Mixed,
+        on_worker: &'a AtomicUsize,
+    }
+
+    impl Circuit for Spy<'_> {
+        fn synthesize<CS: ConstraintSystem>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
+            if rayon::current_thread_index().is_some() {
+                self.on_worker.fetch_add(1, Ordering::Relaxed);
+            }
+            self.inner.synthesize(cs)
+        }
+    }
+
+    /// Called outside a rayon pool (as the engine's synthesis workers call it), no circuit's synthesis runs
+    /// as a rayon job, with `pce` (the recording, the record from disk, witness-only synthesis) or without:
+    /// a prover's wait inside the pool can never pick one up (`util::long`).
+    #[test]
+    fn syntheses_never_run_on_rayon_workers() {
+        let on_worker = AtomicUsize::new(0);
+        let circuits: Vec<Spy> = (0..3).map(|_| Spy { inner: Mixed(300), on_worker: &on_worker }).collect();
+        let probe = Probe::quiet(CancelToken::new());
+        let (shape, digest) = crate::cs::ShapeCounter::count_with_digest(&circuits[0]).expect("shape");
+        let dir = std::env::temp_dir().join(format!("cuzk-synth-spy-{}", std::process::id()));
+        let file = dir.join("pce.bin");
+        for set in ["pce=off", "pce=on", "pce=on"] {
+            let mut t = Toggles::default();
+            t.apply_set(set).expect("toggles");
+            // A fresh slot each time: the first `pce=on` records and stores, the second reads the file.
+            let slot = PceSlot::with_file(shape, digest, file.clone());
+            let got = synthesize_with(&probe, &circuits, &t, Some(shape), 0, Some(&slot), None).expect(set);
+            assert_eq!(got.len(), 3);
+        }
+        assert!(file.is_file(), "the recording was not stored");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(on_worker.load(Ordering::Relaxed), 0, "a synthesis ran as a rayon job");
+    }
 }
