@@ -1,5 +1,6 @@
-//! The `.params` file: a memory-mapped reader that checks the layout arithmetic before decoding any point and
-//! then decodes the sections in parallel, and an atomic writer (temp file in the same folder, fsync, rename).
+//! The `.params` file: a memory-mapped reader that checks the layout arithmetic before decoding any point,
+//! then decodes the sections in parallel and drops each one's pages from the process once decoded, and an
+//! atomic writer (temp file in the same folder, fsync, rename).
 //!
 //! Validation: the verifying key is always checked fully (on the curve and in the subgroup). The large
 //! sections use [`PointCheck::OnCurve`] by default: blst's deserializer rejects non-canonical coordinates and
@@ -180,6 +181,18 @@ pub fn parse_params_staged(
     check: PointCheck,
     on: Option<OnSection<'_>>,
 ) -> Result<Parameters> {
+    parse_released(bytes, origin, check, on, &|_| {})
+}
+
+/// [`parse_params_staged`], telling `release` each section's span once its points are decoded (a mapped
+/// file's reader drops those pages from the process: [`Mapped::release`]).
+fn parse_released(
+    bytes: &[u8],
+    origin: &str,
+    check: PointCheck,
+    on: Option<OnSection<'_>>,
+    release: &(dyn Fn(&SectionSpan) + Sync),
+) -> Result<Parameters> {
     crate::util::marks::mark("params_decode_begins");
     let lay = layout(bytes, origin)?;
     let [ic, h, l, a, b_g1, b_g2] = &lay.sections;
@@ -197,33 +210,37 @@ pub fn parse_params_staged(
             crate::util::marks::mark_with(|| format!("params_{name}_staged"));
         }
     };
-    let decoded = |name: &str| crate::util::marks::mark(&format!("params_{name}_decoded"));
+    let decoded = |span: &SectionSpan, name: &str| {
+        release(span);
+        crate::util::marks::mark(&format!("params_{name}_decoded"))
+    };
+    release(ic);
     let hv = decode_points(bytes, h, origin, g1)?;
-    decoded("h");
+    decoded(h, "h");
     let lv = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::H, &hv)),
         || decode_points(bytes, l, origin, g1),
     )?;
-    decoded("l");
+    decoded(l, "l");
     let av = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::L, &lv)),
         || decode_points(bytes, a, origin, g1),
     )?;
-    decoded("a");
+    decoded(a, "a");
     let bv = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::A, &av)),
         || decode_points(bytes, b_g1, origin, g1),
     )?;
-    decoded("b_g1");
+    decoded(b_g1, "b_g1");
     let b2v = beside(
         on.is_some(),
         || stage(SrsSection::G1(Query::BG1, &bv)),
         || decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check)),
     )?;
-    decoded("b_g2");
+    decoded(b_g2, "b_g2");
     stage(SrsSection::BG2(&b2v));
     Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id))
 }
@@ -262,6 +279,26 @@ impl Mapped {
     fn bytes(&self) -> &[u8] {
         self.0.as_deref().unwrap_or(&[])
     }
+
+    /// Drops `span`'s pages from this process once they are decoded. They stay in the page cache (a later
+    /// read of them faults them back in from there), but they no longer count in the process's resident
+    /// set: the 48.4 GB porep-32g file held ~32 GiB of it until the whole load ended (the first sector's
+    /// peak, docs/PERF.md session ag), and the memory plan reads RSS plus available memory, which counted
+    /// those pages twice.
+    fn release(&self, span: &SectionSpan) {
+        #[cfg(unix)]
+        if let Some(map) = &self.0 {
+            let (start, end) = (span.count_offset as usize, (span.end() as usize).min(map.len()));
+            if end > start {
+                // SAFETY: a read-only shared file mapping: dropped pages are read again from the file's page
+                // cache on the next access, so every byte a reader (the checksum thread too) sees is unchanged.
+                let dont = memmap2::UncheckedAdvice::DontNeed;
+                let _ = unsafe { map.unchecked_advise_range(dont, start, end - start) };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = span;
+    }
 }
 
 /// Reads and validates a params file (memory-mapped); errors name the file and the section.
@@ -273,7 +310,7 @@ pub fn read_params(path: &Path, check: PointCheck) -> Result<Parameters> {
 pub fn read_params_staged(path: &Path, check: PointCheck, on: Option<OnSection<'_>>) -> Result<Parameters> {
     let origin = params_origin(path);
     let map = Mapped::open(path, &origin)?;
-    parse_params_staged(map.bytes(), &origin, check, on)
+    parse_released(map.bytes(), &origin, check, on, &|span| map.release(span))
 }
 
 /// What [`read_params_hashed`] read: the parse outcome, the file's `kind` digest, and its
@@ -300,7 +337,7 @@ pub fn read_params_hashed(
             crate::util::marks::mark("params_digest_done");
             (d, upgrade)
         });
-        let parsed = parse_params_staged(bytes, &origin, check, on);
+        let parsed = parse_released(bytes, &origin, check, on, &|span| map.release(span));
         (digest.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), parsed)
     });
     Ok((parsed, digest.0, digest.1))

@@ -506,3 +506,51 @@ fn verifier_accepts_valid_and_rejects_tampered_proofs() {
     let short = vec![inputs.clone(), vec![], inputs.clone(), inputs];
     assert!(matches!(verify_batch(&pvk, &proofs, &short), Err(Error::InputCount { found: 0, .. })));
 }
+
+/// The resident kB of this process's mappings of `path` (`/proc/self/smaps`).
+fn mapped_rss_kb(path: &Path) -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("/proc/self/smaps");
+    let name = path.to_string_lossy();
+    let mut total = 0;
+    let mut ours = false;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            ours = line.trim_end().ends_with(name.as_ref());
+        } else if ours && first == "Rss:" {
+            total += line.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    total
+}
+
+/// A params file's pages leave the process as its sections are decoded: by the last section's hand-off the
+/// mapping holds under a quarter of the 11 MB it read (they stay in the page cache only; what is left is
+/// the page cache's large folios around the last section, which a fault maps whole), and the points are the
+/// ones written.
+#[test]
+fn decoded_sections_leave_the_resident_set() {
+    use cuzk::backend::api::SrsSection;
+    use cuzk::groth16::params_file::read_params_staged;
+    let r = &mut rng(9);
+    let few = rand_g1s(r, 4);
+    let many = |n: usize| (0..n).map(|i| few[i % few.len()]).collect::<Vec<_>>();
+    let b_g2: Vec<G2Affine> = (0..6000).map(|i| g2(Scalar::from(i as u64 + 2))).collect();
+    let p = Parameters::new(rand_vk(r, 3), many(40_000), many(30_000), many(25_000), many(12_000), b_g2);
+    let d = temp_dir("released");
+    let path = d.join("x.params");
+    write_params(&path, &p).unwrap();
+    let pages = std::fs::metadata(&path).unwrap().len() / 4096;
+    assert!(pages > 2500, "{pages} pages");
+    let at_last = std::sync::Mutex::new(None);
+    let on = |_, s: SrsSection<'_>| {
+        if matches!(s, SrsSection::BG2(_)) {
+            *at_last.lock().unwrap() = Some(mapped_rss_kb(&path));
+        }
+    };
+    let read = read_params_staged(&path, PointCheck::OnCurve, Some(&on)).unwrap();
+    assert_eq!(read, p);
+    let kb = at_last.into_inner().unwrap().expect("B_G2 was handed over");
+    assert!(kb < pages, "{kb} kB of the {pages}-page file still resident in the mapping");
+    let _ = std::fs::remove_dir_all(&d);
+}
