@@ -193,6 +193,10 @@ fn summary_json(rec: &RunRecord, path: &Path) -> serde_json::Value {
         "after_synthesis_ms": after.iter().map(|r| r.iter().map(|&us| us as f64 / 1e3).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "after_synthesis_median_ms": after_median_ms(&after),
         "phases": phases,
+        "device_lanes": device_medians(rec)
+            .into_iter()
+            .map(|(lane, busy, idle)| (lane, serde_json::json!({"busy_median_ms": busy, "idle_median_ms": idle})))
+            .collect::<serde_json::Map<String, serde_json::Value>>(),
         "verified": rec.all_verified(),
         "dropped_events": rec.dropped_events,
     })
@@ -228,7 +232,8 @@ pub fn phase_medians(rec: &RunRecord) -> Vec<(String, u64, f64, f64, f64)> {
 /// The per-phase table: phase, count (instances per repeat), the phase's summed ms per repeat (median over
 /// repeats, with min–max when repeated), that divided by the count (a 32 GiB sector's 10 `synthesis` spans
 /// sum to ~50 s a repeat, each ~5 s), share of the proving wall (above 100% where instances overlap); then
-/// the wall (median of the repeats' walls) and the setup phases, which lie outside it.
+/// the wall (median of the repeats' walls), `after synth`, each device lane's busy and idle time
+/// ([`device_medians`]), and the setup phases, which lie outside the wall.
 pub fn phase_table(rec: &RunRecord) -> String {
     let walls: Vec<f64> = rec.repeats.iter().map(|r| r.wall_us as f64 / 1e3).collect();
     let w = summarize(&walls);
@@ -264,10 +269,40 @@ pub fn phase_table(rec: &RunRecord) -> String {
         let calls = after.iter().map(Vec::len).sum::<usize>();
         s.push_str(&format!("{:<12} {calls:>6} {:>12} {med:>10.1} {:>8}\n", "after synth", "", "per call"));
     }
+    for (lane, busy, idle) in device_medians(rec) {
+        for (what, ms) in [("busy", busy), ("idle", idle)] {
+            let name = format!("{lane} {what}");
+            s.push_str(&format!("{name:<12} {:>6} {ms:>12.1} {:>10} {:>7.1}%\n", "", "", 100.0 * ms / wall));
+        }
+    }
     for (name, us) in rec.setup_phases() {
         s.push_str(&format!("{name:<12} {:>6} {:>12.1} {:>10} {:>8}\n", "", us as f64 / 1e3, "", "setup"));
     }
     s
+}
+
+/// Per device lane (`gpu<d>`): the median over repeats of its busy and idle ms ([`RunRecord::device_busy_us`]:
+/// idle is the time between its first and last span that no span covers).
+pub fn device_medians(rec: &RunRecord) -> Vec<(String, f64, f64)> {
+    let per = rec.device_busy_us();
+    let mut lanes: Vec<&String> = per.iter().flatten().map(|(l, _, _)| l).collect();
+    lanes.sort();
+    lanes.dedup();
+    lanes
+        .into_iter()
+        .filter_map(|lane| {
+            let of = |f: &dyn Fn(u64, u64) -> u64| -> Vec<f64> {
+                per.iter()
+                    .map(|r| {
+                        r.iter().find(|(l, _, _)| l == lane).map_or(0.0, |&(_, b, s)| f(b, s) as f64 / 1e3)
+                    })
+                    .collect()
+            };
+            let busy = crate::util::median::median(&of(&|b, _| b))?;
+            let idle = crate::util::median::median(&of(&|b, s| s.saturating_sub(b)))?;
+            Some((lane.clone(), busy, idle))
+        })
+        .collect()
 }
 
 /// `cuzk verify`: every proof in the file against the vk and the inputs; fails if any does not verify.

@@ -259,6 +259,32 @@ impl RunRecord {
             .collect()
     }
 
+    /// Per repeat, per device's compute lane (`gpu<d>`, in order): the time its spans cover (their union) and
+    /// the time between its first span's start and its last span's end, µs. The difference is the device
+    /// waiting inside the run, for a call's synthesis, its host steps or the memory window (a 32 GiB
+    /// sector's lane idled 8 of 24 s: docs/PERF.md session ag).
+    pub fn device_busy_us(&self) -> Vec<Vec<(String, u64, u64)>> {
+        let repeats = self.repeats.len().max(1) as u32;
+        (0..repeats)
+            .map(|r| {
+                let mut lanes: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
+                for e in self.events.iter().filter(|e| e.repeat == r) {
+                    match e.device {
+                        Some(d) if e.lane == format!("gpu{d}") => {
+                            lanes.entry(d).or_default().push((e.start_us, e.start_us + e.dur_us))
+                        }
+                        _ => {}
+                    }
+                }
+                lanes
+                    .into_iter()
+                    .map(|(d, spans)| (format!("gpu{d}"), union_us(spans)))
+                    .map(|(l, (b, s))| (l, b, s))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Per setup phase in pipeline order: its name and summed time in µs.
     pub fn setup_phases(&self) -> Vec<(String, u64)> {
         let mut out: Vec<(String, u64)> = Vec::new();
@@ -360,4 +386,22 @@ impl RecordEvent {
     pub fn known_phase(&self) -> Option<Phase> {
         Phase::from_name(&self.phase)
     }
+}
+
+/// The union of intervals `[start, end)` (µs): (time covered, first start to last end).
+fn union_us(mut spans: Vec<(u64, u64)>) -> (u64, u64) {
+    spans.sort_unstable();
+    let (first, last) = match (spans.first(), spans.iter().map(|s| s.1).max()) {
+        (Some(f), Some(l)) => (f.0, l),
+        _ => return (0, 0),
+    };
+    let (mut covered, mut reach) = (0, first);
+    for (a, b) in spans {
+        let a = a.max(reach);
+        if b > a {
+            covered += b - a;
+            reach = b;
+        }
+    }
+    (covered, last - first)
 }

@@ -441,3 +441,59 @@ fn prove_table_shows_the_median_and_range_compare_reports() {
         assert_eq!(setup.split_whitespace().collect::<Vec<_>>(), ["srs_load", "30.0", "setup"], "{setup}");
     }
 }
+
+/// The device lanes' busy and idle time: the union of a `gpu<d>` lane's spans (overlaps counted once) and
+/// the gaps between its first and last span; other lanes (the host's, the SRS copy's) and spans of another
+/// repeat do not count; the table's rows say the same.
+#[test]
+fn device_lanes_busy_and_idle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for _ in 0..20 {
+        let mut rec = record("d", &[1000.0, 1000.0], &[("ntt_msm_h", &[10.0, 10.0])]);
+        let ev = |lane: &str, device: Option<u64>, repeat: u32, start_us: u64, dur_us: u64| {
+            cuzk::timeline::record::RecordEvent {
+                phase: "ntt_msm_h".into(),
+                lane: lane.into(),
+                circuit: None,
+                device,
+                batch: None,
+                repeat,
+                start_us,
+                dur_us,
+                args: BTreeMap::new(),
+            }
+        };
+        // Repeat 0 on gpu0: spans at random, some overlapping; covered time counted on a 1-µs grid here.
+        let mut grid = vec![false; 200_000];
+        let (mut first, mut last) = (u64::MAX, 0);
+        for _ in 0..rng.gen_range(1..12) {
+            let (s, d) = (rng.gen_range(0..150_000u64), rng.gen_range(1..40_000u64));
+            rec.events.push(ev("gpu0", Some(0), 0, s, d));
+            grid[s as usize..(s + d) as usize].iter_mut().for_each(|g| *g = true);
+            (first, last) = (first.min(s), last.max(s + d));
+        }
+        let covered = grid.iter().filter(|&&g| g).count() as u64;
+        // Not the lane's: the SRS copies (device set, other lane), host work, another repeat's spans.
+        rec.events.push(ev("srs", Some(0), 0, 0, 190_000));
+        rec.events.push(ev("prep_msm", None, 0, 0, 190_000));
+        rec.events.push(ev("gpu0", Some(0), 1, 5_000, 1_000));
+        let per = rec.device_busy_us();
+        assert_eq!(per[0], vec![("gpu0".to_string(), covered, last - first)]);
+        assert_eq!(per[1], vec![("gpu0".to_string(), 1_000, 1_000)]);
+        let (lane, busy, idle) = cuzk::cli::prove::device_medians(&rec).remove(0);
+        let (b0, i0) = (covered as f64 / 1e3, (last - first - covered) as f64 / 1e3);
+        assert_eq!(lane, "gpu0");
+        assert!((busy - (b0 + 1.0) / 2.0).abs() < 1e-9 && (idle - i0 / 2.0).abs() < 1e-9, "{busy} {idle}");
+        let table = cuzk::cli::prove::phase_table(&rec);
+        let row = |name: &str| {
+            let line = table.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{table}"));
+            line.split_whitespace().nth(2).unwrap_or_default().to_string()
+        };
+        assert_eq!(row("gpu0 busy"), format!("{busy:.1}"));
+        assert_eq!(row("gpu0 idle"), format!("{idle:.1}"));
+    }
+    // A run without a device lane gets no rows.
+    let cpu = record("c", &[10.0], &[("ntt_msm_h", &[5.0])]);
+    assert!(cuzk::cli::prove::device_medians(&cpu).is_empty());
+    assert!(!cuzk::cli::prove::phase_table(&cpu).contains("busy"));
+}
