@@ -12,8 +12,21 @@ use cuzk::vocab::BackendKind;
 #[global_allocator]
 static ALLOC: cuzk::util::alloc::CuzkAlloc = cuzk::util::alloc::CuzkAlloc;
 
+/// Whether a write to a closed pipe ends the process quietly (`cuzk runs | head`), as it does for other
+/// command-line tools, or fails that write. Rust's runtime ignores SIGPIPE, so every `println!` into a
+/// closed pipe panicked. The daemon, the client commands and the console keep it ignored: they write to
+/// sockets (unix sockets with `write`, which raises SIGPIPE too), where a closed peer is an error to report.
+fn sigpipe(quiet_end: bool) {
+    let action = if quiet_end { libc::SIG_DFL } else { libc::SIG_IGN };
+    // SAFETY: installs one of the two predefined dispositions; no handler code runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, action);
+    }
+}
+
 fn main() -> ExitCode {
     cuzk::util::marks::start();
+    sigpipe(true);
     if let Err(e) = cuzk::util::alloc::check_env() {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
@@ -35,6 +48,9 @@ fn main() -> ExitCode {
         Some(Command::Tui { .. }) => true,
         Some(_) => false,
     };
+    if console || matches!(cli.command, Some(Command::Daemon(_) | Command::Client(_))) {
+        sigpipe(false);
+    }
     if !console {
         // The console's screen would be torn by stderr lines; everywhere else `tracing` events go to stderr.
         cuzk::util::log::init_stderr();

@@ -293,3 +293,33 @@ fn a_prove_stopped_by_an_error_still_saves_its_record() {
     let (out, _) = text(&runs);
     assert!(out.lines().any(|l| l.contains("porep-tiny") && l.contains("failed")), "{out}");
 }
+
+/// Output into a pipe nobody reads (`cuzk runs | head` after head exits) ends the process quietly, killed by
+/// SIGPIPE as other tools are, never with a panic (help, a command's table).
+#[test]
+fn a_closed_pipe_ends_output_without_a_panic() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::ExitStatusExt;
+    let data = temp("pipe");
+    for args in
+        [&["bench", "synth", "--help"][..], &["info", "--sample", "samples/porep-tiny.toml"], &["--help"]]
+    {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe() writes.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+        // SAFETY: both descriptors were just made and are owned here; the read end closes at once.
+        let (read, write) =
+            unsafe { (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1])) };
+        drop(read);
+        let out = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+            .args(args)
+            .env("CUZK_HOME", &data)
+            .stdout(write)
+            .output()
+            .expect("run cuzk");
+        let (_, err) = text(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{args:?}: {:?} {err}", out.status);
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
