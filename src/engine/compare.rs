@@ -4,7 +4,7 @@
 //! Statistics here are in milliseconds: each repeat's per-phase `sum_us` (and `wall_us` for the wall row)
 //! divided by 1000.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::stats::{relative_change, summarize, verdict, Summary, Verdict};
 use crate::timeline::record::RunRecord;
@@ -155,7 +155,8 @@ fn wall_samples(rec: &RunRecord) -> Vec<f64> {
     rec.repeats.iter().map(|r| r.wall_us as f64 / 1000.0).collect()
 }
 
-/// Compares every phase present in either record, in pipeline order, then the wall row. Rows get verdicts
+/// Compares every phase present in either record, in pipeline order, then each device lane's busy and idle
+/// time, then the wall row. Rows get verdicts
 /// only with [`MIN_REPEATS`] repeats a side, above the floor, and between runs of the same circuit shape.
 pub fn compare(base: &RunRecord, cand: &RunRecord) -> Vec<PhaseRow> {
     let mut names: Vec<String> = phase_names(base).union(&phase_names(cand)).cloned().collect();
@@ -168,8 +169,32 @@ pub fn compare(base: &RunRecord, cand: &RunRecord) -> Vec<PhaseRow> {
         .iter()
         .map(|n| PhaseRow::new(n, &phase_samples(base, n), &phase_samples(cand, n), floor, same))
         .collect();
+    let (bl, cl) = (lane_samples(base), lane_samples(cand));
+    let lanes: BTreeSet<&String> = bl.keys().chain(cl.keys()).collect();
+    for lane in lanes {
+        let none = Vec::new();
+        let (b, c) = (bl.get(lane).unwrap_or(&none), cl.get(lane).unwrap_or(&none));
+        rows.push(PhaseRow::new(lane, b, c, floor, same));
+    }
     rows.push(PhaseRow::new(WALL, &bw, &cw, 0.0, same));
     rows
+}
+
+/// Per device lane, per-repeat ms of its busy and its idle time ([`RunRecord::device_busy_us`]), keyed by
+/// the row names `gpu<d> busy` and `gpu<d> idle`: whether a change kept the device busier, not only faster.
+fn lane_samples(rec: &RunRecord) -> BTreeMap<String, Vec<f64>> {
+    let per = rec.device_busy_us();
+    let mut out: BTreeMap<String, Vec<f64>> = Default::default();
+    for (r, lanes) in per.iter().enumerate() {
+        for (lane, busy, span) in lanes {
+            for (what, us) in [("busy", *busy), ("idle", span.saturating_sub(*busy))] {
+                // A repeat without the lane counts 0, as a repeat without a phase does.
+                let v = out.entry(format!("{lane} {what}")).or_insert_with(|| vec![0.0; per.len()]);
+                v[r] = us as f64 / 1000.0;
+            }
+        }
+    }
+    out
 }
 
 /// One column of an ablation: a toggle flipped alone against the baseline, and the comparison rows.

@@ -497,3 +497,39 @@ fn device_lanes_busy_and_idle() {
     assert!(cuzk::cli::prove::device_medians(&cpu).is_empty());
     assert!(!cuzk::cli::prove::phase_table(&cpu).contains("busy"));
 }
+
+/// `compare` (the CLI's table and the console's) gets each device lane's busy and idle rows before the wall,
+/// from every repeat; a record without the lane gives that side no samples.
+#[test]
+fn compare_has_device_lane_rows() {
+    let ev = |repeat: u32, start_us: u64, dur_us: u64| cuzk::timeline::record::RecordEvent {
+        phase: "ntt_msm_h".into(),
+        lane: "gpu0".into(),
+        circuit: None,
+        device: Some(0),
+        batch: None,
+        repeat,
+        start_us,
+        dur_us,
+        args: BTreeMap::new(),
+    };
+    let walls = [100.0, 100.0, 100.0];
+    let mut base = record("b", &walls, &[("ntt_msm_h", &[20.0, 20.0, 20.0])]);
+    let mut cand = record("c", &walls, &[("ntt_msm_h", &[20.0, 20.0, 20.0])]);
+    for r in 0..3u32 {
+        // base: busy 20 ms with 60 ms idle between; candidate: busy 20 ms with 5 + r ms idle.
+        base.events.extend([ev(r, 0, 10_000), ev(r, 70_000, 10_000)]);
+        cand.events.extend([ev(r, 0, 10_000), ev(r, 15_000 + 1_000 * u64::from(r), 10_000)]);
+    }
+    let rows = compare(&base, &cand);
+    let names: Vec<&str> = rows.iter().map(|r| r.phase.as_str()).collect();
+    assert_eq!(names, ["ntt_msm_h", "gpu0 busy", "gpu0 idle", WALL]);
+    let idle = &rows[2];
+    assert_eq!(idle.base.as_ref().map(|s| s.median), Some(60.0));
+    assert_eq!(idle.cand.as_ref().map(|s| s.median), Some(6.0));
+    assert_eq!(idle.verdict, Some(Verdict::Faster), "{idle:?}");
+    let cpu = record("x", &walls, &[("ntt_msm_h", &[20.0, 20.0, 20.0])]);
+    let rows = compare(&cpu, &cand);
+    let idle = rows.iter().find(|r| r.phase == "gpu0 idle").expect("row");
+    assert!(idle.base.is_none() && idle.cand.is_some() && idle.verdict.is_none(), "{idle:?}");
+}
