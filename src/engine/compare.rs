@@ -156,8 +156,8 @@ fn wall_samples(rec: &RunRecord) -> Vec<f64> {
 }
 
 /// Compares every phase present in either record, in pipeline order, then each device lane's busy and idle
-/// time, then the wall row. Rows get verdicts
-/// only with [`MIN_REPEATS`] repeats a side, above the floor, and between runs of the same circuit shape.
+/// time, then the wall row. Rows get verdicts only with [`MIN_REPEATS`] repeats a side, above the floor, and
+/// between runs of the same circuit shape.
 pub fn compare(base: &RunRecord, cand: &RunRecord) -> Vec<PhaseRow> {
     let mut names: Vec<String> = phase_names(base).union(&phase_names(cand)).cloned().collect();
     names.sort_by_key(|n| phase_order(n));
