@@ -281,28 +281,11 @@ pub fn phase_table(rec: &RunRecord) -> String {
     s
 }
 
-/// Per device lane (`gpu<d>`): the median over repeats of its busy and idle ms ([`RunRecord::device_busy_us`]:
-/// idle is the time between its first and last span that no span covers).
+/// Per device lane (`gpu<d>`): the median over repeats of its busy and idle ms
+/// ([`RunRecord::device_lanes_ms`]: idle is the time between its first and last span that no span covers).
 pub fn device_medians(rec: &RunRecord) -> Vec<(String, f64, f64)> {
-    let per = rec.device_busy_us();
-    let mut lanes: Vec<&String> = per.iter().flatten().map(|(l, _, _)| l).collect();
-    lanes.sort();
-    lanes.dedup();
-    lanes
-        .into_iter()
-        .filter_map(|lane| {
-            let of = |f: &dyn Fn(u64, u64) -> u64| -> Vec<f64> {
-                per.iter()
-                    .map(|r| {
-                        r.iter().find(|(l, _, _)| l == lane).map_or(0.0, |&(_, b, s)| f(b, s) as f64 / 1e3)
-                    })
-                    .collect()
-            };
-            let busy = crate::util::median::median(&of(&|b, _| b))?;
-            let idle = crate::util::median::median(&of(&|b, s| s.saturating_sub(b)))?;
-            Some((lane.clone(), busy, idle))
-        })
-        .collect()
+    let med = |v: &[f64]| crate::util::median::median(v).unwrap_or(0.0);
+    rec.device_lanes_ms().into_iter().map(|(lane, busy, idle)| (lane, med(&busy), med(&idle))).collect()
 }
 
 /// `cuzk verify`: every proof in the file against the vk and the inputs; fails if any does not verify.

@@ -164,8 +164,7 @@ impl Survey {
             vec![pass(0)?]
         } else {
             // Each pass walks the whole circuit: threads of their own, not rayon jobs (`util::long`).
-            let ids: Vec<usize> = (0..of).collect();
-            crate::util::long::map(&ids, |_, &t| pass(t)).into_iter().collect::<Result<_, _>>()?
+            crate::util::long::map_n(of, pass).into_iter().collect::<Result<_, _>>()?
         };
         let first = &parts[0];
         let shape = Shape { constraints: first.row, inputs: first.inputs, aux: first.aux };

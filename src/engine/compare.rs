@@ -170,31 +170,22 @@ pub fn compare(base: &RunRecord, cand: &RunRecord) -> Vec<PhaseRow> {
         .map(|n| PhaseRow::new(n, &phase_samples(base, n), &phase_samples(cand, n), floor, same))
         .collect();
     let (bl, cl) = (lane_samples(base), lane_samples(cand));
-    let lanes: BTreeSet<&String> = bl.keys().chain(cl.keys()).collect();
-    for lane in lanes {
+    for name in bl.keys().chain(cl.keys()).collect::<BTreeSet<_>>() {
         let none = Vec::new();
-        let (b, c) = (bl.get(lane).unwrap_or(&none), cl.get(lane).unwrap_or(&none));
-        rows.push(PhaseRow::new(lane, b, c, floor, same));
+        let (b, c) = (bl.get(name).unwrap_or(&none), cl.get(name).unwrap_or(&none));
+        rows.push(PhaseRow::new(name, b, c, floor, same));
     }
     rows.push(PhaseRow::new(WALL, &bw, &cw, 0.0, same));
     rows
 }
 
-/// Per device lane, per-repeat ms of its busy and its idle time ([`RunRecord::device_busy_us`]), keyed by
+/// Per device lane, per-repeat ms of its busy and its idle time ([`RunRecord::device_lanes_ms`]), keyed by
 /// the row names `gpu<d> busy` and `gpu<d> idle`: whether a change kept the device busier, not only faster.
 fn lane_samples(rec: &RunRecord) -> BTreeMap<String, Vec<f64>> {
-    let per = rec.device_busy_us();
-    let mut out: BTreeMap<String, Vec<f64>> = Default::default();
-    for (r, lanes) in per.iter().enumerate() {
-        for (lane, busy, span) in lanes {
-            for (what, us) in [("busy", *busy), ("idle", span.saturating_sub(*busy))] {
-                // A repeat without the lane counts 0, as a repeat without a phase does.
-                let v = out.entry(format!("{lane} {what}")).or_insert_with(|| vec![0.0; per.len()]);
-                v[r] = us as f64 / 1000.0;
-            }
-        }
-    }
-    out
+    rec.device_lanes_ms()
+        .into_iter()
+        .flat_map(|(lane, busy, idle)| [(format!("{lane} busy"), busy), (format!("{lane} idle"), idle)])
+        .collect()
 }
 
 /// One column of an ablation: a toggle flipped alone against the baseline, and the comparison rows.

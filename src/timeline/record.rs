@@ -259,28 +259,33 @@ impl RunRecord {
             .collect()
     }
 
-    /// Per repeat, per device's compute lane (`gpu<d>`, in order): the time its spans cover (their union) and
-    /// the time between its first span's start and its last span's end, µs. The difference is the device
-    /// waiting inside the run, for a call's synthesis, its host steps or the memory window (a 32 GiB
-    /// sector's lane idled 8 of 24 s: docs/PERF.md session ag).
-    pub fn device_busy_us(&self) -> Vec<Vec<(String, u64, u64)>> {
-        let repeats = self.repeats.len().max(1) as u32;
-        (0..repeats)
-            .map(|r| {
-                let mut lanes: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
-                for e in self.events.iter().filter(|e| e.repeat == r) {
-                    match e.device {
-                        Some(d) if e.lane == format!("gpu{d}") => {
-                            lanes.entry(d).or_default().push((e.start_us, e.start_us + e.dur_us))
-                        }
-                        _ => {}
-                    }
+    /// Per device compute lane (`gpu<d>`, in order): per repeat, the ms its spans cover (their union) and the
+    /// ms between its first span's start and its last span's end that none covers (0 for a repeat without
+    /// the lane). The idle time is the device waiting inside the run, for a call's synthesis, its host steps
+    /// or the memory window (a 32 GiB sector's lane idled 8 of 24 s: docs/PERF.md session ag).
+    pub fn device_lanes_ms(&self) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+        let repeats = self.repeats.len().max(1);
+        let mut spans: BTreeMap<u64, Vec<Vec<(u64, u64)>>> = BTreeMap::new();
+        for e in &self.events {
+            match e.device {
+                Some(d) if e.lane == format!("gpu{d}") && (e.repeat as usize) < repeats => {
+                    spans.entry(d).or_insert_with(|| vec![Vec::new(); repeats])[e.repeat as usize]
+                        .push((e.start_us, e.start_us + e.dur_us))
                 }
-                lanes
+                _ => {}
+            }
+        }
+        spans
+            .into_iter()
+            .map(|(d, per)| {
+                let (busy, idle) = per
                     .into_iter()
-                    .map(|(d, spans)| (format!("gpu{d}"), union_us(spans)))
-                    .map(|(l, (b, s))| (l, b, s))
-                    .collect()
+                    .map(|s| {
+                        let (covered, span) = union_us(s);
+                        (covered as f64 / 1e3, (span - covered) as f64 / 1e3)
+                    })
+                    .unzip();
+                (format!("gpu{d}"), busy, idle)
             })
             .collect()
     }

@@ -77,6 +77,15 @@ where
     all.into_iter().map(|(_, r)| r).collect()
 }
 
+/// [`map`] over the indices `0..n` (a pass number each): `f(i)` for every `i`, results in order.
+pub fn map_n<R, F>(n: usize, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(usize) -> R + Sync,
+{
+    map(&vec![(); n], |i, _| f(i))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +99,11 @@ mod tests {
             (i, t * 3)
         });
         assert_eq!(out, items.iter().enumerate().map(|(i, &t)| (i, t * 3)).collect::<Vec<_>>());
+        let squares = map_n(23, |i| {
+            assert!(rayon::current_thread_index().is_none(), "pass {i} ran on a rayon worker");
+            i * i
+        });
+        assert_eq!(squares, (0..23).map(|i| i * i).collect::<Vec<_>>());
         let (a, b) = join(rayon::current_thread_index, rayon::current_thread_index);
         assert_eq!((a, b), (None, None));
     }

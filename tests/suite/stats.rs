@@ -477,11 +477,9 @@ fn device_lanes_busy_and_idle() {
         rec.events.push(ev("srs", Some(0), 0, 0, 190_000));
         rec.events.push(ev("prep_msm", None, 0, 0, 190_000));
         rec.events.push(ev("gpu0", Some(0), 1, 5_000, 1_000));
-        let per = rec.device_busy_us();
-        assert_eq!(per[0], vec![("gpu0".to_string(), covered, last - first)]);
-        assert_eq!(per[1], vec![("gpu0".to_string(), 1_000, 1_000)]);
-        let (lane, busy, idle) = cuzk::cli::prove::device_medians(&rec).remove(0);
         let (b0, i0) = (covered as f64 / 1e3, (last - first - covered) as f64 / 1e3);
+        assert_eq!(rec.device_lanes_ms(), vec![("gpu0".to_string(), vec![b0, 1.0], vec![i0, 0.0])]);
+        let (lane, busy, idle) = cuzk::cli::prove::device_medians(&rec).remove(0);
         assert_eq!(lane, "gpu0");
         assert!((busy - (b0 + 1.0) / 2.0).abs() < 1e-9 && (idle - i0 / 2.0).abs() < 1e-9, "{busy} {idle}");
         let table = cuzk::cli::prove::phase_table(&rec);

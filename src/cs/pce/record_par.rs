@@ -154,9 +154,8 @@ pub(super) fn record<C: Circuit + ?Sized>(
         Ok((cs.enc.finish_part()?, shape, cs.fingerprint))
     };
     // Each pass walks the whole circuit: threads of their own, not rayon jobs (`util::long`).
-    let ids: Vec<usize> = (0..of).collect();
     let parts: Vec<(Part, Shape, u64)> =
-        crate::util::long::map(&ids, |_, &t| pass(t)).into_iter().collect::<Result<_, _>>()?;
+        crate::util::long::map_n(of, pass).into_iter().collect::<Result<_, _>>()?;
     let (shape, fingerprint) = (parts[0].1, parts[0].2);
     if parts.iter().any(|p| (p.1, p.2) != (shape, fingerprint)) {
         return Err(PceError::Invalid("the circuit synthesized differently in two passes"));
