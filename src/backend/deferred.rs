@@ -40,6 +40,10 @@ impl HostPool for LatePool {
     fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>> {
         self.started.wait().as_ref().ok()?.host_pool()?.lend(scalars)
     }
+
+    fn lend_within(&self, scalars: usize, window: u64) -> Option<Box<dyn HostBlock>> {
+        self.started.wait().as_ref().ok()?.host_pool()?.lend_within(scalars, window)
+    }
 }
 
 impl Deferred {

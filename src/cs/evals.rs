@@ -24,6 +24,13 @@ pub trait HostBlock: Send + Sync {
 pub trait HostPool: Send + Sync {
     /// A block of at least `scalars` scalars, or `None` (then synthesis uses the heap).
     fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>>;
+
+    /// A block for a run whose memory plan holds `window` bytes of lent a/b/c at once: a pool capped below
+    /// that may lend up to it, since the plan already counts those bytes. Without a cap, [`HostPool::lend`].
+    fn lend_within(&self, scalars: usize, window: u64) -> Option<Box<dyn HostBlock>> {
+        let _ = window;
+        self.lend(scalars)
+    }
 }
 
 /// A lent block and how many of its scalars are written.

@@ -10,7 +10,7 @@ use super::error::EngineError;
 use super::gate::DeviceClaim;
 use crate::backend::api::Backend;
 use crate::circuits::{Sample, SampleCircuit};
-use crate::cs::{ProvingAssignment, Shape};
+use crate::cs::{HostBlock, HostPool, ProvingAssignment, Shape};
 use crate::groth16::prover::{
     check_inputs, prove_assignments, synthesize_with, CallSpec, PceSlot, ProveError,
 };
@@ -115,11 +115,30 @@ impl<'a> Sectors<'a> {
     }
 }
 
+/// The backend's pool lending within a job's window: the bytes of a/b/c its calls in flight hold at once,
+/// which the memory plan already counts (so a pool capped below them may still lend them).
+struct Windowed<'a> {
+    pool: &'a dyn HostPool,
+    window: u64,
+}
+
+impl HostPool for Windowed<'_> {
+    fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>> {
+        self.pool.lend_within(scalars, self.window)
+    }
+}
+
+/// Bytes of a/b/c that `calls` calls of `k` circuits hold at once (the blocks a pool lends them).
+fn abc_window(shape: &Shape, k: usize, calls: usize) -> u64 {
+    (3 * 32 * shape.rows() as u64).saturating_mul((k * calls) as u64)
+}
+
 fn synthesize_call(
     spec: &JobSpec,
     probe: &Probe,
     sectors: &Sectors,
     circuits: std::ops::Range<usize>,
+    held: usize,
 ) -> Result<Call, ProveError> {
     let s = spec.sample;
     let per = s.circuits_per_sector().max(1);
@@ -136,6 +155,9 @@ fn synthesize_call(
     let t = &spec.toggles;
     // B2 (and not B1, which wins): a/b/c go into the backend's page-locked pool, if it has one.
     let pool = spec.backend.host_pool().filter(|_| t.on(Toggle::B2) && !t.on(Toggle::B1));
+    let pool = pool
+        .map(|pool| Windowed { pool, window: abc_window(&spec.shape, spec.circuits_per_call.max(1), held) });
+    let pool = pool.as_ref().map(|w| w as &dyn HostPool);
     let asgs = synthesize_with(probe, &circuits, t, Some(spec.shape), first, spec.pce, pool)?;
     check_inputs(&asgs, &inputs, first)?;
     Ok(Call { first, inputs, asgs })
@@ -258,7 +280,7 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
                         if probe.checkpoint().is_err() {
                             break;
                         }
-                        let call = synthesize_call(spec, &probe, sectors, calls[i].clone());
+                        let call = synthesize_call(spec, &probe, sectors, calls[i].clone(), window);
                         let failed = call.is_err();
                         if tx.send((i, call)).is_err() || failed {
                             break;
@@ -293,7 +315,7 @@ pub fn run_job(spec: &JobSpec, probe: &Probe) -> Result<JobOutput, EngineError> 
     } else {
         for c in &calls {
             probe.checkpoint().map_err(ProveError::from)?;
-            prove(synthesize_call(spec, probe, &sectors, c.clone())?, &mut out)?;
+            prove(synthesize_call(spec, probe, &sectors, c.clone(), 1)?, &mut out)?;
         }
     }
     probe.checkpoint().map_err(ProveError::from)?;
@@ -310,6 +332,17 @@ mod tests {
     use super::Gate;
     use std::sync::mpsc::{channel, RecvTimeoutError};
     use std::time::Duration;
+
+    /// The window a job lends within is every held call's a, b and c: three calls of one 2^27 partition
+    /// (130.3 M rows) need 37.5 GB, past a quarter of the 128 GiB host (the pool's own cap).
+    #[test]
+    fn the_window_counts_every_held_calls_abc() {
+        let shape = crate::cs::Shape { constraints: 130_278_869, inputs: 1, aux: 0 };
+        let w = super::abc_window(&shape, 1, 3);
+        assert_eq!(w, 9 * 32 * 130_278_870);
+        assert!(w > (128u64 << 30) / 4);
+        assert_eq!(super::abc_window(&shape, 2, 3), 2 * w);
+    }
 
     #[test]
     fn calls_cover_every_circuit_once_in_order() {

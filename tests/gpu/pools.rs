@@ -73,14 +73,16 @@ fn staging_pool_uploads_exactly() {
 }
 
 /// The pinned pool never holds more than its cap: within it blocks are lent and reused; past it `lend`
-/// says no (a/b/c then go through the heap), and idle blocks are freed to make room for a larger one.
+/// says no (a/b/c then go through the heap), and idle blocks are freed to make room for a larger one. A
+/// run's window widens the cap up to the ceiling, no further.
 #[test]
 fn pinned_pool_keeps_to_its_cap() {
-    use cuzk::backend::gpu::mem::b2_pool::PinnedPool;
+    use cuzk::backend::gpu::mem::b2_pool::{Caps, PinnedPool};
     use cuzk::cs::HostPool;
     let Some(b) = gpu("pinned_pool_keeps_to_its_cap") else { return };
     let g = b.gpu(0).unwrap_or_else(|| panic!("a backend without lane 0"));
-    let pool = PinnedPool::new(g.ctx.clone(), 3 * 32 * 1000);
+    let caps = Caps { cap: 3 * 32 * 1000, ceiling: 5 * 32 * 1000 };
+    let pool = PinnedPool::new(g.ctx.clone(), caps);
     let a = pool.lend(1000).unwrap_or_else(|| panic!("one block within the cap"));
     let b2 = pool.lend(2000).unwrap_or_else(|| panic!("two blocks within the cap"));
     assert_eq!(pool.held_bytes(), 3 * 32 * 1000);
@@ -94,7 +96,12 @@ fn pinned_pool_keeps_to_its_cap() {
     // 2500 scalars fit only once the idle blocks are freed.
     let big = pool.lend(2500).unwrap_or_else(|| panic!("idle blocks were not freed for a larger block"));
     assert_eq!((pool.idle_blocks(), pool.held_bytes()), (0, 2500 * 32));
-    drop(big);
+    // Within a window of 5 000 scalars' bytes two more blocks fit; past the ceiling a window does not widen.
+    assert!(pool.lend(1000).is_none(), "a block past the cap was lent without a window");
+    let w = pool.lend_within(2500, 99 * 32 * 1000).unwrap_or_else(|| panic!("a block within the window"));
+    assert_eq!(pool.held_bytes(), 5000 * 32);
+    assert!(pool.lend_within(1, u64::MAX).is_none(), "a block past the ceiling was lent");
+    drop((big, w));
 }
 
 /// The device pool kept between calls changes nothing but speed: MSMs give the CPU's result call after call,

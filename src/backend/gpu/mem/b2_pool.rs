@@ -17,17 +17,36 @@ use crate::cs::{HostBlock, HostPool};
 /// device); more are freed when returned.
 pub const MAX_IDLE: usize = 12;
 
-/// The pool's byte cap: `CUZK_PINNED_POOL_MAX` (bytes), else a quarter of physical memory (0 where unknown
-/// means no cap). Page-locked memory cannot be swapped or reclaimed, so an uncapped pool at 2^24 (a, b, c of
-/// 512 MiB each, up to [`MAX_IDLE`] kept) could lock 6 GiB of a small host; a quarter still holds the
-/// pipeline's circuits in flight on the 128 GiB device host (12 blocks of 512 MiB).
-pub fn cap_bytes() -> u64 {
+/// The pool's byte caps: `CUZK_PINNED_POOL_MAX` (bytes) fixes both, else a quarter of physical memory, widened
+/// up to half of it for a run whose memory plan holds more lent a/b/c at once ([`Caps::within`]); 0 where
+/// the memory is unknown means no cap. Page-locked memory cannot be swapped or reclaimed, so an uncapped pool
+/// at 2^24 (a, b, c of 512 MiB each, up to [`MAX_IDLE`] kept) could lock 6 GiB of a small host. A quarter
+/// alone held 8 of the 9 blocks (4.2 GB each) that three 32 GiB calls in flight need on the 128 GiB device
+/// host: every third call went through the heap and B2's staging, its ntt_h 0.72 s against 0.31 s
+/// (docs/PERF.md, session ag).
+pub fn cap_bytes() -> Caps {
     match std::env::var("CUZK_PINNED_POOL_MAX").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
-        Some(v) => v,
-        None => match crate::util::meminfo::memory_bytes() / 4 {
-            0 => u64::MAX,
-            q => q,
+        Some(v) => Caps { cap: v, ceiling: v },
+        None => match crate::util::meminfo::memory_bytes() {
+            0 => Caps { cap: u64::MAX, ceiling: u64::MAX },
+            m => Caps { cap: m / 4, ceiling: m / 2 },
         },
+    }
+}
+
+/// What a pool may hold: its own cap, and how far a run's window may widen it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    /// Bytes held, lent and idle, outside a window (and kept idle after one, until a lend needs room).
+    pub cap: u64,
+    /// The most a window widens `cap` to.
+    pub ceiling: u64,
+}
+
+impl Caps {
+    /// The cap for a lend within a run whose plan holds `window` bytes of lent a/b/c at once.
+    pub fn within(&self, window: u64) -> u64 {
+        self.cap.max(window.min(self.ceiling))
     }
 }
 
@@ -35,8 +54,8 @@ pub fn cap_bytes() -> u64 {
 pub struct PinnedPool {
     ctx: Arc<CudaContext>,
     idle: Mutex<Vec<Mem>>,
-    /// Bytes this pool may hold, lent and idle together.
-    cap: u64,
+    /// Bytes this pool may hold, lent and idle together (widened within a run's window).
+    caps: Caps,
     /// Bytes this pool holds now.
     held: AtomicU64,
     warned: std::sync::Once,
@@ -56,12 +75,12 @@ unsafe impl Send for Mem {}
 unsafe impl Sync for Mem {}
 
 impl PinnedPool {
-    /// An empty pool allocating in `ctx` and holding at most `cap` bytes.
-    pub fn new(ctx: Arc<CudaContext>, cap: u64) -> Arc<PinnedPool> {
+    /// An empty pool allocating in `ctx` and holding at most `caps` bytes.
+    pub fn new(ctx: Arc<CudaContext>, caps: Caps) -> Arc<PinnedPool> {
         Arc::new(PinnedPool {
             ctx,
             idle: Mutex::new(Vec::new()),
-            cap,
+            caps,
             held: AtomicU64::new(0),
             warned: std::sync::Once::new(),
             capped: std::sync::Once::new(),
@@ -73,19 +92,19 @@ impl PinnedPool {
         self.held.load(Ordering::Relaxed)
     }
 
-    fn alloc(&self, scalars: usize) -> Option<Mem> {
+    fn alloc(&self, scalars: usize, cap: u64) -> Option<Mem> {
         let bytes = scalars.checked_mul(32)?;
         let held = self.held.load(Ordering::Relaxed);
-        if held.saturating_add(bytes as u64) > self.cap {
+        if held.saturating_add(bytes as u64) > cap {
             // Free idle blocks first: a smaller circuit's blocks should not keep a larger one off the pool.
             let idle: Vec<Mem> = std::mem::take(&mut *crate::util::lock(&self.idle));
             idle.into_iter().for_each(|m| self.free(m));
-            if self.held.load(Ordering::Relaxed).saturating_add(bytes as u64) > self.cap {
-                let cap = self.cap;
+            if self.held.load(Ordering::Relaxed).saturating_add(bytes as u64) > cap {
                 self.capped.call_once(|| {
                     tracing::warn!(
                         "pinned pool: {bytes} more bytes would pass its cap of {cap} bytes \
-                         (CUZK_PINNED_POOL_MAX); a/b/c go through the heap"
+                         (CUZK_PINNED_POOL_MAX, else a quarter of memory widened to the run's window up to \
+                         half); a/b/c go through the heap"
                     )
                 });
                 return None;
@@ -137,6 +156,10 @@ impl PinnedPool {
 
 impl HostPool for Arc<PinnedPool> {
     fn lend(&self, scalars: usize) -> Option<Box<dyn HostBlock>> {
+        self.lend_within(scalars, 0)
+    }
+
+    fn lend_within(&self, scalars: usize, window: u64) -> Option<Box<dyn HostBlock>> {
         let reused = {
             let mut idle = crate::util::lock(&self.idle);
             // The smallest idle block that fits.
@@ -146,7 +169,7 @@ impl HostPool for Arc<PinnedPool> {
         };
         let mem = match reused {
             Some(m) => m,
-            None => self.alloc(scalars.max(1))?,
+            None => self.alloc(scalars.max(1), self.caps.within(window))?,
         };
         Some(Box::new(Block { mem: Some(mem), pool: Arc::clone(self) }))
     }
@@ -184,5 +207,22 @@ impl Drop for PinnedPool {
     fn drop(&mut self) {
         let idle = std::mem::take(self.idle.get_mut().unwrap_or_else(|p| p.into_inner()));
         idle.into_iter().for_each(|m| self.free(m));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Caps;
+
+    #[test]
+    fn a_window_widens_the_cap_up_to_the_ceiling() {
+        let c = Caps { cap: 100, ceiling: 250 };
+        assert_eq!(
+            [c.within(0), c.within(99), c.within(180), c.within(250), c.within(u64::MAX)],
+            [100, 100, 180, 250, 250]
+        );
+        // An explicit CUZK_PINNED_POOL_MAX sets both: no window widens it.
+        let fixed = Caps { cap: 64, ceiling: 64 };
+        assert_eq!(fixed.within(1 << 40), 64);
     }
 }
