@@ -27,8 +27,7 @@ pub trait HostPool: Send + Sync {
 
     /// A block for a run whose memory plan holds `window` bytes of lent a/b/c at once: a pool capped below
     /// that may lend up to it, since the plan already counts those bytes. Without a cap, [`HostPool::lend`].
-    fn lend_within(&self, scalars: usize, window: u64) -> Option<Box<dyn HostBlock>> {
-        let _ = window;
+    fn lend_within(&self, scalars: usize, _window: u64) -> Option<Box<dyn HostBlock>> {
         self.lend(scalars)
     }
 }

@@ -96,7 +96,7 @@ fn pinned_pool_keeps_to_its_cap() {
     // 2500 scalars fit only once the idle blocks are freed.
     let big = pool.lend(2500).unwrap_or_else(|| panic!("idle blocks were not freed for a larger block"));
     assert_eq!((pool.idle_blocks(), pool.held_bytes()), (0, 2500 * 32));
-    // Within a window of 5 000 scalars' bytes two more blocks fit; past the ceiling a window does not widen.
+    // A window widens the cap to the ceiling (5 000 scalars): one more block of 2 500 fits, and no more.
     assert!(pool.lend(1000).is_none(), "a block past the cap was lent without a window");
     let w = pool.lend_within(2500, 99 * 32 * 1000).unwrap_or_else(|| panic!("a block within the window"));
     assert_eq!(pool.held_bytes(), 5000 * 32);

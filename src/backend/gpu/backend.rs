@@ -9,7 +9,7 @@ use super::device::{gpus, Gpu};
 use super::error::{GResult, GpuError};
 use super::kernels::msm;
 use super::lane::GpuLane;
-use super::mem::b2_pool::{cap_bytes, PinnedPool};
+use super::mem::b2_pool::{caps, PinnedPool};
 use crate::backend::api::{
     BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, ParamsId, SrsRef,
     SrsSection, Tick,
@@ -41,7 +41,7 @@ impl GpuBackend {
             g.preload()?;
         }
         crate::util::marks::mark("gpu_kernels_loaded");
-        let pool = PinnedPool::new(devices[0].ctx.clone(), cap_bytes());
+        let pool = PinnedPool::new(devices[0].ctx.clone(), caps());
         Ok(GpuBackend { lanes, pool })
     }
 

@@ -2,8 +2,8 @@
 //! `cuMemHostAlloc` (portable, so every device's context sees them as page-locked), lent to synthesis, read
 //! by the copy engine straight into the lane's device buffers (one DMA per vector, no host copy), and given
 //! back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold), and the
-//! pool never holds more than its byte cap ([`cap_bytes`]): past it a/b/c go through the heap, as with the
-//! pool off, and the run says so once.
+//! pool never holds more than its byte cap ([`caps`], widened to a run's window): past it a/b/c go through
+//! the heap, as with the pool off, and the run says so once.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,7 +24,7 @@ pub const MAX_IDLE: usize = 12;
 /// alone held 8 of the 9 blocks (4.2 GB each) that three 32 GiB calls in flight need on the 128 GiB device
 /// host: every third call went through the heap and B2's staging, its ntt_h 0.72 s against 0.31 s
 /// (docs/PERF.md, session ag).
-pub fn cap_bytes() -> Caps {
+pub fn caps() -> Caps {
     match std::env::var("CUZK_PINNED_POOL_MAX").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
         Some(v) => Caps { cap: v, ceiling: v },
         None => match crate::util::meminfo::memory_bytes() {
