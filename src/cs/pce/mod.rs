@@ -35,7 +35,7 @@
 
 mod encode;
 mod error;
-mod fr;
+pub(crate) mod fr;
 mod layout;
 mod record;
 mod record_par;

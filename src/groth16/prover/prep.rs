@@ -9,6 +9,7 @@ use blstrs::{G1Affine, G2Affine, Scalar};
 use ff::Field;
 use rayon::prelude::*;
 
+use crate::cs::pce::fr::{as_limbs, limbs};
 use crate::cs::{Density, ProvingAssignment};
 
 /// One query's plan for a batch of circuits.
@@ -60,22 +61,34 @@ fn positions(density: &Density) -> Vec<u32> {
     set_bits(density.words())
 }
 
-/// Indices of the set bits of a bitmap (bit i of word i/64), ascending: word by word, in parallel.
+/// Words of a bitmap per task of [`set_bits`].
+const SET_BITS_WORDS: usize = 1 << 12;
+
+/// Indices of the set bits of a bitmap (bit i of word i/64), ascending: counted, then written in parallel
+/// into a vector of exactly that length in huge pages (collected from parallel pieces, the vector was built
+/// in a fresh allocation by copying and faulted in 4 KiB pages: 520 MB at 2^27).
 fn set_bits(words: &[u64]) -> Vec<u32> {
-    words
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(w, &word)| {
+    let counts: Vec<usize> =
+        words.par_chunks(SET_BITS_WORDS).map(|c| c.iter().map(|w| w.count_ones() as usize).sum()).collect();
+    let total = counts.iter().sum();
+    let mut out = Vec::with_capacity(total);
+    crate::util::mem::advise_huge(&mut out);
+    out.par_extend(rayon::iter::repeat_n(0u32, total));
+    let pieces = crate::util::par::pieces(&mut out, counts);
+    pieces.into_par_iter().zip(words.par_chunks(SET_BITS_WORDS)).enumerate().for_each(|(ci, (piece, c))| {
+        let mut next = piece.iter_mut();
+        for (k, &word) in c.iter().enumerate() {
+            let base = ((ci * SET_BITS_WORDS + k) * 64) as u32;
             let mut m = word;
-            std::iter::from_fn(move || {
-                (m != 0).then(|| {
-                    let b = m.trailing_zeros();
-                    m &= m - 1;
-                    (w * 64) as u32 + b
-                })
-            })
-        })
-        .collect()
+            while m != 0 {
+                if let Some(slot) = next.next() {
+                    *slot = base + m.trailing_zeros();
+                }
+                m &= m - 1;
+            }
+        }
+    });
+    out
 }
 
 /// One circuit's scalars as a query sees them: the aux assignment itself, or its entries at `pos`. Read in
@@ -99,11 +112,6 @@ impl<'p> View<'p, '_> {
         }
     }
 
-    /// Scalars `64 w .. 64 w + 64` (fewer in the last word).
-    fn word(&self, w: usize) -> impl Iterator<Item = &'p Scalar> + '_ {
-        (w * 64..(w * 64 + 64).min(self.len())).map(move |j| self.at(j))
-    }
-
     /// Every scalar the query sees: borrowed when it sees all of them.
     fn all(&self) -> Cow<'p, [Scalar]> {
         match self.pos {
@@ -113,33 +121,57 @@ impl<'p> View<'p, '_> {
     }
 }
 
-/// One circuit's scalars classified in one read: per 64-scalar word, the mask of scalars other than zero and
-/// one, and the mask of ones. Reading each scalar once (the plan read them twice, "other" then "ones") matters
-/// because the reads are the cost: at porep-16m a query's scalars are 14.5 M × 32 bytes, gathered through
-/// `pos` for A and B.
-fn classify(v: &View) -> (Vec<u64>, Vec<u64>) {
-    (0..v.len().div_ceil(64))
-        .into_par_iter()
-        .map(|w| {
-            let (mut other, mut one) = (0u64, 0u64);
-            for (bit, x) in v.word(w).enumerate() {
-                if *x == Scalar::ONE {
-                    one |= 1 << bit;
-                } else if !bool::from(x.is_zero()) {
-                    other |= 1 << bit;
-                }
+/// Per 64-scalar word of a query, the mask of scalars other than zero and one, then the mask of ones.
+type Masks = (Vec<u64>, Vec<u64>);
+
+/// Words of [`classify`] per rayon task: 2^16 scalars (2 MiB) each.
+const CLASSIFY_WORDS: usize = 1 << 10;
+
+/// One circuit's aux scalars classified in one read, on their Montgomery limbs: zero is four zero limbs and
+/// one is R mod r. blstrs' `==` and `is_zero` are constant-time (`subtle`), and were most of the CPU time of
+/// this read (perf, porep-16m on dev-2c); the result is branched on at once, so nothing is hidden by them.
+fn classify(aux: &[Scalar]) -> Masks {
+    let one = limbs(&Scalar::ONE);
+    as_limbs(aux)
+        .par_chunks(64)
+        .with_min_len(CLASSIFY_WORDS)
+        .map(|word| {
+            let (mut other, mut ones) = (0u64, 0u64);
+            for (bit, l) in word.iter().enumerate() {
+                let zero = (l[0] | l[1] | l[2] | l[3]) == 0;
+                let is_one = ((l[0] ^ one[0]) | (l[1] ^ one[1]) | (l[2] ^ one[2]) | (l[3] ^ one[3])) == 0;
+                ones |= u64::from(is_one) << bit;
+                other |= u64::from(!zero && !is_one) << bit;
             }
-            (other, one)
+            (other, ones)
         })
         .unzip()
 }
 
-/// Plans one query over the circuits' scalars; every loop is parallel within a circuit (a call often holds
-/// one).
-fn plan<'p>(name: &'static str, views: &[View<'p, '_>]) -> QueryPlan<'p> {
+/// A density-filtered query's masks, taken from the aux masks (bit j is aux bit `pos[j]`; `pos` ascending):
+/// A and B see the scalars L already classified, so their 32-byte scalars are not read again (A sees 99.7%
+/// of the aux at 32 GiB), only the 4-byte positions.
+fn select(aux: &Masks, pos: &[u32]) -> Masks {
+    pos.par_chunks(64)
+        .with_min_len(CLASSIFY_WORDS)
+        .map(|word| {
+            let (mut other, mut ones) = (0u64, 0u64);
+            for (bit, &p) in word.iter().enumerate() {
+                let (w, b) = (p as usize / 64, p % 64);
+                other |= ((aux.0[w] >> b) & 1) << bit;
+                ones |= ((aux.1[w] >> b) & 1) << bit;
+            }
+            (other, ones)
+        })
+        .unzip()
+}
+
+/// Plans one query over the circuits' scalars, given each circuit's [`Masks`] for it; every loop is parallel
+/// within a circuit (a call often holds one).
+fn plan<'p>(name: &'static str, views: &[View<'p, '_>], masks: Vec<Masks>) -> QueryPlan<'p> {
     let n = views.first().map_or(0, View::len);
     let words = n.div_ceil(64);
-    let (mut others, raw_ones): (Vec<Vec<u64>>, Vec<Vec<u64>>) = views.iter().map(classify).unzip();
+    let (mut others, raw_ones): (Vec<Vec<u64>>, Vec<Vec<u64>>) = masks.into_iter().unzip();
     // "other" mask ORed across circuits (circuit 0's own when it is alone).
     let other: Vec<u64> = if others.len() == 1 {
         others.pop().unwrap_or_default()
@@ -195,16 +227,22 @@ impl<'p> Prep<'p> {
         let density = |pick: fn(&ProvingAssignment) -> &Density| {
             asgs.first().map_or_else(Vec::new, |g| positions(pick(g)))
         };
-        let (a_pos, b_pos) = rayon::join(|| density(|g| &g.a_aux_density), || density(|g| &g.b_aux_density));
+        // Every scalar is read once, for L; A and B select their bits of L's masks.
+        let ((a_pos, b_pos), l_masks) = rayon::join(
+            || rayon::join(|| density(|g| &g.a_aux_density), || density(|g| &g.b_aux_density)),
+            || asgs.iter().map(|g| classify(&g.aux_assignment)).collect::<Vec<_>>(),
+        );
+        let select_all = |pos: &[u32]| l_masks.iter().map(|m| select(m, pos)).collect::<Vec<_>>();
+        let (a_masks, b_masks) = rayon::join(|| select_all(&a_pos), || select_all(&b_pos));
         fn views<'p, 'v>(asgs: &'p [ProvingAssignment], pos: Option<&'v [u32]>) -> Vec<View<'p, 'v>> {
             asgs.iter().map(|g| View { aux: &g.aux_assignment, pos }).collect()
         }
         let (l, (a, b)) = rayon::join(
-            || plan("l", &views(asgs, None)),
+            || plan("l", &views(asgs, None), l_masks),
             || {
                 rayon::join(
-                    || plan("a", &views(asgs, Some(&a_pos))),
-                    || plan("b", &views(asgs, Some(&b_pos))),
+                    || plan("a", &views(asgs, Some(&a_pos)), a_masks),
+                    || plan("b", &views(asgs, Some(&b_pos)), b_masks),
                 )
             },
         );
@@ -263,7 +301,18 @@ mod tests {
     #[test]
     fn positions_are_the_set_bits_in_order() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        for (len, p) in [(0usize, 0.5), (1, 1.0), (63, 0.5), (64, 0.9), (1000, 0.1), (70_001, 0.6)] {
+        // The last two span several of set_bits' pieces, one of them with empty words between set bits.
+        let many = SET_BITS_WORDS * 64 * 3 + 17;
+        for (len, p) in [
+            (0usize, 0.5),
+            (1, 1.0),
+            (63, 0.5),
+            (64, 0.9),
+            (1000, 0.1),
+            (70_001, 0.6),
+            (many, 0.7),
+            (many, 0.001),
+        ] {
             let mut d = Density::with_capacity(len);
             for _ in 0..len {
                 d.push_clear();
@@ -273,6 +322,50 @@ mod tests {
             }
             let want: Vec<u32> = d.iter_set().map(|i| i as u32).collect();
             assert_eq!(positions(&d), want, "len {len}");
+        }
+    }
+
+    /// A scalar that is zero, one, one with a single limb changed (the limb comparison must see every
+    /// limb), its negation, or random.
+    fn mixed(rng: &mut impl Rng) -> Scalar {
+        match rng.gen_range(0..6) {
+            0 => Scalar::ZERO,
+            1 => Scalar::ONE,
+            2 => {
+                let mut l = limbs(&Scalar::ONE);
+                l[rng.gen_range(0..4)] ^= 1 << rng.gen_range(0..8);
+                // Still below r: R mod r's top limb is far below r's, and a low-bit flip stays there.
+                crate::cs::pce::fr::scalar(l)
+            }
+            3 => -Scalar::ONE,
+            _ => Scalar::random(&mut *rng),
+        }
+    }
+
+    /// The masks of L (every scalar, on raw limbs) and of a density-filtered query (bits selected from L's)
+    /// against blstrs' own comparisons of the scalars the query sees, at lengths on and off a word's edge
+    /// and across classify's tasks.
+    #[test]
+    fn masks_match_the_field_comparisons() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for len in [1usize, 63, 64, 65, 1000, CLASSIFY_WORDS * 64 * 2 + 5] {
+            let aux: Vec<Scalar> = (0..len).map(|_| mixed(&mut rng)).collect();
+            let pos: Vec<u32> = (0..len as u32).filter(|_| rng.gen_bool(0.4)).collect();
+            let reference = |seen: &[Scalar]| -> Masks {
+                let mut m = (vec![0u64; seen.len().div_ceil(64)], vec![0u64; seen.len().div_ceil(64)]);
+                for (j, x) in seen.iter().enumerate() {
+                    if *x == Scalar::ONE {
+                        m.1[j / 64] |= 1 << (j % 64);
+                    } else if !bool::from(x.is_zero()) {
+                        m.0[j / 64] |= 1 << (j % 64);
+                    }
+                }
+                m
+            };
+            let l = classify(&aux);
+            assert_eq!(l, reference(&aux), "L, len {len}");
+            let seen: Vec<Scalar> = pos.iter().map(|&p| aux[p as usize]).collect();
+            assert_eq!(select(&l, &pos), reference(&seen), "selected, len {len}");
         }
     }
 }
