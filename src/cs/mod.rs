@@ -7,6 +7,7 @@ mod density;
 mod direct;
 mod evals;
 pub mod foreign;
+pub(crate) mod fr;
 mod lc;
 pub mod pce;
 mod prover;

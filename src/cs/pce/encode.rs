@@ -13,8 +13,8 @@ use blstrs::Scalar;
 use ff::Field;
 
 use super::error::PceError;
-use super::fr::{limbs, Limbs};
 use super::layout::{Coeff, Pce, GENERAL};
+use crate::cs::fr::{limbs, Limbs};
 use crate::cs::shape::{absorb_coded, mix, StructureDigest};
 use crate::cs::{Densities, Density, Shape};
 

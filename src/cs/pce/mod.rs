@@ -35,7 +35,6 @@
 
 mod encode;
 mod error;
-pub(crate) mod fr;
 mod layout;
 mod record;
 mod record_par;

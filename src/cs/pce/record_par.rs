@@ -16,9 +16,9 @@ use rayon::prelude::*;
 
 use super::encode::{Encoder, Part, RawTerm, RecordOptions, INPUT_TAG};
 use super::error::PceError;
-use super::fr::{limbs, Limbs};
 use super::layout::{Coeff, Pce, GENERAL};
 use super::record::raw_col;
+use crate::cs::fr::{limbs, Limbs};
 use crate::cs::shape::{finish_blocks, mix, stripe_of, DIGEST_BLOCK, OUTER_SEED};
 use crate::cs::witness::{EV_ALLOC, EV_ENFORCE, EV_INPUT, FINGERPRINT_SEED};
 use crate::cs::{

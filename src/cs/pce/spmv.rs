@@ -10,8 +10,8 @@ use std::mem::MaybeUninit;
 use blstrs::Scalar;
 use rayon::prelude::*;
 
-use super::fr::{self, as_limbs, Limbs};
 use super::layout::{Coeff, Pce, GENERAL};
+use crate::cs::fr::{self, as_limbs, Limbs};
 use crate::cs::Evals;
 
 /// Evaluates the record's rows against `w` (aux values, then inputs): returns a, b, c of length

@@ -1,10 +1,12 @@
-//! Fr addition, subtraction and doubling on raw Montgomery limbs, for the SpMV inner loop.
+//! Fr on blst's raw Montgomery limbs: addition, subtraction and doubling for the PCE SpMV's inner loop, and
+//! tests of zero and one for the loops that branch on them.
 //!
 //! Why: `blstrs::Scalar`'s `+`/`-` are calls into blst, and for a 4-limb add the call costs about as much as
 //! the work; the SpMV does almost nothing but adds (±1 and ±2^k coefficients are 90–99% of the terms of the
 //! sample circuits), so they are done here inline. Multiplication still goes to blst (its mulx assembly).
 //! Addition, subtraction and doubling are the same in Montgomery form as on plain values, so the limbs are
-//! used as they are.
+//! used as they are. `==` and `is_zero` on a `Scalar` are constant-time (`subtle`): where the answer is
+//! branched on at once (a term of one, a bit of the witness), [`is_zero`] and [`is_one`] compare limbs.
 
 use blstrs::Scalar;
 
@@ -107,6 +109,24 @@ fn reduce_once(s: Limbs) -> Limbs {
     }
 }
 
+/// R mod r: one in Montgomery form.
+const ONE: Limbs =
+    [0x0000_0001_ffff_fffe, 0x5884_b7fa_0003_4802, 0x998c_4fef_ecbc_4ff5, 0x1824_b159_acc5_056f];
+
+/// Whether `s` is zero, in variable time (the result is branched on; nothing is hidden by a constant-time form).
+#[inline(always)]
+pub(crate) fn is_zero(s: &Scalar) -> bool {
+    let l = limbs(s);
+    (l[0] | l[1] | l[2] | l[3]) == 0
+}
+
+/// Whether `s` is one, in variable time (see [`is_zero`]).
+#[inline(always)]
+pub(crate) fn is_one(s: &Scalar) -> bool {
+    let l = limbs(s);
+    ((l[0] ^ ONE[0]) | (l[1] ^ ONE[1]) | (l[2] ^ ONE[2]) | (l[3] ^ ONE[3])) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +144,28 @@ mod tests {
                 assert_eq!(scalar(add(&limbs(a), &limbs(b))), *a + b);
                 assert_eq!(scalar(sub(&limbs(a), &limbs(b))), *a - b);
             }
+        }
+    }
+
+    /// The limb tests against blstrs' own comparisons: zero, one, minus one, random values, and one with a
+    /// single bit of any limb flipped.
+    #[test]
+    fn zero_and_one_tests_match_blstrs() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut vals: Vec<Scalar> = (0..100).map(|_| Scalar::random(&mut rng)).collect();
+        vals.extend([Scalar::ZERO, Scalar::ONE, -Scalar::ONE, Scalar::ONE.double()]);
+        for limb in 0..4 {
+            for bit in [0, 1, 31, 62] {
+                let mut l = limbs(&Scalar::ONE);
+                l[limb] ^= 1 << bit;
+                // Below r: R mod r's top limb with bit 62 flipped is still below r's.
+                vals.push(scalar(l));
+            }
+        }
+        assert_eq!(limbs(&Scalar::ONE), ONE);
+        for v in &vals {
+            assert_eq!(is_zero(v), bool::from(v.is_zero()), "{v:?}");
+            assert_eq!(is_one(v), *v == Scalar::ONE, "{v:?}");
         }
     }
 }
