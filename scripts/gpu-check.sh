@@ -231,8 +231,8 @@ fi
 
 # 4. Soak: many proofs in one process with resident bases (srs_resident on); host RSS, the heap in use and
 # each GPU's used memory are printed before, after the warm-up run and along the way; the heap (as a share of
-# RSS) and each GPU's memory must stay flat within 1% from the end of the warm-up to the end (cuzk soak exits 1
-# otherwise). GPU_CHECK_SOAK=0 skips it; GPU_CHECK_SOAK_PROOFS
+# RSS) and each GPU's memory must stay flat within 1% from the end of the warm-up to their lowest over the
+# last half of the runs (cuzk soak exits 1 otherwise). GPU_CHECK_SOAK=0 skips it; GPU_CHECK_SOAK_PROOFS
 # sets the count (default 100, 20 in quick mode).
 soak_rows=()
 if [ "${GPU_CHECK_SOAK:-1}" != 0 ]; then

@@ -13,7 +13,9 @@
 //! A device's used memory is read after its stream-ordered pool is trimmed to what is allocated: the pool
 //! keeps freed scratch up to its release threshold by design, and how high it has grown depends on how the
 //! tails and msm_h happened to overlap, so one 32 MiB chunk more came in run 2, 3 or 5 alike, in builds with
-//! and without a change (docs/PERF.md, session ab). A leak holds its memory through the trim.
+//! and without a change (docs/PERF.md, session ab). A leak holds its memory through the trim. Even trimmed, one
+//! chunk came and went between runs (sessions ae and ai), so each quantity's end value is its lowest over
+//! the last half of the runs after the warm-up: a leak lifts all of them.
 
 use serde::Serialize;
 
@@ -123,17 +125,36 @@ impl Check {
     }
 }
 
-/// The soak's checks from the warm-up sample to the last: host RSS (held flat only where the heap is not
-/// known), the host's heap in use as a share of RSS, then each GPU's used memory.
-fn checks(warm: &MemSample, last: &MemSample) -> Vec<Check> {
-    let (rss, heap) = ((warm.rss_bytes, last.rss_bytes), warm.heap_bytes.zip(last.heap_bytes));
+/// The samples a check ends on: the last half of those after the warm-up (at least the last one). Each
+/// quantity's end value is its lowest there, the floor the process keeps coming back to: a leak lifts every
+/// one of them, while a 32 MiB chunk the device's pool takes at some runs and not at others (gpu0 1 342.8 →
+/// 1 374.8 MiB and back within one soak, sessions ab, ae and ai) lifts only some.
+fn tail(samples: &[MemSample], warm_at: usize) -> &[MemSample] {
+    let after = samples.len().saturating_sub(warm_at + 1);
+    &samples[samples.len() - (after / 2).max(1).min(samples.len())..]
+}
+
+/// The lowest of `v` over `tail` (`None` if any sample lacks it).
+fn floor(tail: &[MemSample], v: impl Fn(&MemSample) -> Option<u64>) -> Option<u64> {
+    tail.iter().map(v).try_fold(u64::MAX, |lo, x| x.map(|x| lo.min(x)))
+}
+
+/// The soak's checks from the warm-up sample to the floor of the `tail` samples ([`tail`]): host RSS (held
+/// flat only where the heap is not known), the host's heap in use as a share of RSS, then each GPU's used
+/// memory.
+fn checks(warm: &MemSample, tail: &[MemSample]) -> Vec<Check> {
+    let rss = (warm.rss_bytes, floor(tail, |s| Some(s.rss_bytes)).unwrap_or(warm.rss_bytes));
+    let heap = warm.heap_bytes.zip(floor(tail, |s| s.heap_bytes));
     let own = |name: String, (from, to): (u64, u64), checked| Check { name, from, to, base: from, checked };
     let mut v = vec![own("host RSS".into(), rss, heap.is_none())];
     if let Some((from, to)) = heap {
         v.push(Check { name: "host heap".into(), from, to, base: rss.0, checked: true });
     }
-    let gpus = warm.device_used_bytes.iter().zip(&last.device_used_bytes).enumerate();
-    v.extend(gpus.map(|(d, (&from, &to))| own(format!("gpu{d} used"), (from, to), true)));
+    let gpus = warm.device_used_bytes.iter().enumerate().map(|(d, &from)| {
+        let to = floor(tail, |s| s.device_used_bytes.get(d).copied()).unwrap_or(from);
+        own(format!("gpu{d} used"), (from, to), true)
+    });
+    v.extend(gpus);
     v
 }
 
@@ -170,7 +191,8 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
         samples.push(sample_now(made));
     }
     let warm_at = warm_up_runs(runs).min(samples.len() - 1);
-    let checks = checks(&samples[warm_at], &samples[samples.len() - 1]);
+    let end = tail(&samples, warm_at);
+    let checks = checks(&samples[warm_at], end);
     let grown: Vec<String> = checks
         .iter()
         .filter(|c| c.checked && c.growth_pct() > args.tolerance_pct)
@@ -180,7 +202,7 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
         let v = serde_json::json!({
             "sample": sample.name, "backend": backend.name(), "proofs": made, "runs": runs,
             "failed_proofs": failed, "srs_resident": toggles.on(Toggle::SrsResident),
-            "tolerance_pct": args.tolerance_pct, "warm_up_runs": warm_at, "samples": samples, "flat": grown.is_empty(),
+            "tolerance_pct": args.tolerance_pct, "warm_up_runs": warm_at, "end_samples": end.len(), "samples": samples, "flat": grown.is_empty(),
             "checks": checks.iter().map(|c| serde_json::json!({
                 "name": c.name, "from_bytes": c.from, "to_bytes": c.to, "base_bytes": c.base, "growth_pct": c.growth_pct(),
                 "checked": c.checked,
@@ -190,7 +212,15 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
     } else {
         print!(
             "{}",
-            table(&sample.name, backend.name(), (runs, warm_at), made, &samples, &checks, args.tolerance_pct)
+            table(
+                &sample.name,
+                backend.name(),
+                (runs, warm_at, end.len()),
+                made,
+                &samples,
+                &checks,
+                args.tolerance_pct
+            )
         );
     }
     if failed > 0 {
@@ -207,11 +237,11 @@ pub fn soak(args: SoakArgs) -> Result<(), CliError> {
 }
 
 /// The soak's table: memory before, after the warm-up run, at every tenth of the runs and at the end; then
-/// one line per quantity with its growth.
+/// one line per quantity with its growth to its floor over the last `tail_len` samples.
 fn table(
     name: &str,
     backend: &str,
-    (runs, warm_at): (usize, usize),
+    (runs, warm_at, tail_len): (usize, usize, usize),
     made: usize,
     samples: &[MemSample],
     checks: &[Check],
@@ -242,6 +272,7 @@ fn table(
         s.push_str(note);
         s.push('\n');
     }
+    s.push_str(&format!("end values: the lowest of the last {tail_len} samples (a leak lifts them all)\n"));
     for c in checks {
         let g = c.growth_pct();
         let verdict = match (c.checked, g > tol) {
@@ -269,29 +300,56 @@ mod tests {
     #[test]
     fn the_heap_is_checked_against_rss_where_known() {
         // RSS +2% (an allocator step), heap +1 MiB of 200 MiB RSS: 0.5%, flat at 1%.
-        let c = checks(&at(200, Some(50), &[600]), &at(204, Some(51), &[600]));
+        let c = checks(&at(200, Some(50), &[600]), &[at(204, Some(51), &[600])]);
         assert_eq!((c[0].name.as_str(), c[0].checked), ("host RSS", false));
         assert!((c[0].growth_pct() - 2.0).abs() < 1e-9);
         assert_eq!((c[1].name.as_str(), c[1].checked), ("host heap", true));
         assert!((c[1].growth_pct() - 0.5).abs() < 1e-9);
         assert_eq!((c[2].name.as_str(), c[2].checked), ("gpu0 used", true));
         assert_eq!(c[2].growth_pct(), 0.0);
-        let t = table("s", "gpu", (5, 1), 5, &[at(1, None, &[]), at(200, None, &[])], &c, 1.0);
+        let t = table("s", "gpu", (5, 1, 1), 5, &[at(1, None, &[]), at(200, None, &[])], &c, 1.0);
         assert!(t.contains("host RSS: 200.0 → 204.0 MiB (+2.00%; not checked"), "{t}");
         assert!(t.contains("host heap: 50.0 → 51.0 MiB of 200.0 MiB RSS (+0.50%, limit 1%) flat"), "{t}");
         // A heap that grows 4 MiB (2% of RSS) is a leak whatever RSS does.
-        let c = checks(&at(200, Some(50), &[]), &at(200, Some(54), &[]));
+        let c = checks(&at(200, Some(50), &[]), &[at(200, Some(54), &[])]);
         assert!((c[1].growth_pct() - 2.0).abs() < 1e-9);
     }
 
     #[test]
     fn rss_is_checked_where_the_heap_is_not_known() {
-        let c = checks(&at(200, None, &[600, 700]), &at(203, None, &[606, 700]));
+        let c = checks(&at(200, None, &[600, 700]), &[at(203, None, &[606, 700])]);
         assert_eq!((c[0].name.as_str(), c[0].checked, c.len()), ("host RSS", true, 3));
         assert!((c[0].growth_pct() - 1.5).abs() < 1e-9);
         assert!((c[1].growth_pct() - 1.0).abs() < 1e-9);
         assert_eq!(c[2].name, "gpu1 used");
-        let t = table("s", "gpu", (5, 1), 5, &[at(1, None, &[]), at(200, None, &[])], &c, 1.0);
+        let t = table("s", "gpu", (5, 1, 1), 5, &[at(1, None, &[]), at(200, None, &[])], &c, 1.0);
         assert!(t.contains("host RSS: 200.0 → 203.0 MiB (+1.50%, limit 1%) NOT FLAT"), "{t}");
+    }
+
+    /// The device series of session ai's gpu-check soak (a chunk taken at some runs, given back at others)
+    /// is flat; a chunk more at every run of the tail, or a steady climb, is a leak; the heap alike.
+    #[test]
+    fn the_end_value_is_the_floor_of_the_last_half() {
+        let series = |gpu: &[u64]| -> Vec<MemSample> {
+            gpu.iter()
+                .enumerate()
+                .map(|(i, &g)| MemSample { proofs: 2 * i, ..at(172, Some(46), &[g]) })
+                .collect()
+        };
+        let grew = |s: &[MemSample]| checks(&s[2], tail(s, 2))[2].growth_pct();
+        let seen = series(&[527, 1343, 1343, 1375, 1375, 1375, 1375, 1375, 1343, 1343, 1375]);
+        assert_eq!(tail(&seen, 2).len(), 4, "the last half of the 8 samples after the warm-up");
+        assert_eq!(grew(&seen), 0.0);
+        let stuck = series(&[527, 1343, 1343, 1375, 1375, 1375, 1375, 1375, 1375, 1375, 1375]);
+        assert!(grew(&stuck) > 2.0, "a chunk held through the whole tail");
+        let climb: Vec<u64> = (0..11).map(|i| 1343 + 8 * i).collect();
+        assert!(grew(&series(&climb)) > 2.0, "a steady climb");
+        // One sample after the warm-up: it alone is the tail.
+        let short = series(&[527, 1343, 1375]);
+        assert_eq!(tail(&short, 1).len(), 1);
+        assert!(checks(&short[1], tail(&short, 1))[2].growth_pct() > 2.0);
+        let heap = |h: &[u64]| -> Vec<MemSample> { h.iter().map(|&h| at(200, Some(h), &[])).collect() };
+        let leak = heap(&[4, 46, 46, 47, 48, 49, 50, 51]);
+        assert!(checks(&leak[1], tail(&leak, 1))[1].growth_pct() > 1.0, "the heap's floor climbs");
     }
 }
