@@ -40,6 +40,7 @@ pub fn host_info() -> HostInfo {
 pub const SPEED_SETTINGS: &[&str] = &[
     "CUZK_ALLOC",
     "CUZK_DEVICE_POOL_KEEP",
+    "CUZK_HUGE_PAGES",
     "CUZK_MEM_LIMIT",
     "CUZK_NVRTC_LIB",
     "CUZK_PINNED_POOL_MAX",

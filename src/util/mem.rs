@@ -10,6 +10,33 @@
 /// Bytes from which a buffer is worth huge pages (one 2 MiB page; smaller ones stay in 4 KiB pages).
 const HUGE_MIN: usize = 2 << 20;
 
+/// The environment variable that turns the huge-page advice off (`off`; `on`, the default, keeps it).
+pub const HUGE_PAGES_ENV: &str = "CUZK_HUGE_PAGES";
+
+/// Whether fresh large buffers are advised into huge pages: on unless `CUZK_HUGE_PAGES=off` (read once). Off
+/// is there to test a host where huge pages may cost a long compaction: a 32 GiB run whose a/b/c fell to the
+/// heap on a nearly full host stalled ~3 minutes, not yet pinned on the advice (docs/PERF.md, session ai).
+fn huge_pages() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        let v = std::env::var(HUGE_PAGES_ENV).ok();
+        huge_pages_from(v.as_deref()).unwrap_or_else(|bad| {
+            tracing::warn!("{HUGE_PAGES_ENV}={bad}: expected on or off; huge pages stay on");
+            true
+        })
+    })
+}
+
+/// `CUZK_HUGE_PAGES`'s value: unset or `on` → true, `off` → false, anything else an error naming it.
+fn huge_pages_from(v: Option<&str>) -> Result<bool, String> {
+    match v.map(str::trim) {
+        None => Ok(true),
+        Some(s) if s.eq_ignore_ascii_case("on") || s.is_empty() => Ok(true),
+        Some(s) if s.eq_ignore_ascii_case("off") => Ok(false),
+        Some(s) => Err(s.to_string()),
+    }
+}
+
 /// The whole pages of `v`'s spare capacity: (first, last) addresses, page-aligned (madvise needs that).
 #[cfg(target_os = "linux")]
 fn spare_pages<T>(v: &mut Vec<T>) -> (usize, usize) {
@@ -19,13 +46,14 @@ fn spare_pages<T>(v: &mut Vec<T>) -> (usize, usize) {
     (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE)
 }
 
-/// Asks for `v`'s spare capacity in transparent huge pages (from `HUGE_MIN` bytes; Linux only). Advice
-/// only: with huge pages off, or where the kernel refuses, the pages stay 4 KiB and nothing else changes.
+/// Asks for `v`'s spare capacity in transparent huge pages (from `HUGE_MIN` bytes; Linux; not with
+/// `CUZK_HUGE_PAGES=off`). Advice only: with huge pages off, or where the kernel refuses, the pages stay 4 KiB
+/// and nothing else changes.
 pub fn advise_huge<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         let (first, last) = spare_pages(v);
-        if last >= first + HUGE_MIN {
+        if last >= first + HUGE_MIN && huge_pages() {
             // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns, past its initialized
             // elements; MADV_HUGEPAGE only sets how the range's pages are backed and changes no byte. An error
             // (huge pages unsupported) is ignored: the advice is optional.
@@ -82,5 +110,14 @@ mod tests {
         advise_huge(&mut small);
         populate(&mut small);
         assert_eq!(small, [7]);
+    }
+
+    #[test]
+    fn the_huge_page_switch_reads_on_and_off_and_names_anything_else() {
+        assert_eq!(huge_pages_from(None), Ok(true));
+        assert_eq!(huge_pages_from(Some(" ON ")), Ok(true));
+        assert_eq!(huge_pages_from(Some("off")), Ok(false));
+        assert_eq!(huge_pages_from(Some("Off\n")), Ok(false));
+        assert_eq!(huge_pages_from(Some("no")), Err("no".to_string()));
     }
 }
