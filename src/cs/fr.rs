@@ -6,7 +6,7 @@
 //! sample circuits), so they are done here inline. Multiplication still goes to blst (its mulx assembly).
 //! Addition, subtraction and doubling are the same in Montgomery form as on plain values, so the limbs are
 //! used as they are. `==` and `is_zero` on a `Scalar` are constant-time (`subtle`): where the answer is
-//! branched on at once (a term of one, a bit of the witness), [`is_zero`] and [`is_one`] compare limbs.
+//! branched on at once (prep_msm's classification of the witness), [`is_zero`] and [`is_one`] compare limbs.
 
 use blstrs::Scalar;
 
