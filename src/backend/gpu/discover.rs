@@ -120,7 +120,26 @@ pub fn nvrtc_version() -> Option<(i32, i32)> {
 }
 
 fn probe() -> Discovery {
-    let mut d = Discovery { devices: Vec::new(), nvrtc: nvrtc_version(), driver: None, reason: None };
+    // NVRTC (a ~100 MB library to map) loads beside the driver's start: a one-shot proof waits for both.
+    std::thread::scope(|s| {
+        let nvrtc = s.spawn(|| {
+            let v = nvrtc_version();
+            crate::util::marks::mark("nvrtc_loaded");
+            v
+        });
+        let mut d = probe_driver();
+        d.nvrtc = nvrtc.join().unwrap_or(None);
+        if d.nvrtc.is_none() && d.reason.is_none() {
+            d.devices.clear();
+            d.reason = Some(format!("NVRTC not found (libnvrtc.so; set LD_LIBRARY_PATH or {NVRTC_LIB_ENV})"));
+        }
+        d
+    })
+}
+
+/// The driver's half of [`probe`]: the devices, or why none is usable (`nvrtc` left for the caller).
+fn probe_driver() -> Discovery {
+    let mut d = Discovery { devices: Vec::new(), nvrtc: None, driver: None, reason: None };
     if !driver_present() {
         d.reason = Some("no CUDA driver (libcuda.so not found)".into());
         return d;
@@ -129,6 +148,7 @@ fn probe() -> Discovery {
         d.reason = Some(format!("CUDA driver failed to initialise: {e}"));
         return d;
     }
+    crate::util::marks::mark("cuda_initialised");
     let mut v = 0;
     // SAFETY: the driver is loaded and initialised; the pointer is valid for a write.
     if unsafe { dsys::cuDriverGetVersion(&mut v) } == dsys::CUresult::CUDA_SUCCESS {
@@ -154,10 +174,6 @@ fn probe() -> Discovery {
                 return d;
             }
         }
-    }
-    if d.nvrtc.is_none() {
-        d.devices.clear();
-        d.reason = Some(format!("NVRTC not found (libnvrtc.so; set LD_LIBRARY_PATH or {NVRTC_LIB_ENV})"));
     }
     d
 }
