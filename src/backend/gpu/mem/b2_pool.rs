@@ -1,7 +1,7 @@
-//! The page-locked host pool synthesis writes a/b/c into (toggle B2 with `pce`): blocks allocated once with
-//! `cuMemHostAlloc` (portable, so every device's context sees them as page-locked), lent to synthesis, read
-//! by the copy engine straight into the lane's device buffers (one DMA per vector, no host copy), and given
-//! back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold), and the
+//! The page-locked host pool synthesis writes a/b/c into (toggle B2 with `pce`): blocks mapped once, in huge
+//! pages where allowed, and registered with the driver (portable, so every device's context sees them as
+//! page-locked), lent to synthesis, read by the copy engine straight into the lane's device buffers (one DMA
+//! per vector, no host copy), and given back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold), and the
 //! pool never holds more than its byte cap ([`caps`], widened to a run's window): past it a/b/c go through
 //! the heap, as with the pool off, and the run says so once.
 
@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use blstrs::Scalar;
-use cudarc::driver::{sys, CudaContext, PinnedHostSlice};
+use cudarc::driver::{sys, CudaContext};
 
 use crate::cs::{HostBlock, HostPool};
 
@@ -62,17 +62,53 @@ pub struct PinnedPool {
     capped: std::sync::Once,
 }
 
-/// One allocation and its first scalar.
+/// One block: an anonymous mapping registered with the driver while it lives.
+///
+/// Why not `cuMemHostAlloc`: it maps and zeroes its 4 KiB pages under a lock the driver's other allocations
+/// wait on. A fresh process's first three blocks (86 MB each at 2 KiB) took 30–50 ms apiece, and the SRS's
+/// device allocation waited for all three, ~100 ms of a one-shot proof (docs/PERF.md, session aj).
+/// Registering pages already mapped ran at 22–33 GB/s there.
 struct Mem {
-    slice: PinnedHostSlice<u8>,
+    ctx: Arc<CudaContext>,
+    map: memmap2::MmapMut,
     ptr: *mut Scalar,
     scalars: usize,
 }
 
-// SAFETY: `ptr` points into `slice`, which is Send + Sync; a block is used by one owner at a time.
+// SAFETY: `ptr` points into `map`, which this block owns; a block is used by one owner at a time.
 unsafe impl Send for Mem {}
 // SAFETY: as above.
 unsafe impl Sync for Mem {}
+
+impl Mem {
+    /// `bytes` of fresh memory, mapped now and page-locked; `Err` names the step that failed.
+    fn new(ctx: &Arc<CudaContext>, bytes: usize, scalars: usize) -> Result<Mem, String> {
+        let mut map = memmap2::MmapMut::map_anon(bytes).map_err(|e| format!("mapping {bytes} bytes: {e}"))?;
+        crate::util::mem::populate_map(&mut map);
+        ctx.bind_to_thread().map_err(|e| e.to_string())?;
+        let ptr = map.as_mut_ptr();
+        // SAFETY: `map` is a live private mapping of `bytes` bytes, unregistered until `Drop` and unmapped only
+        // after that; PORTABLE makes it page-locked for every context.
+        let r = unsafe { sys::cuMemHostRegister_v2(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(format!("cuMemHostRegister of {bytes} bytes: {r:?}"));
+        }
+        Ok(Mem { ctx: Arc::clone(ctx), map, ptr: ptr.cast(), scalars })
+    }
+
+    fn bytes(&self) -> usize {
+        self.map.len()
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        // The registration ends before the mapping does (the field drops after this).
+        let _ = self.ctx.bind_to_thread();
+        // SAFETY: `map` was registered by `Mem::new` and is unregistered exactly once.
+        let _ = unsafe { sys::cuMemHostUnregister(self.map.as_mut_ptr().cast()) };
+    }
+}
 
 impl PinnedPool {
     /// An empty pool allocating in `ctx` and holding at most `caps` bytes.
@@ -110,23 +146,17 @@ impl PinnedPool {
                 return None;
             }
         }
-        // SAFETY: the block is written by synthesis before any of it is read (Evals::set_len / push).
         // Milestones: a fresh process's first blocks are allocated while the SRS goes up (session af).
         crate::util::marks::mark_with(|| format!("b2_alloc_begins bytes={bytes}"));
-        let r = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
+        let r = Mem::new(&self.ctx, bytes, scalars);
         crate::util::marks::mark("b2_alloc_done");
-        match r.and_then(|mut s| s.as_mut_ptr().map(|p| (p, s))) {
-            Ok((p, slice)) if (p as usize).is_multiple_of(std::mem::align_of::<Scalar>()) => {
+        match r {
+            Ok(m) => {
                 self.held.fetch_add(bytes as u64, Ordering::Relaxed);
-                Some(Mem { slice, ptr: p.cast(), scalars })
+                Some(m)
             }
-            Ok(_) => None,
             Err(e) => {
-                self.warned.call_once(|| {
-                    tracing::warn!(
-                        "pinned pool: cuMemHostAlloc of {bytes} bytes: {e}; a/b/c go through the heap"
-                    )
-                });
+                self.warned.call_once(|| tracing::warn!("pinned pool: {e}; a/b/c go through the heap"));
                 None
             }
         }
@@ -143,7 +173,7 @@ impl PinnedPool {
     }
 
     fn free(&self, m: Mem) {
-        let bytes = m.slice.num_bytes() as u64;
+        let bytes = m.bytes() as u64;
         self.held.fetch_sub(bytes, Ordering::Relaxed);
         drop(m);
     }

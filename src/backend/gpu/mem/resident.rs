@@ -17,6 +17,33 @@ pub fn upload<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
     upload_on(&gpu.stream, v)
 }
 
+/// Bytes from which [`upload_locked`] page-locks a section for its copy: a 2 KiB C2's smallest SRS section
+/// (B_G1, 66 MB) is past it; a tiny circuit's bases are not worth a registration.
+const LOCK_MIN: usize = 8 << 20;
+
+/// [`upload`] of an SRS section, page-locked in place for its copy (`cuMemHostRegister`, then one DMA; the
+/// registration ends before this returns). On the H200 the real 2 KiB C2's H (402 MB) went up in 12–18 ms
+/// of registration and ~10 ms of copy against 69–184 ms pageable (docs/PERF.md, session aj). A section the
+/// driver will not register (e.g. one another lane has registered for its own copy) goes up pageable.
+pub fn upload_locked<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
+    let bytes = std::mem::size_of_val(v);
+    if bytes < LOCK_MIN {
+        return upload(gpu, v);
+    }
+    use cudarc::driver::sys;
+    gpu.ctx.bind_to_thread()?;
+    let p = v.as_ptr() as *mut std::ffi::c_void;
+    // SAFETY: `v` is a live host slice of `bytes` bytes, borrowed for this whole function, and unregistered
+    // below after the copy has completed (`upload` synchronizes); flags 0 = page-lock only, no byte changes.
+    if unsafe { sys::cuMemHostRegister_v2(p, bytes, 0) } != sys::CUresult::CUDA_SUCCESS {
+        return upload(gpu, v);
+    }
+    let r = upload(gpu, v);
+    // SAFETY: registered just above, unregistered once.
+    let _ = unsafe { sys::cuMemHostUnregister(p) };
+    r
+}
+
 /// [`upload`] on stream `s` (`tailseq`'s gathered bases, which must not queue behind the lane's msm_h).
 pub fn upload_on<T: Limbs>(s: &Arc<CudaStream>, v: &[T]) -> GResult<CudaSlice<u64>> {
     let dev = if v.is_empty() { s.alloc_zeros::<u64>(1)? } else { s.clone_htod(limbs(v))? };

@@ -12,7 +12,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView};
 use super::super::device::Gpu;
 use super::super::error::{GResult, GpuError};
 use super::super::kernels::msm::shift::{self, ShiftedBases};
-use super::resident::{matches, upload, upload_on};
+use super::resident::{matches, upload_locked, upload_on};
 use crate::backend::api::{Bases, BasesId, CallId, ParamsId, Query, SrsRef};
 use crate::backend::resident::{ResidentKey, ResidentSet};
 use crate::vocab::{Phase, Probe, Site, Span};
@@ -61,7 +61,7 @@ impl DeviceSrs {
                         span = Some(probe.open(site));
                     }
                     h_uploaded |= q == Query::H;
-                    upload(gpu, host)
+                    upload_locked(gpu, host)
                 },
             )?;
         }
@@ -100,7 +100,7 @@ impl DeviceSrs {
                     .arg("bytes", bytes)
                     .arg("query", query.name());
                 let _span = probe.open(site);
-                upload(gpu, host)
+                upload_locked(gpu, host)
             },
         )?;
         Ok(())
