@@ -69,6 +69,10 @@ fn device_used() -> Vec<u64> {
         Ok(gs) => gs
             .iter()
             .map(|g| {
+                // Frees are stream-ordered: one still queued behind a stream holds its memory through the
+                // trim. Waiting for the device first makes a sample the same after every run (a guess at
+                // the 32 MiB chunk that came and went, not yet checked on a device).
+                let _ = g.ctx.synchronize();
                 if let Some(p) = &g.pool {
                     p.trim(&g.ctx);
                 }
