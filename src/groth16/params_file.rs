@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use blstrs::{G1Affine, G2Affine};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
@@ -198,63 +199,91 @@ fn parse_released(
     let [ic, h, l, a, b_g1, b_g2] = &lay.sections;
     let vk = VerifyingKey::read_src(&mut Src::new(&bytes[..ic.end() as usize], origin))?;
     let g1 = |b: &[u8]| decode_g1(b, check);
+    let g2 = |b: &[u8]| decode_g2(b, check);
     let id = ParamsId::fresh();
-    let stage = |section: SrsSection<'_>| {
-        if let Some(f) = on {
-            let name = match section {
-                SrsSection::G1(q, _) => q.name(),
-                SrsSection::BG2(_) => "b_g2",
-            };
-            crate::util::marks::mark_with(|| format!("params_{name}_stage_begins"));
-            f(id, section);
-            crate::util::marks::mark_with(|| format!("params_{name}_staged"));
-        }
-    };
     let decoded = |span: &SectionSpan, name: &str| {
         release(span);
         crate::util::marks::mark(&format!("params_{name}_decoded"))
     };
     release(ic);
-    let hv = decode_points(bytes, h, origin, g1)?;
-    decoded(h, "h");
-    let lv = beside(
-        on.is_some(),
-        || stage(SrsSection::G1(Query::H, &hv)),
-        || decode_points(bytes, l, origin, g1),
-    )?;
-    decoded(l, "l");
-    let av = beside(
-        on.is_some(),
-        || stage(SrsSection::G1(Query::L, &lv)),
-        || decode_points(bytes, a, origin, g1),
-    )?;
-    decoded(a, "a");
-    let bv = beside(
-        on.is_some(),
-        || stage(SrsSection::G1(Query::A, &av)),
-        || decode_points(bytes, b_g1, origin, g1),
-    )?;
-    decoded(b_g1, "b_g1");
-    let b2v = beside(
-        on.is_some(),
-        || stage(SrsSection::G1(Query::BG1, &bv)),
-        || decode_points(bytes, b_g2, origin, |b: &[u8]| decode_g2(b, check)),
-    )?;
-    decoded(b_g2, "b_g2");
-    stage(SrsSection::BG2(&b2v));
+    let g1_spans = [(h, Query::H), (l, Query::L), (a, Query::A), (b_g1, Query::BG1)];
+    let Some(on) = on else {
+        let mut g1v: [Vec<G1Affine>; 4] = Default::default();
+        for ((span, q), v) in g1_spans.into_iter().zip(&mut g1v) {
+            *v = decode_points(bytes, span, origin, g1)?;
+            decoded(span, q.name());
+        }
+        let b2v = decode_points(bytes, b_g2, origin, g2)?;
+        decoded(b_g2, "b_g2");
+        let [hv, lv, av, bv] = g1v;
+        return Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id));
+    };
+    // The sections are decoded one after another on this thread and handed, in file order, to a stager
+    // thread, which passes each to `on` and keeps it. Decoding never waits for an upload: a fresh process's
+    // device opens ~75 ms after H is decoded, and the sections after H were each decoded only beside the
+    // previous one's upload (docs/PERF.md, session aj). The vectors are all kept anyway, so running ahead
+    // holds no more memory.
+    let (g1v, b2v, decoding) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<Decoded>();
+        let stager = s.spawn(move || {
+            let (mut g1v, mut b2v): ([Vec<G1Affine>; 4], _) = (Default::default(), None);
+            let mut next = 0;
+            for section in rx {
+                let name = section.name();
+                crate::util::marks::mark_with(|| format!("params_{name}_stage_begins"));
+                match section {
+                    Decoded::G1(q, v) => {
+                        on(id, SrsSection::G1(q, &v));
+                        if let Some(slot) = g1v.get_mut(next) {
+                            *slot = v;
+                        }
+                        next += 1;
+                    }
+                    Decoded::BG2(v) => {
+                        on(id, SrsSection::BG2(&v));
+                        b2v = Some(v);
+                    }
+                }
+                crate::util::marks::mark_with(|| format!("params_{name}_staged"));
+            }
+            (g1v, b2v.filter(|_| next == 4))
+        });
+        let decoding = (|| -> Result<()> {
+            for (span, q) in g1_spans {
+                let v = decode_points(bytes, span, origin, g1)?;
+                decoded(span, q.name());
+                let _ = tx.send(Decoded::G1(q, v));
+            }
+            let v = decode_points(bytes, b_g2, origin, g2)?;
+            decoded(b_g2, "b_g2");
+            let _ = tx.send(Decoded::BG2(v));
+            Ok(())
+        })();
+        drop(tx);
+        let (g1v, b2v) = stager.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (g1v, b2v, decoding)
+    });
+    decoding?;
+    // Every section reached the stager once the decoding succeeded (a stager's panic is resumed above).
+    let b2v =
+        b2v.ok_or_else(|| Error::io(origin, "stage", std::io::Error::other("a section was not staged")))?;
+    let [hv, lv, av, bv] = g1v;
     Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id))
 }
 
-/// `work()`, with `side()` on a thread beside it when `spawn` (else `side()` is skipped: it has nothing to
-/// do).
-fn beside<T>(spawn: bool, side: impl FnOnce() + Send, work: impl FnOnce() -> T) -> T {
-    if !spawn {
-        return work();
+/// A decoded section on its way to the stager ([`parse_released`]).
+enum Decoded {
+    G1(Query, Vec<G1Affine>),
+    BG2(Vec<G2Affine>),
+}
+
+impl Decoded {
+    fn name(&self) -> &'static str {
+        match self {
+            Decoded::G1(q, _) => q.name(),
+            Decoded::BG2(_) => "b_g2",
+        }
     }
-    std::thread::scope(|s| {
-        s.spawn(side);
-        work()
-    })
 }
 
 /// A read-only view of a file's bytes: a memory map, or an empty slice for an empty file.

@@ -524,6 +524,54 @@ fn mapped_rss_kb(path: &Path) -> u64 {
     total
 }
 
+/// The staged reader hands the sections over in file order, each once and whole, while it decodes ahead of
+/// the hand-off; a bad point stops it there: the sections before it were staged, the bad one and those
+/// after it never are, and the error names the point.
+#[test]
+fn staged_sections_come_in_file_order_and_stop_at_a_bad_point() {
+    use cuzk::backend::api::{Query, SrsSection};
+    use cuzk::groth16::params_file::parse_params_staged;
+    let r = &mut rng(11);
+    let b_g2: Vec<G2Affine> = (0..5).map(|_| g2(Scalar::random(&mut *r))).collect();
+    let p =
+        Parameters::new(rand_vk(r, 2), rand_g1s(r, 9), rand_g1s(r, 7), rand_g1s(r, 6), rand_g1s(r, 4), b_g2);
+    let mut bytes = Vec::new();
+    p.write(&mut bytes).unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let on = |_, s: SrsSection<'_>| {
+        let (name, len) = match s {
+            SrsSection::G1(q, v) => (q.name(), v.len()),
+            SrsSection::BG2(v) => ("b_g2", v.len()),
+        };
+        seen.lock().unwrap().push((name, len));
+    };
+    let read = parse_params_staged(&bytes, "mem", PointCheck::OnCurve, Some(&on)).unwrap();
+    assert_eq!(read, p);
+    let names = |q: Query| q.name();
+    let all = [
+        (names(Query::H), 9),
+        (names(Query::L), 7),
+        (names(Query::A), 6),
+        (names(Query::BG1), 4),
+        ("b_g2", 5),
+    ];
+    assert_eq!(*seen.lock().unwrap(), all);
+    seen.lock().unwrap().clear();
+    // A[3]'s x at or above p.
+    let offs = count_offsets(&p);
+    let (_, a, _, _) = offs.iter().find(|o| o.0 == Section::A).copied().unwrap();
+    let start = a + 4 + 3 * G1U;
+    bytes[start..start + 48].fill(0xff);
+    bytes[start] = 0x1f;
+    match parse_params_staged(&bytes, "mem", PointCheck::OnCurve, Some(&on)) {
+        Err(Error::BadPoint { section: Section::A, index: 3, offset, .. }) => {
+            assert_eq!(offset, start as u64)
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    assert_eq!(*seen.lock().unwrap(), all[..2]);
+}
+
 /// A params file's pages leave the process as its sections are decoded: by the last section's hand-off the
 /// mapping holds under a quarter of the 11 MB it read (they stay in the page cache only; what is left is
 /// the page cache's large folios around the last section, which a fault maps whole), and the points are the
