@@ -70,8 +70,8 @@ fn device_used() -> Vec<u64> {
             .iter()
             .map(|g| {
                 // Frees are stream-ordered: one still queued behind a stream holds its memory through the
-                // trim. Waiting for the device first makes a sample the same after every run (a guess at
-                // the 32 MiB chunk that came and went, not yet checked on a device).
+                // trim. On an H100, 40-proof soaks that trimmed without waiting took a 32 MiB chunk in one
+                // of two; waiting first, none of two (docs/PERF.md, session aj).
                 let _ = g.ctx.synchronize();
                 if let Some(p) = &g.pool {
                     p.trim(&g.ctx);

@@ -165,7 +165,7 @@ fn decode_points<T: Copy + Default + Send>(
 }
 
 /// Told each large section as soon as it is decoded, with the identity the params will have: the engine
-/// hands it to `Backend::stage_section`, so a section's upload runs under the next one's decode.
+/// hands it to `Backend::stage_section`, so a section's upload runs under the decoding of those after it.
 pub type OnSection<'a> = &'a (dyn Fn(ParamsId, SrsSection<'_>) + Sync);
 
 /// Parses a whole params file image: layout first, then the vk (fully checked), then the sections with
@@ -174,8 +174,8 @@ pub fn parse_params(bytes: &[u8], origin: &str, check: PointCheck) -> Result<Par
     parse_params_staged(bytes, origin, check, None)
 }
 
-/// [`parse_params`], handing each large section to `on` once decoded (on a thread of its own while the next
-/// section decodes; all of them are done when this returns).
+/// [`parse_params`], handing each large section to `on` once decoded, in file order, on a thread of its own
+/// while the sections after it decode; all of them are done when this returns.
 pub fn parse_params_staged(
     bytes: &[u8],
     origin: &str,
