@@ -1,9 +1,9 @@
 //! The page-locked host pool synthesis writes a/b/c into (toggle B2 with `pce`): blocks mapped once, in huge
 //! pages where allowed, and registered with the driver (portable, so every device's context sees them as
 //! page-locked), lent to synthesis, read by the copy engine straight into the lane's device buffers (one DMA
-//! per vector, no host copy), and given back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed (the release threshold), and the
-//! pool never holds more than its byte cap ([`caps`], widened to a run's window): past it a/b/c go through
-//! the heap, as with the pool off, and the run says so once.
+//! per vector, no host copy), and given back for the next circuit. Idle blocks beyond [`MAX_IDLE`] are freed
+//! (the release threshold), and the pool never holds more than its byte cap ([`caps`], widened to a run's
+//! window): past it a/b/c go through the heap, as with the pool off, and the run says so once.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,9 +65,9 @@ pub struct PinnedPool {
 /// One block: an anonymous mapping registered with the driver while it lives.
 ///
 /// Why not `cuMemHostAlloc`: it maps and zeroes its 4 KiB pages under a lock the driver's other allocations
-/// wait on. A fresh process's first three blocks (86 MB each at 2 KiB) took 30–50 ms apiece, and the SRS's
-/// device allocation waited for all three, ~100 ms of a one-shot proof (docs/PERF.md, session aj).
-/// Registering pages already mapped ran at 22–33 GB/s there.
+/// wait on. A fresh process's first three blocks (86 MB each at 2 KiB) took 30–50 ms apiece on the H200,
+/// and the SRS's device allocation waited for all three. Mapped first and then registered, a block takes
+/// 15–20 ms on an H100 (27–47 through `cuMemHostAlloc` in the same call; docs/PERF.md, session aj).
 struct Mem {
     ctx: Arc<CudaContext>,
     map: memmap2::MmapMut,
@@ -87,8 +87,8 @@ impl Mem {
         crate::util::mem::populate_map(&mut map);
         ctx.bind_to_thread().map_err(|e| e.to_string())?;
         let ptr = map.as_mut_ptr();
-        // SAFETY: `map` is a live private mapping of `bytes` bytes, unregistered until `Drop` and unmapped only
-        // after that; PORTABLE makes it page-locked for every context.
+        // SAFETY: `map` is a live private mapping of `bytes` bytes, unregistered in `Drop` before it is
+        // unmapped; PORTABLE makes it page-locked for every context.
         let r = unsafe { sys::cuMemHostRegister_v2(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE) };
         if r != sys::CUresult::CUDA_SUCCESS {
             return Err(format!("cuMemHostRegister of {bytes} bytes: {r:?}"));

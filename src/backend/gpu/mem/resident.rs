@@ -22,9 +22,10 @@ pub fn upload<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
 const LOCK_MIN: usize = 8 << 20;
 
 /// [`upload`] of an SRS section, page-locked in place for its copy (`cuMemHostRegister`, then one DMA; the
-/// registration ends before this returns). On the H200 the real 2 KiB C2's H (402 MB) went up in 12–18 ms
-/// of registration and ~10 ms of copy against 69–184 ms pageable (docs/PERF.md, session aj). A section the
-/// driver will not register (e.g. one another lane has registered for its own copy) goes up pageable.
+/// registration ends before this returns). On an H100 the real 2 KiB C2's H (402 MB) went up in 54–74 ms
+/// against 112–159 ms pageable, both beside the pool's first blocks; at 2^27 the five sections took 4.4 s
+/// (docs/PERF.md, session aj). A section the driver will not register (e.g. one another lane has
+/// registered for its own copy) goes up pageable.
 pub fn upload_locked<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
     let bytes = std::mem::size_of_val(v);
     if bytes < LOCK_MIN {
