@@ -42,8 +42,8 @@ for line in open(path):
         marks.setdefault(w[1], float(w[2].split("=")[1]))
     else:
         phases.setdefault(w[0], []).append(float(w[1].split("=")[1]))
-keys = ["run_begins", "device_started", "params_h_decoded", "params_h_staged", "params_b_g2_staged",
-        "run_ended", "command_done"]
+keys = ["cuda_initialised", "run_begins", "gpu_contexts_open", "device_started", "params_h_decoded",
+        "params_b_g2_decoded", "params_h_staged", "params_b_g2_staged", "run_ended", "command_done"]
 shown = " ".join(f"{k.replace('params_', '')}={marks[k]:.0f}" for k in keys if k in marks)
 print(f"{tag:<12} process {wall} ms | {shown}")
 names = ["pce_record", "synthesis", "srs_upload", "srs_load", "ntt_msm_h", "b_g2_msm", "verify"]
