@@ -39,6 +39,9 @@ pub fn upload_locked<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
     if unsafe { sys::cuMemHostRegister_v2(p, bytes, 0) } != sys::CUresult::CUDA_SUCCESS {
         return upload(gpu, v);
     }
+    // Milestone: the registration's share of a section's upload (a one-shot's H took 84 ms beside the pool's
+    // first blocks, L and A 19 ms each after them; docs/PERF.md, session aj).
+    crate::util::marks::mark_with(|| format!("srs_registered bytes={bytes}"));
     let r = upload(gpu, v);
     // SAFETY: registered just above, unregistered once.
     let _ = unsafe { sys::cuMemHostUnregister(p) };
