@@ -27,6 +27,23 @@ fn huge_pages() -> bool {
     })
 }
 
+/// Free memory a huge-page buffer must leave ([`huge_for`]).
+const HUGE_SLACK: u64 = 1 << 30;
+
+/// Whether a fresh buffer of `bytes` gets the huge-page advice: [`huge_pages`] on, and the kernel has that
+/// much memory free already (`MemFree`, with [`HUGE_SLACK`] to spare). Where it must first reclaim page cache,
+/// 2 MiB pages also need compaction: a 32 GiB run's recording circuit waited 14.2 s for its three 4.2 GB pool
+/// blocks in huge pages while the page cache held the params, against 0.7–1.2 s each earlier in the same
+/// run and 1.4–1.8 s in 4 KiB pages at the same point of another (docs/PERF.md, session ak).
+fn huge_for(bytes: usize) -> bool {
+    huge_pages() && huge_fits(bytes as u64, crate::util::meminfo::free_bytes())
+}
+
+/// [`huge_for`]'s test of free memory (`free` 0: unknown, so the advice stays).
+fn huge_fits(bytes: u64, free: u64) -> bool {
+    free == 0 || free >= bytes.saturating_add(HUGE_SLACK)
+}
+
 /// `CUZK_HUGE_PAGES`'s value: unset or `on` → true, `off` → false, anything else an error naming it.
 fn huge_pages_from(v: Option<&str>) -> Result<bool, String> {
     match v.map(str::trim) {
@@ -47,13 +64,13 @@ fn spare_pages<T>(v: &mut Vec<T>) -> (usize, usize) {
 }
 
 /// Asks for `v`'s spare capacity in transparent huge pages (from `HUGE_MIN` bytes; Linux; not with
-/// `CUZK_HUGE_PAGES=off`). Advice only: with huge pages off, or where the kernel refuses, the pages stay 4 KiB
-/// and nothing else changes.
+/// `CUZK_HUGE_PAGES=off`, nor where that much memory is not free already, `MemFree`). Advice only: with huge
+/// pages off, or where the kernel refuses, the pages stay 4 KiB and nothing else changes.
 pub fn advise_huge<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         let (first, last) = spare_pages(v);
-        if last >= first + HUGE_MIN && huge_pages() {
+        if last >= first + HUGE_MIN && huge_for(last - first) {
             // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns, past its initialized
             // elements; MADV_HUGEPAGE only sets how the range's pages are backed and changes no byte. An error
             // (huge pages unsupported) is ignored: the advice is optional.
@@ -94,8 +111,12 @@ pub fn populate<T>(v: &mut Vec<T>) -> bool {
 pub fn populate_map(map: &mut memmap2::MmapMut) -> bool {
     #[cfg(target_os = "linux")]
     {
-        if map.len() >= HUGE_MIN && huge_pages() {
-            let _ = map.advise(memmap2::Advice::HugePage);
+        if map.len() >= HUGE_MIN {
+            if huge_for(map.len()) {
+                let _ = map.advise(memmap2::Advice::HugePage);
+            } else {
+                crate::util::marks::mark_with(|| format!("huge_pages_skipped bytes={}", map.len()));
+            }
         }
         map.advise(memmap2::Advice::PopulateWrite).is_ok()
     }
@@ -106,9 +127,45 @@ pub fn populate_map(map: &mut memmap2::MmapMut) -> bool {
     }
 }
 
+/// A fresh anonymous mapping whose pages are already mapped ([`populate_map`]): a pinned-pool block before its
+/// registration, which [`crate::cs::HostPool::adopt`] makes a lent block. Mapped while the device is still
+/// starting, its zeroing stays out of the window where the SRS goes up: a one-shot's H (402 MB) took 79 ms
+/// to copy beside the pool's first three blocks, L 10 ms after them (docs/PERF.md, session ak).
+pub struct Populated(memmap2::MmapMut);
+
+impl Populated {
+    /// `bytes` of fresh zeroed memory, mapped now where the kernel allows ([`populate_map`]).
+    pub fn new(bytes: usize) -> std::io::Result<Populated> {
+        let mut map = memmap2::MmapMut::map_anon(bytes)?;
+        populate_map(&mut map);
+        Ok(Populated(map))
+    }
+
+    /// Its length in bytes.
+    pub fn bytes(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The mapping itself (the pool registers it and keeps it as a block).
+    pub fn into_map(self) -> memmap2::MmapMut {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Huge pages only where the memory is free already (or unknown), with the slack to spare.
+    #[test]
+    fn huge_pages_need_the_memory_free_already() {
+        let gib = 1u64 << 30;
+        assert!(huge_fits(4 * gib, 0), "unknown free memory keeps the advice");
+        assert!(huge_fits(4 * gib, 5 * gib));
+        assert!(!huge_fits(4 * gib, 5 * gib - 1), "the slack is kept");
+        assert!(!huge_fits(4 * gib, 2 * gib));
+        assert!(!huge_fits(u64::MAX, u64::MAX - 1));
+    }
 
     /// The advice and the mapping change no byte: values written before stay, values written after land,
     /// and the capacity is the one asked for (8 MiB: past [`HUGE_MIN`], so the huge-page advice is given).

@@ -20,6 +20,11 @@ pub fn memory_bytes() -> u64 {
     proc_kb(&read("/proc/meminfo"), "MemTotal:")
 }
 
+/// Memory free right now, not even holding page cache (`MemFree`), in bytes (0 where unknown).
+pub fn free_bytes() -> u64 {
+    proc_kb(&read("/proc/meminfo"), "MemFree:")
+}
+
 /// Memory the machine can still give without swapping: `MemAvailable`, capped by this process's cgroup
 /// (`memory.max` − `memory.current`, cgroup v2) where one is set; 0 where unknown.
 pub fn available_bytes() -> u64 {
