@@ -30,18 +30,6 @@ pub trait HostPool: Send + Sync {
     fn lend_within(&self, scalars: usize, _window: u64) -> Option<Box<dyn HostBlock>> {
         self.lend(scalars)
     }
-
-    /// A block of `scalars` scalars made of `map`, mapped ahead (while the device starts), within `window`
-    /// as for [`HostPool::lend_within`]; `None`, the default for a pool that cannot use it, drops the map.
-    fn adopt(
-        &self,
-        map: crate::util::mem::Populated,
-        scalars: usize,
-        window: u64,
-    ) -> Option<Box<dyn HostBlock>> {
-        let _ = (map, scalars, window);
-        None
-    }
 }
 
 /// A lent block and how many of its scalars are written.

@@ -1,8 +1,8 @@
-//! Mapping a fresh buffer's pages: in huge pages where the kernel allows, and in few calls.
+//! Mapping a fresh buffer's pages: in huge pages where the kernel allows, and in one call.
 //!
 //! Why: a fresh vector's pages are faulted in one at a time as it is first written (about 2.5 µs per 4 KiB
 //! page on dev-2c, docs/PERF.md); witness-only synthesis of the real 2 KiB C2 writes 86 MB that way, a
-//! third of its time. `madvise(MADV_POPULATE_WRITE)` (Linux ≥ 5.14) maps a range in one kernel entry;
+//! third of its time. `madvise(MADV_POPULATE_WRITE)` (Linux ≥ 5.14) maps the whole range in one kernel entry;
 //! `MADV_HUGEPAGE` first makes those pages 2 MiB ones where transparent huge pages are `madvise` or `always`:
 //! the kernel's share of that witness-only pass then fell from ~35% to the zeroing alone (~22%), 94 → 48 ms
 //! on dev-2c (docs/PERF.md, session z).
@@ -91,42 +91,22 @@ pub fn populate<T>(v: &mut Vec<T>) -> bool {
     #[cfg(target_os = "linux")]
     {
         let (first, last) = spare_pages(v);
-        // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns, past its initialized elements.
-        unsafe { populate_range(first, last) }
+        if last > first {
+            // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns, past its initialized
+            // elements; MADV_POPULATE_WRITE only maps the pages (as a first write would) and changes no byte.
+            // An error (an older kernel: EINVAL) leaves the pages to fault in as they are written.
+            return unsafe {
+                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_POPULATE_WRITE)
+            } == 0;
+        }
+        true
     }
     #[cfg(not(target_os = "linux"))]
     false
 }
 
-/// Bytes mapped per `MADV_POPULATE_WRITE` call: the kernel holds the process's memory-map lock for a whole
-/// call, and the CUDA driver's own mappings wait for that lock. A fresh process's device contexts opened
-/// 191–292 ms after `cuInit` while the pool's first blocks were mapped, one call each, against 146–178 ms when
-/// they were mapped after (H200; docs/PERF.md, session ak).
-#[cfg(target_os = "linux")]
-const POPULATE_CHUNK: usize = 4 << 20;
-
-/// Maps the pages of [first, last) (page-aligned) now, [`POPULATE_CHUNK`] bytes per call; false if the kernel
-/// refused (an older kernel: EINVAL), which leaves the pages to fault in as they are written.
-///
-/// # Safety
-/// [first, last) must lie inside one live mapping the caller owns; MADV_POPULATE_WRITE only maps the pages
-/// (as a first write would) and changes no byte.
-#[cfg(target_os = "linux")]
-unsafe fn populate_range(first: usize, last: usize) -> bool {
-    let mut at = first;
-    while at < last {
-        let len = POPULATE_CHUNK.min(last - at);
-        // SAFETY: [at, at + len) lies inside [first, last) (the caller's contract).
-        if unsafe { libc::madvise(at as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) } != 0 {
-            return false;
-        }
-        at += len;
-    }
-    true
-}
-
 /// [`populate`] for a fresh anonymous mapping (the pinned pool's blocks): huge pages advised, then every page
-/// mapped, a chunk per call; says whether it did (advice only, as there: a refusal leaves the pages to fault in as
+/// mapped in one call; says whether it did (advice only, as there: a refusal leaves the pages to fault in as
 /// they are written, or as the driver registers them).
 pub fn populate_map(map: &mut memmap2::MmapMut) -> bool {
     #[cfg(target_os = "linux")]
@@ -138,39 +118,12 @@ pub fn populate_map(map: &mut memmap2::MmapMut) -> bool {
                 crate::util::marks::mark_with(|| format!("huge_pages_skipped bytes={}", map.len()));
             }
         }
-        let first = map.as_mut_ptr() as usize;
-        // SAFETY: the range is `map`'s own, which the caller owns; a mapping starts at a page boundary.
-        unsafe { populate_range(first, first + map.len() / 4096 * 4096) }
+        map.advise(memmap2::Advice::PopulateWrite).is_ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = map;
         false
-    }
-}
-
-/// A fresh anonymous mapping whose pages are already mapped ([`populate_map`]): a pinned-pool block before its
-/// registration, which [`crate::cs::HostPool::adopt`] makes a lent block. Mapped while the device is still
-/// starting, its zeroing stays out of the window where the SRS goes up: a one-shot's H (402 MB) took 79 ms
-/// to copy beside the pool's first three blocks, L 10 ms after them (docs/PERF.md, session ak).
-pub struct Populated(memmap2::MmapMut);
-
-impl Populated {
-    /// `bytes` of fresh zeroed memory, mapped now where the kernel allows ([`populate_map`]).
-    pub fn new(bytes: usize) -> std::io::Result<Populated> {
-        let mut map = memmap2::MmapMut::map_anon(bytes)?;
-        populate_map(&mut map);
-        Ok(Populated(map))
-    }
-
-    /// Its length in bytes.
-    pub fn bytes(&self) -> usize {
-        self.0.len()
-    }
-
-    /// The mapping itself (the pool registers it and keeps it as a block).
-    pub fn into_map(self) -> memmap2::MmapMut {
-        self.0
     }
 }
 

@@ -12,7 +12,6 @@ use blstrs::Scalar;
 use cudarc::driver::{sys, CudaContext};
 
 use crate::cs::{HostBlock, HostPool};
-use crate::util::mem::Populated;
 
 /// Idle blocks kept for reuse: a, b, c of four circuits in flight (the pipeline's usual depth on one
 /// device); more are freed when returned.
@@ -84,14 +83,8 @@ unsafe impl Sync for Mem {}
 impl Mem {
     /// `bytes` of fresh memory, mapped now and page-locked; `Err` names the step that failed.
     fn new(ctx: &Arc<CudaContext>, bytes: usize, scalars: usize) -> Result<Mem, String> {
-        let map = Populated::new(bytes).map_err(|e| format!("mapping {bytes} bytes: {e}"))?;
-        Mem::register(ctx, map, scalars)
-    }
-
-    /// `map` page-locked as a block of `scalars` scalars.
-    fn register(ctx: &Arc<CudaContext>, map: Populated, scalars: usize) -> Result<Mem, String> {
-        let mut map = map.into_map();
-        let bytes = map.len();
+        let mut map = memmap2::MmapMut::map_anon(bytes).map_err(|e| format!("mapping {bytes} bytes: {e}"))?;
+        crate::util::mem::populate_map(&mut map);
         ctx.bind_to_thread().map_err(|e| e.to_string())?;
         let ptr = map.as_mut_ptr();
         // SAFETY: `map` is a live private mapping of `bytes` bytes, unregistered in `Drop` before it is
@@ -135,8 +128,8 @@ impl PinnedPool {
         self.held.load(Ordering::Relaxed)
     }
 
-    /// Whether `bytes` more fit under `cap` (idle blocks freed first if they would not); warns once when not.
-    fn admit(&self, bytes: usize, cap: u64) -> bool {
+    fn alloc(&self, scalars: usize, cap: u64) -> Option<Mem> {
+        let bytes = scalars.checked_mul(32)?;
         let held = self.held.load(Ordering::Relaxed);
         if held.saturating_add(bytes as u64) > cap {
             // Free idle blocks first: a smaller circuit's blocks should not keep a larger one off the pool.
@@ -150,17 +143,16 @@ impl PinnedPool {
                          half); a/b/c go through the heap"
                     )
                 });
-                return false;
+                return None;
             }
         }
-        true
-    }
-
-    /// A new block, counted as held; `None` (warned once) when the driver refused it.
-    fn held(&self, r: Result<Mem, String>) -> Option<Mem> {
+        // Milestones: a fresh process's first blocks are allocated while the SRS goes up (session af).
+        crate::util::marks::mark_with(|| format!("b2_alloc_begins bytes={bytes}"));
+        let r = Mem::new(&self.ctx, bytes, scalars);
+        crate::util::marks::mark("b2_alloc_done");
         match r {
             Ok(m) => {
-                self.held.fetch_add(m.bytes() as u64, Ordering::Relaxed);
+                self.held.fetch_add(bytes as u64, Ordering::Relaxed);
                 Some(m)
             }
             Err(e) => {
@@ -168,18 +160,6 @@ impl PinnedPool {
                 None
             }
         }
-    }
-
-    fn alloc(&self, scalars: usize, cap: u64) -> Option<Mem> {
-        let bytes = scalars.checked_mul(32)?;
-        if !self.admit(bytes, cap) {
-            return None;
-        }
-        // Milestones: a fresh process's first blocks are allocated while the SRS goes up (session af).
-        crate::util::marks::mark_with(|| format!("b2_alloc_begins bytes={bytes}"));
-        let r = Mem::new(&self.ctx, bytes, scalars);
-        crate::util::marks::mark("b2_alloc_done");
-        self.held(r)
     }
 
     fn give_back(&self, m: Mem) {
@@ -221,18 +201,6 @@ impl HostPool for Arc<PinnedPool> {
             Some(m) => m,
             None => self.alloc(scalars.max(1), self.caps.within(window))?,
         };
-        Some(Box::new(Block { mem: Some(mem), pool: Arc::clone(self) }))
-    }
-
-    fn adopt(&self, map: Populated, scalars: usize, window: u64) -> Option<Box<dyn HostBlock>> {
-        let bytes = map.bytes();
-        if scalars.checked_mul(32) != Some(bytes) || !self.admit(bytes, self.caps.within(window)) {
-            return None;
-        }
-        crate::util::marks::mark_with(|| format!("b2_adopt_begins bytes={bytes}"));
-        let r = Mem::register(&self.ctx, map, scalars);
-        crate::util::marks::mark("b2_adopt_done");
-        let mem = self.held(r)?;
         Some(Box::new(Block { mem: Some(mem), pool: Arc::clone(self) }))
     }
 }
