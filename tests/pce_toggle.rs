@@ -302,3 +302,40 @@ fn a_striped_recording_gives_the_one_pass_record_and_normal_assignments() {
     let spmv = events.iter().filter(|e| e.site.phase == Phase::Spmv).count();
     assert_eq!(spmv, 3, "circuit 0's assignment comes from the SpMV as the others'");
 }
+
+/// A fresh record is stored on a thread of its own: the call returns with the assignments, and once
+/// `wait_stored` returns the file holds the record byte for byte. A store that cannot be made (its folder is
+/// a file) adds one warning line naming the file, and the call's assignments are unaffected.
+#[test]
+fn a_record_is_stored_beside_the_call_and_a_failed_store_is_one_warning() {
+    let dir = temp("store");
+    let s = tiny(1);
+    let cs = s.sector_circuits(0);
+    let (shape, digest) = ShapeCounter::count_with_digest(&cs[0]).expect("count");
+    let want = cuzk::groth16::prover::synthesize(&Probe::silent(), &cs, &toggles("pce=off"), None, 0)
+        .expect("normal");
+    let file = pce_file(&dir, digest);
+    let slot = PceSlot::with_file(shape, digest, file.clone());
+    let got = synthesize_with(&Probe::silent(), &cs, &toggles("pce=on"), None, 0, Some(&slot), None)
+        .expect("recorded");
+    assert!(got.iter().zip(&want).all(|(g, w)| g.a == w.a && g.b == w.b && g.c == w.c));
+    slot.wait_stored();
+    assert!(slot.take_warnings().is_empty());
+    let stored = std::fs::read(&file).expect("stored once waited for");
+    assert_eq!(stored, slot.get().expect("the record").to_bytes(), "the file is the record");
+
+    let blocker = dir.join("not-a-folder");
+    std::fs::write(&blocker, b"a file where the folder should be").expect("blocker");
+    let bad = blocker.join("pce.bin");
+    let slot = PceSlot::with_file(shape, digest, bad.clone());
+    let got = synthesize_with(&Probe::silent(), &cs, &toggles("pce=on"), None, 0, Some(&slot), None)
+        .expect("recorded, store or not");
+    assert!(got.iter().zip(&want).all(|(g, w)| g.a == w.a && g.b == w.b && g.c == w.c));
+    slot.wait_stored();
+    // The failed read before the recording warns too ("unreadable"); the store adds exactly one line.
+    let w = slot.take_warnings();
+    let stores: Vec<_> = w.iter().filter(|l| l.contains("not stored")).collect();
+    assert_eq!(stores.len(), 1, "{w:?}");
+    assert!(stores[0].contains(&bad.display().to_string()) && !stores[0].contains('\n'), "{w:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -174,7 +174,10 @@ pub(super) fn run(
                     },
                     &probe,
                 );
-                warnings.extend(slot.iter().flat_map(|s| s.take_warnings()));
+                warnings.extend(slot.iter().flat_map(|s| {
+                    s.wait_stored();
+                    s.take_warnings()
+                }));
                 // The loader's error, if it failed, is the run's (the job only saw that params never came).
                 if let Some(h) = loader.take() {
                     let r = h.join().unwrap_or_else(|_| Err(EngineError::Panicked("params loader".into())));

@@ -30,7 +30,9 @@ pub struct PceSlot {
     /// Passes a recording runs at once (`Pce::record_striped`); 1: one pass, which also gives circuit 0's
     /// assignment.
     passes: AtomicUsize,
-    warnings: Mutex<Vec<String>>,
+    warnings: Arc<Mutex<Vec<String>>>,
+    /// A fresh record being stored to `file`, on a thread of its own ([`PceSlot::wait_stored`]).
+    storing: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl PceSlot {
@@ -44,14 +46,17 @@ impl PceSlot {
             record: Mutex::new(None),
             recording: AtomicBool::new(false),
             passes: AtomicUsize::new(1),
-            warnings: Mutex::new(Vec::new()),
+            warnings: Arc::new(Mutex::new(Vec::new())),
+            storing: Mutex::new(None),
         }
     }
 
     /// An empty slot that reads its record from `file` when it holds one of this shape, and writes it there
     /// (atomically) after recording.
     pub fn with_file(shape: Shape, digest: u64, file: PathBuf) -> PceSlot {
-        PceSlot { file: Some(file), ..PceSlot::new(shape, digest) }
+        let mut slot = PceSlot::new(shape, digest);
+        slot.file = Some(file);
+        slot
     }
 
     /// The shape this slot is for.
@@ -119,6 +124,17 @@ impl PceSlot {
         std::mem::take(&mut *lock(&self.warnings))
     }
 
+    /// Waits until a fresh record is stored in its file (or its store has failed, with a warning): the
+    /// engine calls it at the end of a run, so the record is on disk when the run returns.
+    pub fn wait_stored(&self) {
+        let handle = lock(&self.storing).take();
+        if let Some(h) = handle {
+            if h.join().is_err() {
+                self.warn("PCE record: its store panicked; recorded again next process".into());
+            }
+        }
+    }
+
     fn warn(&self, w: String) {
         lock(&self.warnings).push(w);
     }
@@ -158,19 +174,19 @@ impl PceSlot {
         self.check(&pce)?;
         let pce = Arc::new(pce);
         *held = Some(pce.clone());
-        // The other circuits of the shape go on with the record while it is stored (6.5 GB at porep-32g: 23 s
-        // on the device host's disk), streamed, not copied into one 11.7 GiB buffer first.
+        // Every circuit of the shape, this one included, goes on with the record while it is stored on a
+        // thread of its own (6.5 GB at porep-32g, ~16 s on the device host's disk, streamed): the recording
+        // circuit waited for the store, and a 32 GiB sector's GPU with it, 11.3 s (docs/PERF.md, session ak).
         drop(held);
-        if let Some(file) = &self.file {
-            let stored = file
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| crate::util::write_atomic_with(file, |w| pce.write_to(w)));
-            if let Err(e) = stored {
-                self.warn(format!(
-                    "PCE record {}: not stored ({e}); recorded again next process",
-                    file.display()
-                ));
+        if let Some(file) = self.file.clone() {
+            self.wait_stored();
+            let (record, warnings) = (pce.clone(), self.warnings.clone());
+            let store = move || store_record(&file, &record, &warnings);
+            match std::thread::Builder::new().name("pce-store".into()).spawn(store) {
+                Ok(h) => *lock(&self.storing) = Some(h),
+                Err(e) => {
+                    self.warn(format!("PCE record: not stored (no thread: {e}); recorded again next process"))
+                }
             }
         }
         Ok((pce, asg))
@@ -197,6 +213,25 @@ impl PceSlot {
                 None
             }
         }
+    }
+}
+
+/// Writes `pce` to `file` atomically (its folder made first); a failure becomes one warning line.
+fn store_record(file: &std::path::Path, pce: &Pce, warnings: &Mutex<Vec<String>>) {
+    let stored = file
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| crate::util::write_atomic_with(file, |w| pce.write_to(w)));
+    match stored {
+        Ok(()) => crate::util::marks::mark("pce_stored"),
+        Err(e) => lock(warnings)
+            .push(format!("PCE record {}: not stored ({e}); recorded again next process", file.display())),
+    }
+}
+
+impl Drop for PceSlot {
+    fn drop(&mut self) {
+        self.wait_stored();
     }
 }
 
