@@ -4,7 +4,9 @@
 # already holds them, then whole sectors proved in a fresh process, with host and device memory sampled.
 #
 #   scripts/sector-32g.sh            env: SECTORS (1), CALL_S (seconds for the whole call, 570),
-#                                         SETUP_S (limit for the setup, 420), BUDGET (--mem-budget, 110G),
+#                                         SETUP_S (limit for the setup, 420), SETUP (0: skip it, for a
+#                                         second run in one call: a cached entry's check reads all 48 GB,
+#                                         38–45 s), BUDGET (--mem-budget, 110G),
 #                                         SET (--set, e.g. a2=on; none by default), CUZK_SYNTH_WORKERS (2),
 #                                         SAMPLE (samples/porep-32g.toml), CUZK (dev/cuzk), TESTS (a
 #                                         tests/gpu.rs binary: its setup tests run first), FIL_TESTS (a
@@ -41,10 +43,14 @@ if [ -n "${TESTS:-}" ]; then
 fi
 
 ts=$(date +%s)
-timeout "${SETUP_S:-420}" "$cuzk" setup --sample "$sample" --backend gpu > "$o/setup.txt" 2>&1
-echo "setup rc=$? in $(( $(date +%s) - ts )) s (at $(( $(date +%s) - t0 )) s); the kernel still writing back:" \
-  "$(awk '/^(Dirty|Writeback):/{s+=$2} END{printf "%.1f GiB", s/1048576}' /proc/meminfo)"
-tr '\r' '\n' < "$o/setup.txt" | grep -E 'done in|generated|cached|error' | tail -12
+if [ "${SETUP:-1}" = 0 ]; then
+  echo "setup skipped (SETUP=0: the params are in the cache already)" | tee "$o/setup.txt"
+else
+  timeout "${SETUP_S:-420}" "$cuzk" setup --sample "$sample" --backend gpu > "$o/setup.txt" 2>&1
+  echo "setup rc=$? in $(( $(date +%s) - ts )) s (at $(( $(date +%s) - t0 )) s); the kernel still writing back:" \
+    "$(awk '/^(Dirty|Writeback):/{s+=$2} END{printf "%.1f GiB", s/1048576}' /proc/meminfo)"
+  tr '\r' '\n' < "$o/setup.txt" | grep -E 'done in|generated|cached|error' | tail -12
+fi
 
 if [ "$(left)" -gt 60 ]; then
   tp=$(date +%s)
