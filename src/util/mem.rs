@@ -143,7 +143,8 @@ mod tests {
     }
 
     /// The advice and the mapping change no byte: values written before stay, values written after land,
-    /// and the capacity is the one asked for (8 MiB: past [`HUGE_MIN`], so the huge-page advice is given).
+    /// and the capacity is the one asked for (8 MiB: past [`HUGE_MIN`], advised where
+    /// memory is free, as on CI).
     #[test]
     fn advice_and_mapping_keep_every_value() {
         let n = 1 << 20;
@@ -164,7 +165,7 @@ mod tests {
 
     /// A populated mapping (the pinned pool's block) is resident before its first write (where the kernel
     /// populates), still all zeros, keeps its length, and holds what is written to it afterwards, at both
-    /// ends and between (6 MiB: huge pages advised).
+    /// ends and between (6 MiB: huge pages advised where memory is free).
     #[test]
     fn a_populated_mapping_reads_zero_and_keeps_writes() {
         let len = 6 << 20;
