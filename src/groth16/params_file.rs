@@ -207,24 +207,72 @@ fn parse_released(
     };
     release(ic);
     let g1_spans = [(h, Query::H), (l, Query::L), (a, Query::A), (b_g1, Query::BG1)];
-    let Some(on) = on else {
-        let mut g1v: [Vec<G1Affine>; 4] = Default::default();
-        for ((span, q), v) in g1_spans.into_iter().zip(&mut g1v) {
-            *v = decode_points(bytes, span, origin, g1)?;
+    let produce = |send: &mut dyn FnMut(Ready)| -> Result<()> {
+        for (span, q) in g1_spans {
+            let v = decode_points(bytes, span, origin, g1)?;
             decoded(span, q.name());
+            send(Ready::G1(q, v));
         }
-        let b2v = decode_points(bytes, b_g2, origin, g2)?;
+        let v = decode_points(bytes, b_g2, origin, g2)?;
         decoded(b_g2, "b_g2");
-        let [hv, lv, av, bv] = g1v;
-        return Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id));
+        send(Ready::BG2(v));
+        Ok(())
     };
-    // The sections are decoded one after another on this thread and handed, in file order, to a stager
-    // thread, which passes each to `on` and keeps it. Decoding never waits for an upload: a fresh process's
-    // device opens ~75 ms after H is decoded, and the sections after H were each decoded only beside the
-    // previous one's upload (docs/PERF.md, session aj). The vectors are all kept anyway, so running ahead
-    // holds no more memory.
-    let (g1v, b2v, decoding) = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel::<Decoded>();
+    let ([hv, lv, av, bv], b2v) = match on {
+        Some(on) => staged(id, on, origin, produce)?,
+        None => unstaged(produce)?,
+    };
+    Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id))
+}
+
+/// A large section read or decoded, on its way to [`staged`]'s stager (or straight to [`unstaged`]'s sets).
+pub(super) enum Ready {
+    /// A G1 query's points.
+    G1(Query, Vec<G1Affine>),
+    /// B_G2's points.
+    BG2(Vec<G2Affine>),
+}
+
+impl Ready {
+    fn name(&self) -> &'static str {
+        match self {
+            Ready::G1(q, _) => q.name(),
+            Ready::BG2(_) => "b_g2",
+        }
+    }
+}
+
+/// The four G1 queries (H, L, A, B_G1) and B_G2 of a set.
+pub(super) type Sections = ([Vec<G1Affine>; 4], Vec<G2Affine>);
+
+/// Runs `produce`, which sends the large sections in file order (H, L, A, B_G1, then B_G2), and keeps them.
+pub(super) fn unstaged(produce: impl FnOnce(&mut dyn FnMut(Ready)) -> Result<()>) -> Result<Sections> {
+    let (mut g1v, mut b2v): Sections = Default::default();
+    let mut next = 0;
+    produce(&mut |r| match r {
+        Ready::G1(_, v) => {
+            if let Some(slot) = g1v.get_mut(next) {
+                *slot = v;
+            }
+            next += 1;
+        }
+        Ready::BG2(v) => b2v = v,
+    })?;
+    Ok((g1v, b2v))
+}
+
+/// [`unstaged`], with a stager thread beside `produce` that hands each section to `on` under `id` as it comes
+/// (in file order) and keeps it. `produce` never waits for an upload: a fresh process's device opens ~75 ms
+/// after H is decoded, and the sections after H were each decoded only beside the previous one's upload
+/// (docs/PERF.md, session aj). The vectors are all kept anyway, so running ahead holds no more memory.
+pub(super) fn staged(
+    id: ParamsId,
+    on: OnSection<'_>,
+    origin: &str,
+    produce: impl FnOnce(&mut dyn FnMut(Ready)) -> Result<()>,
+) -> Result<Sections> {
+    let (g1v, b2v, produced) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<Ready>();
         let stager = s.spawn(move || {
             let (mut g1v, mut b2v): ([Vec<G1Affine>; 4], _) = (Default::default(), None);
             let mut next = 0;
@@ -232,14 +280,14 @@ fn parse_released(
                 let name = section.name();
                 crate::util::marks::mark_with(|| format!("params_{name}_stage_begins"));
                 match section {
-                    Decoded::G1(q, v) => {
+                    Ready::G1(q, v) => {
                         on(id, SrsSection::G1(q, &v));
                         if let Some(slot) = g1v.get_mut(next) {
                             *slot = v;
                         }
                         next += 1;
                     }
-                    Decoded::BG2(v) => {
+                    Ready::BG2(v) => {
                         on(id, SrsSection::BG2(&v));
                         b2v = Some(v);
                     }
@@ -248,42 +296,18 @@ fn parse_released(
             }
             (g1v, b2v.filter(|_| next == 4))
         });
-        let decoding = (|| -> Result<()> {
-            for (span, q) in g1_spans {
-                let v = decode_points(bytes, span, origin, g1)?;
-                decoded(span, q.name());
-                let _ = tx.send(Decoded::G1(q, v));
-            }
-            let v = decode_points(bytes, b_g2, origin, g2)?;
-            decoded(b_g2, "b_g2");
-            let _ = tx.send(Decoded::BG2(v));
-            Ok(())
-        })();
+        let produced = produce(&mut |r| {
+            let _ = tx.send(r);
+        });
         drop(tx);
         let (g1v, b2v) = stager.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (g1v, b2v, decoding)
+        (g1v, b2v, produced)
     });
-    decoding?;
-    // Every section reached the stager once the decoding succeeded (a stager's panic is resumed above).
+    produced?;
+    // Every section reached the stager once `produce` succeeded (a stager's panic is resumed above).
     let b2v =
         b2v.ok_or_else(|| Error::io(origin, "stage", std::io::Error::other("a section was not staged")))?;
-    let [hv, lv, av, bv] = g1v;
-    Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id))
-}
-
-/// A decoded section on its way to the stager ([`parse_released`]).
-enum Decoded {
-    G1(Query, Vec<G1Affine>),
-    BG2(Vec<G2Affine>),
-}
-
-impl Decoded {
-    fn name(&self) -> &'static str {
-        match self {
-            Decoded::G1(q, _) => q.name(),
-            Decoded::BG2(_) => "b_g2",
-        }
-    }
+    Ok((g1v, b2v))
 }
 
 /// A read-only view of a file's bytes: a memory map, or an empty slice for an empty file.
