@@ -14,7 +14,10 @@
 //! key is caught before the large read. A per-entry lock file (`<key>.params.lock`, removed when the build
 //! ends) makes concurrent processes build an entry once: the others wait (cancellably) and then load it. A
 //! build whose store fails (disk full, read-only cache) still returns the params, with a warning. Temp files
-//! of killed writers are removed on the next use.
+//! of killed writers are removed on the next use. An entry up to 8 GiB also gets a native copy,
+//! `<key>.params.native` (`params_native`: the sections in memory layout, read into place instead of
+//! decoded), written once the params file is checked; loads use it while the params file and its sidecar are
+//! as they were when it was made, and read the params file otherwise (`CUZK_NATIVE_PARAMS=off`: never).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +25,7 @@ use super::digest::{DigestKind, Sum, SIDECAR_PREFIX};
 use super::error::{Error, Result};
 use super::keys::{Parameters, PointCheck};
 use super::params_file::{hex, read_params_hashed, write_atomic, write_params, OnSection};
+use super::params_native as native;
 use super::params_stream::{ParamsStream, SectionCounts};
 use super::setup::Progress;
 use crate::vocab::CancelToken;
@@ -122,6 +126,8 @@ enum Entry {
 pub struct ParamsCache {
     dir: PathBuf,
     check: PointCheck,
+    /// Whether entries get native copies and loads use them (`params_native`).
+    native: bool,
 }
 
 /// The default params folder: `$CUZK_CACHE/params` or `<user cache dir>/cuzk/params`.
@@ -154,7 +160,7 @@ impl ParamsCache {
     /// A cache in `dir` (created on first store), decoding large sections with [`PointCheck::Canonical`]: the
     /// whole-file checksum, checked before any point is used, catches what a curve check would.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        ParamsCache { dir: dir.into(), check: PointCheck::Canonical }
+        ParamsCache { dir: dir.into(), check: PointCheck::Canonical, native: true }
     }
 
     /// The user's cache (see the module doc for `CUZK_CACHE`).
@@ -165,6 +171,13 @@ impl ParamsCache {
     /// Uses `check` for the large sections when loading (the checksum is verified either way).
     pub fn with_check(mut self, check: PointCheck) -> Self {
         self.check = check;
+        self
+    }
+
+    /// Without native copies (`params_native`): loads read and check the params file itself, and no copy is
+    /// written (`CUZK_NATIVE_PARAMS=off` does this for every cache of the process).
+    pub fn without_native(mut self) -> Self {
+        self.native = false;
         self
     }
 
@@ -194,6 +207,7 @@ impl ParamsCache {
         self.make_dir()?;
         let digest = write_params(&path, params)?;
         write_sidecar(&path, &digest)?;
+        self.store_native(&path, params, &digest);
         Ok(path)
     }
 
@@ -219,6 +233,7 @@ impl ParamsCache {
         // A stale sidecar must never pair with the new file: it goes before the file is replaced. An invalid
         // entry goes too, so a rebuild needs the file's size on the disk once, not twice (48.4 GB at 2^27).
         let _ = std::fs::remove_file(checksum_path(&path));
+        let _ = std::fs::remove_file(native::path_of(&path));
         if matches!(outcome, CacheOutcome::Rebuilt { .. }) {
             let _ = std::fs::remove_file(&path);
         }
@@ -227,7 +242,12 @@ impl ParamsCache {
         let (params, stored) = match stream {
             Ok(st) => {
                 let params = build(Some(&st))?;
-                (params, st.finish().and_then(|digest| write_sidecar(&path, &digest)))
+                let stored = st.finish().and_then(|digest| {
+                    write_sidecar(&path, &digest)?;
+                    self.store_native(&path, &params, &digest);
+                    Ok(())
+                });
+                (params, stored)
             }
             Err(e) => (build(None)?, Err(e)),
         };
@@ -365,6 +385,26 @@ impl ParamsCache {
                 fields_start(&expected_line).chars().take(80).collect::<String>()
             ));
         }
+        // The native copy, when it was made from the file the sidecar vouches for: read into place, checked
+        // part by part. One that fails is removed and the params file read instead (then copied again).
+        let source = if kind == DigestKind::Chunked { sum_of_hex(expected) } else { None };
+        let stamp = source.and_then(|d| native::Stamp::of(path, d).ok());
+        if let (Some(stamp), true) = (&stamp, self.native) {
+            let copy = native::path_of(path);
+            match native::load(&copy, stamp, stage) {
+                Some(Ok(p)) => {
+                    return match check(&p) {
+                        None => Entry::Valid(Box::new(p)),
+                        Some(why) => Entry::Invalid(format!("params file {}: {why}", path.display())),
+                    }
+                }
+                Some(Err(e)) => {
+                    tracing::warn!("{e}; reading the params file instead");
+                    let _ = std::fs::remove_file(&copy);
+                }
+                None => {}
+            }
+        }
         let (parsed, digest, upgrade) = match read_params_hashed(path, self.check, kind, stage) {
             Ok(r) => r,
             Err(e) => return Entry::Invalid(e.to_string()),
@@ -386,6 +426,9 @@ impl ParamsCache {
                     if let Some(sum) = upgrade {
                         let _ = write_sidecar(path, &sum);
                     }
+                    if let Some(src) = source.or(upgrade) {
+                        self.store_native(path, &p, &src);
+                    }
                     Entry::Valid(Box::new(p))
                 }
                 Some(why) => Entry::Invalid(format!("params file {}: {why}", path.display())),
@@ -393,6 +436,35 @@ impl ParamsCache {
             Err(e) => Entry::Invalid(e.to_string()),
         }
     }
+}
+
+impl ParamsCache {
+    /// Writes the native copy of the entry `path` holding `params` (chunked digest `digest`) where one is
+    /// wanted ([`native::wanted`]); a failure is one warning, and loads read the params file meanwhile.
+    fn store_native(&self, path: &Path, params: &Parameters, digest: &Sum) {
+        let len = params.serialized_len() as u64;
+        if !self.native || !native::wanted(len, &self.dir) {
+            return;
+        }
+        let stored = native::Stamp::of(path, *digest)
+            .map_err(|e| Error::io(super::error::params_origin(path), "stat", e))
+            .and_then(|stamp| native::store(&native::path_of(path), params, &stamp));
+        if let Err(e) = stored {
+            tracing::warn!("{e}; loads read the params file instead");
+        }
+    }
+}
+
+/// A chunked digest from its sidecar hex (32 digits), `None` if it is not one.
+fn sum_of_hex(hex: &str) -> Option<Sum> {
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (o, pair) in out.iter_mut().zip(hex.as_bytes().chunks(2)) {
+        *o = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// The first whitespace-separated field of a sidecar line (what a bad sidecar is quoted by).

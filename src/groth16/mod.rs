@@ -6,6 +6,7 @@ pub mod digest;
 pub mod error;
 pub mod keys;
 pub mod params_file;
+pub mod params_native;
 pub mod params_stream;
 pub mod proof;
 pub mod prover;

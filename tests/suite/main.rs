@@ -31,6 +31,7 @@ mod info_extrapolate;
 mod layers;
 mod ntt_host;
 mod params_cache;
+mod params_native;
 mod params_stream;
 mod pce;
 mod poseidon_lean;

@@ -116,7 +116,8 @@ fn concurrent_processes_build_an_entry_once() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n != "circuits")
         .collect();
-    assert_eq!(names.len(), 2, "params and sidecar only (lock removed): {names:?}");
+    assert_eq!(names.len(), 3, "params, sidecar and native copy only (lock removed): {names:?}");
+    assert!(names.iter().any(|n| n.ends_with(".params.native")), "{names:?}");
 }
 
 #[test]
@@ -192,4 +193,26 @@ fn ctrl_c_during_setup_ends_it_in_seconds_and_leaves_no_files() {
         })
         .unwrap_or_default();
     assert!(left.is_empty(), "no params, lock or temp files: {left:?}");
+}
+
+#[test]
+fn native_copies_off_writes_none() {
+    let d = temp("native-off");
+    let cache = d.join("cache");
+    let run = |off: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cuzk"));
+        c.args(["setup", "--sample", "samples/porep-tiny.toml"]).env("CUZK_CACHE", &cache);
+        if off {
+            c.env("CUZK_NATIVE_PARAMS", "off");
+        }
+        let o = c.output().expect("run cuzk");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        PathBuf::from(String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or_default())
+    };
+    let path = run(true);
+    let copy = cuzk::groth16::params_native::path_of(&path);
+    assert!(path.is_file() && !copy.exists(), "CUZK_NATIVE_PARAMS=off wrote a copy");
+    // The next load of a process with copies on writes one.
+    assert_eq!(run(false), path);
+    assert!(copy.is_file(), "no copy after a load with copies on");
 }

@@ -127,6 +127,13 @@ fn the_cache_builds_streamed_entries_and_still_reads_plain_sidecars() {
     let counts = counts_of(&plain);
     let (p, path, outcome) = cache.load_or_build_streamed(key, &expect, counts, build).expect("build");
     assert_eq!((p == plain, outcome), (true, CacheOutcome::Built));
+    assert!(
+        cuzk::groth16::params_native::path_of(&path).is_file(),
+        "a streamed build writes the native copy"
+    );
+    // From here on the params file's own path (tests/suite/params_native.rs has the copy's); a rebuild below
+    // removes the copy, and this cache writes none.
+    let cache = ParamsCache::new(d.join("params")).without_native();
     let bytes = std::fs::read(&path).expect("entry");
     let side = std::fs::read_to_string(checksum_path(&path)).expect("sidecar");
     assert_eq!(side, format!("{SIDECAR_PREFIX}{}  {key}.params\n", hex(&chunked(&bytes))));
