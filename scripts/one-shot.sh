@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # one-shot.sh — a fresh process's proof of one C1 file (issue 34.4's figure), timed from outside and inside:
 # the process's wall, its `CUZK_TIMING` milestones (from `main`: device started, each params section decoded
-# and on the device, run ended) and its phases. Params and the PCE record must be cached for the figure to
+# or read from its native copy and on the device, run ended) and its phases. Params and the PCE record must be cached for the figure to
 # mean anything, so each binary proves once first (a warm-up, not printed); then ROUNDS rounds, the binaries
 # interleaved within each round.
 #
@@ -43,7 +43,8 @@ for line in open(path):
     else:
         phases.setdefault(w[0], []).append(float(w[1].split("=")[1]))
 keys = ["cuda_initialised", "run_begins", "gpu_contexts_open", "device_started", "params_h_decoded",
-        "params_b_g2_decoded", "params_h_staged", "params_b_g2_staged", "run_ended", "command_done"]
+        "params_b_g2_decoded", "params_h_read", "params_b_g2_read", "params_h_staged", "params_b_g2_staged",
+        "run_ended", "command_done"]
 shown = " ".join(f"{k.replace('params_', '')}={marks[k]:.0f}" for k in keys if k in marks)
 print(f"{tag:<12} process {wall} ms | {shown}")
 names = ["pce_record", "synthesis", "srs_upload", "srs_load", "ntt_msm_h", "b_g2_msm", "verify"]
