@@ -12,7 +12,7 @@
 //! header (little-endian u64 unless noted): `CUZKNAT\0`, [`VERSION`], the byte-order mark
 //! `0x0102030405060708`, the [`Stamp`] of the params file this copy was made from (its chunked digest, 16
 //! bytes, as its sidecar holds it; its length; its modification time in nanoseconds), the six parts' byte
-//! lengths, the six parts' digests (16 bytes each, [`part_digest`]), then the XXH3-128 of everything before it.
+//! lengths, the six parts' digests (16 bytes each: XXH3-128 over the XXH3-128s of its 8 MiB pieces), then the XXH3-128 of everything before it.
 //! A copy is used only while the params file and its sidecar are as they were when it was made (same digest
 //! in the sidecar, same length and modification time) and every part it reads hashes to its digest;
 //! otherwise the load reads the params file, which checks its whole checksum, and writes the copy again. So a
@@ -85,8 +85,8 @@ fn enabled() -> bool {
     })
 }
 
-/// Whether a params file of `len` bytes in `dir` should get a copy: enabled, at most [`NATIVE_MAX`], and the
-/// disk holding `dir` has room for it with [`DISK_SLACK`] to spare (unknown free space counts as room).
+/// Whether a params file of `len` bytes in `dir` should get a copy: enabled, at most 8 GiB, and the
+/// disk holding `dir` has room for it with 1 GiB to spare (unknown free space counts as room).
 pub fn wanted(len: u64, dir: &Path) -> bool {
     enabled() && len <= NATIVE_MAX && crate::util::dirs::free_bytes(dir).is_none_or(|f| f >= len + DISK_SLACK)
 }
