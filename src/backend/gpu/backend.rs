@@ -11,8 +11,8 @@ use super::kernels::msm;
 use super::lane::GpuLane;
 use super::mem::b2_pool::{caps, PinnedPool};
 use crate::backend::api::{
-    BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, ParamsId, Query,
-    SrsRef, SrsSection, Tick,
+    BResult, Backend, BackendError, Bases, CallOpts, DeviceMemory, G1Group, MemoryUse, ParamsId, SrsRef,
+    SrsSection, Tick,
 };
 use crate::backend::cpu::backend::CpuBackend;
 use crate::cs::{Evals, HostPool};
@@ -123,8 +123,7 @@ impl Backend for GpuBackend {
         self.on_every_lane(|l| l.begin_call(probe, opts, srs))
     }
 
-    /// Every device takes the section, the devices in parallel. From H (the first section) until B_G2 (the
-    /// last) or a failure, the pinned pool registers new blocks only afterwards (`mem::b2_defer`).
+    /// Every device takes the section, the devices in parallel.
     fn stage_section(
         &self,
         probe: &Probe,
@@ -132,14 +131,7 @@ impl Backend for GpuBackend {
         id: ParamsId,
         section: SrsSection<'_>,
     ) -> BResult<()> {
-        if matches!(section, SrsSection::G1(Query::H, _)) {
-            self.pool.quiet().begin();
-        }
-        let r = self.on_every_lane(|l| l.stage_section(probe, opts, id, section));
-        if r.is_err() || matches!(section, SrsSection::BG2(_)) {
-            self.pool.quiet().end();
-        }
-        r
+        self.on_every_lane(|l| l.stage_section(probe, opts, id, section))
     }
 
     fn end_call(&self) {

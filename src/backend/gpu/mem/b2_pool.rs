@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use blstrs::Scalar;
 use cudarc::driver::{sys, CudaContext};
 
-use super::b2_defer::{Quiet, Registration};
 use crate::cs::{HostBlock, HostPool};
 
 /// Idle blocks kept for reuse: a, b, c of four circuits in flight (the pipeline's usual depth on one
@@ -54,8 +53,6 @@ impl Caps {
 /// The pool of one backend.
 pub struct PinnedPool {
     ctx: Arc<CudaContext>,
-    /// Set while an SRS set is staged: blocks lent then register after it (`b2_defer`).
-    quiet: Arc<Quiet>,
     idle: Mutex<Vec<Mem>>,
     /// Bytes this pool may hold, lent and idle together (widened within a run's window).
     caps: Caps,
@@ -76,8 +73,6 @@ struct Mem {
     map: memmap2::MmapMut,
     ptr: *mut Scalar,
     scalars: usize,
-    /// Done at once, or after an SRS staging (`b2_defer`).
-    reg: Arc<Registration>,
 }
 
 // SAFETY: `ptr` points into `map`, which this block owns; a block is used by one owner at a time.
@@ -86,18 +81,19 @@ unsafe impl Send for Mem {}
 unsafe impl Sync for Mem {}
 
 impl Mem {
-    /// `bytes` of fresh memory, mapped now and page-locked now or after an SRS staging (`b2_defer`); `Err`
-    /// names the step that failed.
-    fn new(ctx: &Arc<CudaContext>, bytes: usize, scalars: usize, quiet: &Arc<Quiet>) -> Result<Mem, String> {
+    /// `bytes` of fresh memory, mapped now and page-locked; `Err` names the step that failed.
+    fn new(ctx: &Arc<CudaContext>, bytes: usize, scalars: usize) -> Result<Mem, String> {
         let mut map = memmap2::MmapMut::map_anon(bytes).map_err(|e| format!("mapping {bytes} bytes: {e}"))?;
         crate::util::mem::populate_map(&mut map);
+        ctx.bind_to_thread().map_err(|e| e.to_string())?;
         let ptr = map.as_mut_ptr();
-        // The mapping lives in the block until `Drop`, which waits for the registration first.
-        let reg = Registration::start(ctx, ptr, bytes, quiet);
-        if let Some(e) = reg.error() {
-            return Err(e);
+        // SAFETY: `map` is a live private mapping of `bytes` bytes, unregistered in `Drop` before it is
+        // unmapped; PORTABLE makes it page-locked for every context.
+        let r = unsafe { sys::cuMemHostRegister_v2(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(format!("cuMemHostRegister of {bytes} bytes: {r:?}"));
         }
-        Ok(Mem { ctx: Arc::clone(ctx), map, ptr: ptr.cast(), scalars, reg })
+        Ok(Mem { ctx: Arc::clone(ctx), map, ptr: ptr.cast(), scalars })
     }
 
     fn bytes(&self) -> usize {
@@ -107,13 +103,9 @@ impl Mem {
 
 impl Drop for Mem {
     fn drop(&mut self) {
-        // The registration ends before the mapping does (the field drops after this); a late one is waited
-        // for first.
-        if !self.reg.wait() {
-            return;
-        }
+        // The registration ends before the mapping does (the field drops after this).
         let _ = self.ctx.bind_to_thread();
-        // SAFETY: `map` was registered (`reg` says so) and is unregistered exactly once.
+        // SAFETY: `map` was registered by `Mem::new` and is unregistered exactly once.
         let _ = unsafe { sys::cuMemHostUnregister(self.map.as_mut_ptr().cast()) };
     }
 }
@@ -123,18 +115,12 @@ impl PinnedPool {
     pub fn new(ctx: Arc<CudaContext>, caps: Caps) -> Arc<PinnedPool> {
         Arc::new(PinnedPool {
             ctx,
-            quiet: Arc::default(),
             idle: Mutex::new(Vec::new()),
             caps,
             held: AtomicU64::new(0),
             warned: std::sync::Once::new(),
             capped: std::sync::Once::new(),
         })
-    }
-
-    /// The gate an SRS staging holds while its sections go up (`GpuBackend::stage_section`).
-    pub fn quiet(&self) -> &Quiet {
-        &self.quiet
     }
 
     /// Bytes this pool holds now (lent and idle): the memory lanes' `host_pinned` counts them.
@@ -162,7 +148,7 @@ impl PinnedPool {
         }
         // Milestones: a fresh process's first blocks are allocated while the SRS goes up (session af).
         crate::util::marks::mark_with(|| format!("b2_alloc_begins bytes={bytes}"));
-        let r = Mem::new(&self.ctx, bytes, scalars, &self.quiet);
+        let r = Mem::new(&self.ctx, bytes, scalars);
         crate::util::marks::mark("b2_alloc_done");
         match r {
             Ok(m) => {
@@ -234,17 +220,8 @@ impl HostBlock for Block {
         self.mem.as_ref().map_or(0, |m| m.scalars)
     }
 
-    /// Waits for a registration deferred past an SRS staging; a failed one leaves the block pageable.
     fn page_locked(&self) -> bool {
-        self.mem.as_ref().is_some_and(|m| {
-            let ok = m.reg.wait();
-            if !ok {
-                self.pool.warned.call_once(|| {
-                    tracing::warn!("pinned pool: {}; a/b/c go up pageable", m.reg.error().unwrap_or_default())
-                });
-            }
-            ok
-        })
+        true
     }
 }
 

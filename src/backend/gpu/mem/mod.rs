@@ -2,7 +2,6 @@
 
 pub mod abc;
 pub mod b1_pin;
-pub mod b2_defer;
 pub mod b2_pool;
 pub mod b2_staging;
 pub mod dpool;
