@@ -43,7 +43,7 @@ for line in open(path):
     else:
         phases.setdefault(w[0], []).append(float(w[1].split("=")[1]))
 keys = ["cuda_initialised", "run_begins", "gpu_contexts_open", "device_started", "params_h_decoded",
-        "params_b_g2_decoded", "params_h_read", "params_b_g2_read", "params_h_staged", "params_b_g2_staged",
+        "params_b_g2_decoded", "params_h_read", "params_b_g2_read", "params_h_staged", "params_b_g2_staged", "gpu_h_staged", "gpu_b_g2_staged",
         "run_ended", "command_done"]
 shown = " ".join(f"{k.replace('params_', '')}={marks[k]:.0f}" for k in keys if k in marks)
 print(f"{tag:<12} process {wall} ms | {shown}")

@@ -316,6 +316,16 @@ pub trait Backend: Send + Sync {
         Ok(())
     }
 
+    /// A whole set, in host memory, put on the device while the first call already runs: a device backend
+    /// marks what it lacks of `srs` as on its way, calls `ready` (the caller hands the set to the prover
+    /// there), then copies each section up; the call's `begin_call` leaves those sections to it and an
+    /// operation that needs one waits for it. Only for a run alone on its devices. Default: `ready`, nothing
+    /// to copy.
+    fn stage_set(&self, _probe: &Probe, _opts: CallOpts, _srs: SrsRef<'_>, ready: &dyn Fn()) -> BResult<()> {
+        ready();
+        Ok(())
+    }
+
     /// After a proving call: drop per-call device buffers (and the SRS unless resident).
     fn end_call(&self) {}
 

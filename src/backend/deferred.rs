@@ -144,6 +144,17 @@ impl Backend for Deferred {
         self.ready("srs_upload")?.stage_section(probe, opts, id, section)
     }
 
+    /// Waits for the device to start; if it did not, `ready` is called and the start's error returned.
+    fn stage_set(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>, ready: &dyn Fn()) -> BResult<()> {
+        match self.ready("srs_upload") {
+            Ok(b) => b.stage_set(probe, opts, srs, ready),
+            Err(e) => {
+                ready();
+                Err(e)
+            }
+        }
+    }
+
     fn end_call(&self) {
         if let Some(Ok(b)) = self.started.get() {
             b.end_call();

@@ -114,9 +114,9 @@ pub(super) fn run(
         if let Some(s) = &slot {
             s.set_record_passes(super::footprint::record_passes(spec.sample, shape.rows()));
         }
-        // A run alone on its device also puts the SRS there before the first call (kept resident, so the call
-        // finds it), each section as soon as it is decoded; beside other runs' calls the device is theirs
-        // until the gate says so.
+        // A run alone on its device also puts the SRS there (kept resident, so the call finds it): a params
+        // file's sections as each is decoded, the rest (a native copy's, the memo's) once loaded, beside the
+        // first call; beside other runs' calls the device is theirs until the gate says so.
         let stage = ctl.device.is_none() && spec.backend.has_device() && spec.toggles.on(Toggle::SrsResident);
         let opts = crate::backend::api::CallOpts::from(&spec.toggles);
         let to_device = |id, section: crate::backend::api::SrsSection<'_>| {
@@ -137,9 +137,13 @@ pub(super) fn run(
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let r = load();
                         if let (Ok((p, _)), true) = (&r, stage) {
-                            // What staging did not put there (params from the memo, a section refused).
-                            let _ = spec.backend.begin_call(probe, opts, p.srs());
-                            spec.backend.end_call();
+                            // What the load did not stage (a native copy's sections, params from the memo, a
+                            // section refused) goes up while the first call runs: its proof starts once H is
+                            // there. A failure only leaves the upload to the call, which reports it.
+                            let ready = || {
+                                let _ = cell.set(Some(p.clone()));
+                            };
+                            let _ = spec.backend.stage_set(probe, opts, p.srs(), &ready);
                         }
                         r
                     }))

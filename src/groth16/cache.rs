@@ -391,7 +391,7 @@ impl ParamsCache {
         let stamp = source.and_then(|d| native::Stamp::of(path, d).ok());
         if let (Some(stamp), true) = (&stamp, self.native) {
             let copy = native::path_of(path);
-            match native::load(&copy, stamp, stage) {
+            match native::load(&copy, stamp) {
                 Some(Ok(p)) => {
                     return match check(&p) {
                         None => Entry::Valid(Box::new(p)),

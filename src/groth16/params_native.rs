@@ -31,8 +31,8 @@ use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 use super::digest::Sum;
 use super::error::{Error, Result};
 use super::keys::{Parameters, Src, VerifyingKey};
-use super::params_file::{staged, unstaged, OnSection, Ready};
-use crate::backend::api::{ParamsId, Query};
+use super::params_file::{unstaged, Ready};
+use crate::backend::api::Query;
 use crate::backend::gpu::{limbs, Limbs};
 
 /// The file name's suffix after the params file's own name.
@@ -255,19 +255,20 @@ pub fn store(path: &Path, params: &Parameters, source: &Stamp) -> Result<()> {
 }
 
 /// Reads the copy at `path` when one is there: `None` when there is none, an error naming the file and the
-/// part when it is not a whole copy of params whose chunked digest is `source`. Each large section is handed
-/// to `on` once read and checked, in file order, under the identity the params will have.
-pub fn load(path: &Path, source: &Stamp, on: Option<OnSection<'_>>) -> Option<Result<Parameters>> {
+/// part when it is not a whole copy of params whose chunked digest is `source`. Nothing is staged while it
+/// reads: the reads end before a fresh process's device is open (~200 against ~255 ms), and the engine's
+/// `Backend::stage_set` then lets the first call start once H is up (docs/PERF.md, session al).
+pub fn load(path: &Path, source: &Stamp) -> Option<Result<Parameters>> {
     let origin = format!("native params copy {}", path.display());
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => return Some(Err(Error::io(&origin, "open", e))),
     };
-    Some(read(&file, &origin, source, on))
+    Some(read(&file, &origin, source))
 }
 
-fn read(file: &File, origin: &str, source: &Stamp, on: Option<OnSection<'_>>) -> Result<Parameters> {
+fn read(file: &File, origin: &str, source: &Stamp) -> Result<Parameters> {
     crate::util::marks::mark("params_native_begins");
     let bad = |why: String| Error::io(origin, "use", std::io::Error::other(why));
     let len = file.metadata().map_err(|e| Error::io(origin, "stat", e))?.len();
@@ -290,7 +291,6 @@ fn read(file: &File, origin: &str, source: &Stamp, on: Option<OnSection<'_>>) ->
     }
     let vk = VerifyingKey::read_src(&mut Src::new(&vk_bytes[..], origin))?;
     let part = |i: usize| (off[i], h.lens[i], h.digests[i]);
-    let id = ParamsId::fresh();
     let queries = [Query::H, Query::L, Query::A, Query::BG1];
     let produce = |send: &mut dyn FnMut(Ready)| -> Result<()> {
         for (i, q) in queries.into_iter().enumerate() {
@@ -303,11 +303,8 @@ fn read(file: &File, origin: &str, source: &Stamp, on: Option<OnSection<'_>>) ->
         send(Ready::BG2(v));
         Ok(())
     };
-    let ([hv, lv, av, bv], b2v) = match on {
-        Some(on) => staged(id, on, origin, produce)?,
-        None => unstaged(produce)?,
-    };
-    Ok(Parameters::new(vk, hv, lv, av, bv, b2v).identified(id))
+    let ([hv, lv, av, bv], b2v) = unstaged(produce)?;
+    Ok(Parameters::new(vk, hv, lv, av, bv, b2v))
 }
 
 /// One section's points, read into place in [`PIECE`]-byte pieces on every core and checked against its

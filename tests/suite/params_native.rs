@@ -1,5 +1,5 @@
 //! The params cache's native copies: written beside an entry, read in place of its params file (the same
-//! params, the sections staged in file order), used only while the params file is as it was, and a bad copy
+//! params, nothing staged while it reads: the engine stages the set after), used only while the params file is as it was, and a bad copy
 //! (any flipped byte, cut short, made from another entry) falls back to the params file and is written again.
 
 use std::path::{Path, PathBuf};
@@ -122,12 +122,20 @@ fn a_native_copy_is_read_in_place_of_an_unchanged_params_file() {
     let staged = Staged::default();
     let (p, outcome) = load(&cache, key, &staged);
     assert_eq!((p == expected, outcome), (true, CacheOutcome::Loaded));
-    let order = staged.lock().expect("staged").clone();
+    assert!(staged.lock().expect("staged").is_empty(), "a native read stages nothing");
+
+    // Without the copy the params file is decoded, each section staged once as it comes, in file order.
+    let saved = std::fs::read(&copy).expect("copy");
+    std::fs::remove_file(&copy).expect("remove copy");
+    let staged = Staged::default();
+    let (p, outcome) = load(&cache, key, &staged);
+    assert_eq!((p == expected, outcome), (true, CacheOutcome::Loaded));
     assert_eq!(
-        order,
+        staged.lock().expect("staged").clone(),
         vec![("h", 100_000), ("l", 3_001), ("a", 2_500), ("b_g1", 700), ("b_g2", 64)],
         "every section staged once, in file order"
     );
+    assert_eq!(std::fs::read(&copy).expect("copy"), saved, "the decode wrote the same copy again");
 
     // A corrupt params file whose length and time are unchanged is not read: the copy serves.
     let good = std::fs::read(&path).expect("params");
@@ -176,6 +184,7 @@ fn a_bad_native_copy_falls_back_to_the_params_file_and_is_written_again() {
         let staged = Staged::default();
         let (p, outcome) = load(&cache, key, &staged);
         assert_eq!((p == expected, outcome), (true, CacheOutcome::Loaded), "{what}");
+        // Staged: the params file was decoded (a native read stages nothing).
         assert_eq!(staged.lock().expect("staged").last(), Some(&("b_g2", 64)), "{what}: staged");
         assert_eq!(std::fs::read(&copy).expect("copy"), good, "{what}: the copy written again");
     }

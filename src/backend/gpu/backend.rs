@@ -134,6 +134,28 @@ impl Backend for GpuBackend {
         self.on_every_lane(|l| l.stage_section(probe, opts, id, section))
     }
 
+    /// Every lane marks what it lacks before `ready`; then each copies its sections up beside the others.
+    fn stage_set(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>, ready: &dyn Fn()) -> BResult<()> {
+        let marked: Vec<_> = self.lanes.iter().map(|l| l.expect_set(opts, srs)).collect();
+        ready();
+        std::thread::scope(|s| {
+            let hs: Vec<_> = self
+                .lanes
+                .iter()
+                .zip(marked)
+                .map(|(l, st)| s.spawn(move || l.stage_expected(probe, st, srs)))
+                .collect();
+            hs.into_iter().try_for_each(|h| match h.join() {
+                Ok(r) => r.map_err(|e| BackendError { backend: "gpu", op: "srs_upload", msg: e.to_string() }),
+                Err(_) => Err(BackendError {
+                    backend: "gpu",
+                    op: "srs_upload",
+                    msg: "staging thread panicked".into(),
+                }),
+            })
+        })
+    }
+
     fn end_call(&self) {
         self.lanes.iter().for_each(|l| l.end_call());
     }

@@ -95,6 +95,7 @@ pub(super) fn msm_h(
     let gpu = &*core.gpu;
     let opts = core.opts();
     let scalars = bufs[0].slice(0..4 * m);
+    core.gate.wait_bases(h.id);
     let mut srs = lock(&core.srs);
     let want_shift = opts.msm_shift
         && opts.srs_resident

@@ -15,6 +15,8 @@ use super::error::{GResult, GpuError};
 use super::h;
 use super::kernels::{batch_add, fixed_base, msm};
 use super::lane_core::{lock, Counts, LaneCore};
+use super::mem::resident::{upload_locked_on, upload_on};
+use super::mem::stage_gate::{sections, Section, Staging};
 use super::sched::g2d::G2Dev;
 use super::sched::{hpipe, tailseq};
 use crate::backend::api::{
@@ -22,6 +24,7 @@ use crate::backend::api::{
     SrsRef, SrsSection, Tick,
 };
 use crate::backend::cpu::backend::CpuBackend;
+use crate::backend::resident::ResidentKey;
 use crate::cs::Evals;
 use crate::vocab::{Phase, Probe, Site, Span};
 
@@ -84,6 +87,7 @@ impl GpuLane {
         let w = window.unwrap_or_else(|| msm::window_for(n));
         gpu.check_mem("msm_g1 (scalars and scratch)", n * 32 + msm::scratch_bytes(n, w))?;
         let overlap = self.core.opts().msm_overlap;
+        self.core.gate.wait_bases(bases.id);
         let mut srs = lock(&self.core.srs);
         let mut tmp = None;
         let view = srs.view(gpu, &mut tmp, bases.prefix(n))?;
@@ -97,6 +101,7 @@ impl GpuLane {
             return Ok(<G1Projective as group::Group>::identity());
         }
         let gpu = &*self.core.gpu;
+        self.core.gate.wait_bases(bases.id);
         let mut srs = lock(&self.core.srs);
         let mut tmp = None;
         let view = srs.view(gpu, &mut tmp, bases.prefix(n))?;
@@ -111,7 +116,10 @@ impl GpuLane {
             p.keep_warm(&gpu.ctx, opts.device_pool);
         }
         *lock(&core.opts) = opts;
-        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift)?;
+        lock(&core.srs).begin(gpu, probe, srs, opts.msm_shift, &core.gate)?;
+        if core.gate.pending((srs.id, None)) {
+            return Ok(()); // B_G2 is on its way (`stage_set`)
+        }
         let mut g2 = self.g2();
         let bytes = std::mem::size_of_val(srs.b_g2);
         let site =
@@ -157,6 +165,61 @@ impl GpuLane {
         }
     }
 
+    /// [`Backend::stage_set`]'s first half on this lane: the sections of `srs` not on the device yet (B_G2
+    /// only with `g2d`), marked as on their way so the call's `begin_call` leaves them to the stager.
+    pub(super) fn expect_set(&self, opts: CallOpts, srs: SrsRef<'_>) -> Staging<'_> {
+        let core = &self.core;
+        let gpu = &*core.gpu;
+        let missing: Vec<Section> = {
+            let (held, g2) = (lock(&core.srs), self.g2());
+            sections(srs.id)
+                .into_iter()
+                .filter(|(id, q)| match q {
+                    Some(q) => !held.holds(gpu, *id, *q, srs.query(*q)),
+                    None => opts.g2_device && !srs.b_g2.is_empty() && !g2.holds(gpu, *id, srs.b_g2),
+                })
+                .collect()
+        };
+        core.gate.expect(missing)
+    }
+
+    /// The second half: each marked section copied up on the lane's `srs` stream outside the bases' locks (a
+    /// running MSM keeps them), put in place and settled. A section that fails is left to the operations
+    /// that need it (each uploads its own copy) and the rest are not staged.
+    pub(super) fn stage_expected(&self, probe: &Probe, mut st: Staging<'_>, srs: SrsRef<'_>) -> GResult<()> {
+        let core = &self.core;
+        let gpu = &*core.gpu;
+        let s = &gpu.streams()?.srs;
+        for sec in st.left().to_vec() {
+            let (id, q) = sec;
+            let bytes = q.map_or(std::mem::size_of_val(srs.b_g2), |q| std::mem::size_of_val(srs.query(q)));
+            let site = Site::new(Phase::SrsUpload).device(core.ordinal()).arg("bytes", bytes);
+            match q {
+                Some(q) => {
+                    let host = srs.query(q);
+                    gpu.check_mem("the SRS bases (H, L, A, B_G1)", bytes)?;
+                    let dev = {
+                        let _span = probe.open(site.arg("query", q.name()));
+                        upload_locked_on(gpu, s, host)?
+                    };
+                    lock(&core.srs).adopt(ResidentKey { params: id, query: q, len: host.len() }, dev);
+                }
+                None if self.g2().room(gpu, srs.b_g2) => {
+                    let dev = {
+                        let mut span = probe.open(site.arg("query", "b_g2"));
+                        span.arg("uploaded", true);
+                        upload_on(s, srs.b_g2)?
+                    };
+                    self.g2().adopt(id, srs.b_g2.len(), dev);
+                }
+                None => {} // no room: B_G2 stays on the host (said once)
+            }
+            crate::util::marks::mark_with(|| format!("gpu_{}_staged", q.map_or("b_g2", |q| q.name())));
+            st.settle(sec);
+        }
+        Ok(())
+    }
+
     /// B_G2's batch addition on the device when `g2d` made the bases resident, else on the host.
     fn batch_add_b_g2_impl(&self, srs: SrsRef<'_>, start: usize, bitmap: &[u64]) -> BResult<G2Projective> {
         let host = &srs.b_g2[start.min(srs.b_g2.len())..];
@@ -165,6 +228,7 @@ impl GpuLane {
             return Ok(<G2Projective as group::Group>::identity());
         }
         let gpu = &self.core.gpu;
+        self.core.gate.wait((srs.id, None));
         match self.g2().add(gpu, srs.id, start, n, bitmap) {
             Some(r) => {
                 let (sum, ms) = r.map_err(berr("b_g2_msm"))?;
@@ -186,6 +250,7 @@ impl GpuLane {
             return Some(Ok(<G2Projective as group::Group>::identity()));
         }
         let gpu = &self.core.gpu;
+        self.core.gate.wait((srs.id, None));
         let r = self.g2().msm(gpu, srs.id, idx, parts)?;
         Some(r.map_err(berr("b_g2_msm")).map(|(sum, ms)| {
             tracing::debug!(
@@ -232,6 +297,12 @@ impl Backend for GpuLane {
         section: SrsSection<'_>,
     ) -> BResult<()> {
         self.stage_impl(probe, opts, id, section).map_err(berr("srs_upload"))
+    }
+
+    fn stage_set(&self, probe: &Probe, opts: CallOpts, srs: SrsRef<'_>, ready: &dyn Fn()) -> BResult<()> {
+        let st = self.expect_set(opts, srs);
+        ready();
+        self.stage_expected(probe, st, srs).map_err(berr("srs_upload"))
     }
 
     fn end_call(&self) {

@@ -13,6 +13,7 @@ use super::kernels::msm::shift;
 use super::mem::abc::AbcBufs;
 use super::mem::b2_staging::Staging;
 use super::mem::srs::DeviceSrs;
+use super::mem::stage_gate::StageGate;
 use super::mem::upload::UploadCtx;
 use super::sched::g2d::G2Dev;
 use super::timing::{ClockSlot, GpuTimer};
@@ -88,6 +89,8 @@ pub struct LaneCore {
     /// `g2d`: B_G2 on the device and its second stream (its own lock, so the host's `b_g2_msm` thread never
     /// waits on the lane's G1 work).
     pub g2: Mutex<G2Dev>,
+    /// The SRS sections still on their way to the device (`Backend::stage_set`), which operations wait for.
+    pub gate: StageGate,
     /// What the lane has done.
     pub counters: Counters,
     /// Smallest msm_h that runs over shifted copies ([`shift::MIN_POINTS`]; tests lower it per backend).
@@ -121,6 +124,7 @@ impl LaneCore {
             abc: Mutex::default(),
             staging: Mutex::new(None),
             g2: Mutex::default(),
+            gate: StageGate::default(),
             counters: Counters::default(),
             shift_min: AtomicUsize::new(shift::MIN_POINTS),
             h_flight: Mutex::new(0),

@@ -23,6 +23,8 @@ pub struct LaneStreams {
     /// `tailseq`: the tails' inputs, batch additions and MSMs, so they run beside the lane's msm_h as soon as
     /// `prep_msm` is done rather than queued behind it.
     pub tails: Arc<CudaStream>,
+    /// `Backend::stage_set`: the SRS sections going up while the lane's first call already runs.
+    pub srs: Arc<CudaStream>,
 }
 
 /// `hpipe`'s streams: the next circuit's upload and compute_h, so its work never queues behind the lane's MSM
@@ -74,6 +76,7 @@ impl LaneStreams {
             c_ntt: ctx.new_stream()?,
             msm_aux: ctx.new_stream()?,
             tails: ctx.new_stream()?,
+            srs: ctx.new_stream()?,
         })
     }
 

@@ -7,4 +7,5 @@ pub mod b2_staging;
 pub mod dpool;
 pub mod resident;
 pub mod srs;
+pub mod stage_gate;
 pub mod upload;

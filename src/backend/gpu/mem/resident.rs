@@ -27,22 +27,27 @@ const LOCK_MIN: usize = 8 << 20;
 /// (docs/PERF.md, session aj). A section the driver will not register (e.g. one another lane has
 /// registered for its own copy) goes up pageable.
 pub fn upload_locked<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
+    upload_locked_on(gpu, &gpu.stream, v)
+}
+
+/// [`upload_locked`] on stream `s` (a stager's, beside the lane's first call).
+pub fn upload_locked_on<T: Limbs>(gpu: &Gpu, s: &Arc<CudaStream>, v: &[T]) -> GResult<CudaSlice<u64>> {
     let bytes = std::mem::size_of_val(v);
     if bytes < LOCK_MIN {
-        return upload(gpu, v);
+        return upload_on(s, v);
     }
     use cudarc::driver::sys;
     gpu.ctx.bind_to_thread()?;
     let p = v.as_ptr() as *mut std::ffi::c_void;
     // SAFETY: `v` is a live host slice of `bytes` bytes, borrowed for this whole function, and unregistered
-    // below after the copy has completed (`upload` synchronizes); flags 0 = page-lock only, no byte changes.
+    // below after the copy has completed (`upload_on` synchronizes); flags 0 = page-lock only, no byte changes.
     if unsafe { sys::cuMemHostRegister_v2(p, bytes, 0) } != sys::CUresult::CUDA_SUCCESS {
-        return upload(gpu, v);
+        return upload_on(s, v);
     }
     // Milestone: the registration's share of a section's upload (a one-shot's H took 84 ms beside the pool's
     // first blocks, L and A 19 ms each after them; docs/PERF.md, session aj).
     crate::util::marks::mark_with(|| format!("srs_registered bytes={bytes}"));
-    let r = upload(gpu, v);
+    let r = upload_on(s, v);
     // SAFETY: registered just above, unregistered once.
     let _ = unsafe { sys::cuMemHostUnregister(p) };
     r

@@ -13,6 +13,7 @@ use super::super::device::Gpu;
 use super::super::error::{GResult, GpuError};
 use super::super::kernels::msm::shift::{self, ShiftedBases};
 use super::resident::{matches, upload_locked, upload_on};
+use super::stage_gate::StageGate;
 use crate::backend::api::{Bases, BasesId, CallId, ParamsId, Query, SrsRef};
 use crate::backend::resident::{ResidentKey, ResidentSet};
 use crate::vocab::{Phase, Probe, Site, Span};
@@ -37,7 +38,15 @@ impl DeviceSrs {
     /// entry of these params reused only if its sampled points still equal the host's), uploads under one
     /// `srs_upload` span. Without `shift` (or with other params) the shifted copies are freed (18 GiB at
     /// 2^24): turned off, `shift` gives its memory back, and turned on again it rebuilds them.
-    pub fn begin(&mut self, gpu: &Gpu, probe: &Probe, srs: SrsRef<'_>, shift: bool) -> GResult<()> {
+    /// Queries `gate` says are on their way are left to their stager (operations wait for them there).
+    pub fn begin(
+        &mut self,
+        gpu: &Gpu,
+        probe: &Probe,
+        srs: SrsRef<'_>,
+        shift: bool,
+        gate: &StageGate,
+    ) -> GResult<()> {
         self.in_call = true;
         self.call.clear();
         self.srs.retain_params(srs.id);
@@ -47,6 +56,9 @@ impl DeviceSrs {
         let mut span: Option<Span> = None;
         let mut h_uploaded = false;
         for q in Query::ALL {
+            if gate.pending((srs.id, Some(q))) {
+                continue;
+            }
             let host = srs.query(q);
             let key = ResidentKey { params: srs.id, query: q, len: host.len() };
             self.srs.get_or_insert(
@@ -104,6 +116,21 @@ impl DeviceSrs {
             },
         )?;
         Ok(())
+    }
+
+    /// Whether query `query` of params `params` is resident and its sampled points still equal `host`'s.
+    pub fn holds(&self, gpu: &Gpu, params: ParamsId, query: Query, host: &[G1Affine]) -> bool {
+        self.srs.get(params, query).is_some_and(|(k, dev)| k.len == host.len() && matches(gpu, dev, host))
+    }
+
+    /// A section a stager uploaded outside this lock ([`StageGate`]), put in place as [`DeviceSrs::stage`]
+    /// would have put it: other params' entries freed, H's shifted copies dropped with the H they came from.
+    pub fn adopt(&mut self, key: ResidentKey, dev: CudaSlice<u64>) {
+        self.srs.retain_params(key.params);
+        if self.shifted.as_ref().is_some_and(|(k, _)| k.params != key.params || key.query == Query::H) {
+            self.shifted = None;
+        }
+        let _ = self.srs.get_or_insert(key, |_| false, || Ok::<_, std::convert::Infallible>(dev));
     }
 
     /// At a call's end: the gathered bases go; without `srs_resident` the SRS and its shifted copies too.

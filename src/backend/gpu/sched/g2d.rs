@@ -114,6 +114,31 @@ impl G2Dev {
         }
     }
 
+    /// Whether `host` of `params` is resident and its sampled points still match.
+    pub fn holds(&self, gpu: &Gpu, params: ParamsId, host: &[G2Affine]) -> bool {
+        matches!(&self.bases, Some((p, len, dev)) if *p == params && *len == host.len() && matches(gpu, dev, host))
+    }
+
+    /// Before a stager uploads `host` outside this lock: frees an older copy and checks there is room for the
+    /// bases and their scratch, falling back (said once) as [`G2Dev::prepare`] does when there is none.
+    pub fn room(&mut self, gpu: &Gpu, host: &[G2Affine]) -> bool {
+        self.bases = None;
+        let bytes = std::mem::size_of_val(host) + g2_scratch_bytes(host.len());
+        match self.check(gpu, "the B_G2 bases (g2d)", bytes) {
+            Ok(()) => true,
+            Err(e) => {
+                self.fall_back(gpu, &e);
+                false
+            }
+        }
+    }
+
+    /// B_G2 of `params` (`len` points) that a stager uploaded, now resident.
+    pub fn adopt(&mut self, params: ParamsId, len: usize, dev: CudaSlice<u64>) {
+        self.uploads += 1;
+        self.bases = Some((params, len, dev));
+    }
+
     /// The sum of resident bases `start..start + n` of `params` whose bit is set, on the second stream, with
     /// the call's wall time in ms (bitmap upload, kernels, result read back); `None` when they are not held or there is no room for the scratch (the caller
     /// adds on the host).

@@ -47,6 +47,9 @@ pub(in super::super) fn g1_groups<'g>(
     let ts = &gpu.streams()?.tails;
     let ops: Vec<G1Op> = groups.iter().flat_map(|g| g.ops.iter().copied()).collect();
     let dev = |op: &G1Op| on_device(op, msm_min);
+    for op in ops.iter().filter(|op| dev(op)) {
+        core.gate.wait_bases(op_bases(op).id);
+    }
     // The bases' lock only while the sequence is queued: the lane's msm_h takes it to queue its own.
     let mut srs = lock(&core.srs);
     let mut tmps = Vec::with_capacity(ops.len());
