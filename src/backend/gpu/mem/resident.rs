@@ -1,6 +1,7 @@
 //! Host data on the device: synchronous uploads and the check that a resident copy still holds what the host
 //! has (sampled points read back), run before a resident SRS is reused.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -27,30 +28,49 @@ const LOCK_MIN: usize = 8 << 20;
 /// (docs/PERF.md, session aj). A section the driver will not register (e.g. one another lane has
 /// registered for its own copy) goes up pageable.
 pub fn upload_locked<T: Limbs>(gpu: &Gpu, v: &[T]) -> GResult<CudaSlice<u64>> {
-    upload_locked_on(gpu, &gpu.stream, v)
+    let _locked = lock_in_place(gpu, v);
+    upload(gpu, v)
 }
 
-/// [`upload_locked`] on stream `s` (a stager's, beside the lane's first call).
-pub fn upload_locked_on<T: Limbs>(gpu: &Gpu, s: &Arc<CudaStream>, v: &[T]) -> GResult<CudaSlice<u64>> {
+/// A host slice page-locked in place for `gpu`'s copies (`cuMemHostRegister`), unlocked when dropped; the
+/// borrow keeps the slice alive and unmoved until then.
+pub struct Locked<'a> {
+    gpu: &'a Gpu,
+    p: *mut std::ffi::c_void,
+    _slice: PhantomData<&'a [u8]>,
+}
+
+// SAFETY: the pointer is only handed back to the driver (`cuMemHostUnregister`), from whichever thread drops it.
+unsafe impl Send for Locked<'_> {}
+
+/// `v` page-locked on `gpu` ([`Locked`]), or `None` below `LOCK_MIN` bytes or when the driver refuses (the copy
+/// then goes up pageable). A stager locks the next section on a thread of its own while the current one is
+/// copied: a registration took 8–12 ms per 2 KiB C2 section (docs/PERF.md, session al).
+pub fn lock_in_place<'a, T>(gpu: &'a Gpu, v: &'a [T]) -> Option<Locked<'a>> {
     let bytes = std::mem::size_of_val(v);
-    if bytes < LOCK_MIN {
-        return upload_on(s, v);
+    if bytes < LOCK_MIN || gpu.ctx.bind_to_thread().is_err() {
+        return None;
     }
     use cudarc::driver::sys;
-    gpu.ctx.bind_to_thread()?;
     let p = v.as_ptr() as *mut std::ffi::c_void;
-    // SAFETY: `v` is a live host slice of `bytes` bytes, borrowed for this whole function, and unregistered
-    // below after the copy has completed (`upload_on` synchronizes); flags 0 = page-lock only, no byte changes.
+    // SAFETY: `v` is a live host slice of `bytes` bytes, borrowed for the guard's whole life and unregistered
+    // when it drops; flags 0 = page-lock only, no byte changes.
     if unsafe { sys::cuMemHostRegister_v2(p, bytes, 0) } != sys::CUresult::CUDA_SUCCESS {
-        return upload_on(s, v);
+        return None;
     }
     // Milestone: the registration's share of a section's upload (a one-shot's H took 84 ms beside the pool's
     // first blocks, L and A 19 ms each after them; docs/PERF.md, session aj).
     crate::util::marks::mark_with(|| format!("srs_registered bytes={bytes}"));
-    let r = upload_on(s, v);
-    // SAFETY: registered just above, unregistered once.
-    let _ = unsafe { sys::cuMemHostUnregister(p) };
-    r
+    Some(Locked { gpu, p, _slice: PhantomData })
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let _ = self.gpu.ctx.bind_to_thread();
+        // SAFETY: registered by `lock_in_place`, unregistered once; a copy from it has completed (every upload
+        // synchronizes its stream before returning).
+        let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(self.p) };
+    }
 }
 
 /// [`upload`] on stream `s` (`tailseq`'s gathered bases, which must not queue behind the lane's msm_h).

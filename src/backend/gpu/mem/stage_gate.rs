@@ -14,9 +14,11 @@ use crate::util::sync::lock;
 /// One section of a set: a G1 query, or B_G2 (`None`).
 pub type Section = (ParamsId, Option<Query>);
 
-/// The five sections of params `id` in the order they are staged (H first: the first operation needs it).
+/// The five sections of params `id` in the order they are staged: H first (msm_h, the longest operation,
+/// needs it), then B_G2 (its MSM is the longest after it), then the tails' L, A and B_G1, whose MSMs are
+/// short. Staged in file order, B_G2 last ended a one-shot's proof ~25 ms after the tails (session al).
 pub fn sections(id: ParamsId) -> [Section; 5] {
-    [(id, Some(Query::H)), (id, Some(Query::L)), (id, Some(Query::A)), (id, Some(Query::BG1)), (id, None)]
+    [(id, Some(Query::H)), (id, None), (id, Some(Query::L)), (id, Some(Query::A)), (id, Some(Query::BG1))]
 }
 
 /// Longest an operation waits for one section before it goes on without it (uploading its own copy): a
@@ -111,7 +113,7 @@ mod tests {
     fn waiters_go_on_when_their_section_settles_or_the_stager_drops() {
         let gate = StageGate::default();
         let id = ParamsId::fresh();
-        let [h, l, ..] = sections(id);
+        let [h, _, l, ..] = sections(id);
         let mut st = gate.expect(sections(id));
         assert!(gate.pending(h) && gate.pending(l) && !gate.pending(sections(ParamsId::fresh())[0]));
         let order = Mutex::new(Vec::new());
