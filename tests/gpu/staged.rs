@@ -128,3 +128,42 @@ fn a_call_begun_while_its_set_is_staged_waits_for_each_section() {
     let (events, _) = cap.finish();
     assert!(events.iter().all(|e| e.site.phase != Phase::SrsUpload), "a resident set went up again");
 }
+
+#[test]
+fn a_set_staged_without_room_for_b_g2_keeps_it_on_the_host() {
+    use cuzk::backend::api::{ParamsId, Query};
+    use cuzk::timeline::{Capture, CaptureOpts};
+    use cuzk::vocab::CancelToken;
+    let Some(g) = gpu("a_set_staged_without_room_for_b_g2_keeps_it_on_the_host") else { return };
+    let lane = g.first();
+    let (h, l, a, b1) =
+        (g1_points(1 << 14, 91), g1_points(3_000, 92), g1_points(2_000, 93), g1_points(1_000, 94));
+    let b_g2 = g2_points(2_000, 95);
+    let srs = SrsRef { id: ParamsId::fresh(), h: &h, l: &l, a: &a, b_g1: &b1, b_g2: &b_g2 };
+    let opts = CallOpts { g2_device: true, srs_resident: true, ..CallOpts::default() };
+    let r = &mut rng(96);
+    let sh = scalars(h.len(), r, true);
+    let bits: Vec<u64> = (0..b_g2.len().div_ceil(64)).map(|_| r.gen::<u64>()).collect();
+    let cpu = CpuBackend::new();
+    let want_h = cpu.msm_g1(Bases::host(&h), &sh, None).unwrap_or_else(|e| panic!("{e}"));
+    let want_g2 = cpu.batch_add_g2(&b_g2, &bits).unwrap_or_else(|e| panic!("{e}"));
+    lane.g2().limit(Some(1024));
+    let uploads = lane.g2().uploads();
+    let cap = Capture::begin(CaptureOpts::default());
+    let probe = Probe::new(cap.sink(), CancelToken::new());
+    lane.stage_set(&probe, opts, srs, &|| ()).unwrap_or_else(|e| panic!("{e}"));
+    lane.begin_call(&probe, opts, srs).unwrap_or_else(|e| panic!("{e}"));
+    let got_h = lane.msm_g1(srs.bases(Query::H, 0), &sh, None).unwrap_or_else(|e| panic!("{e}"));
+    let got_g2 = lane.batch_add_b_g2(srs, 0, &bits).unwrap_or_else(|e| panic!("{e}"));
+    lane.end_call();
+    lane.g2().limit(None);
+    assert_eq!(got_h.to_affine(), want_h.to_affine(), "msm over H");
+    assert_eq!(got_g2.to_affine(), want_g2.to_affine(), "B_G2 added on the host");
+    assert_eq!(lane.g2().uploads(), uploads, "B_G2 went up past the limit");
+    let (events, _) = cap.finish();
+    let up = events.iter().filter(|e| e.site.phase == Phase::SrsUpload);
+    assert!(
+        up.filter_map(|e| e.site.args.iter().find(|(k, _)| *k == "query")).all(|(_, v)| v != "b_g2"),
+        "a b_g2 upload span without room"
+    );
+}

@@ -195,15 +195,19 @@ impl GpuLane {
         let host_bytes = |q: Option<Query>| {
             q.map_or(std::mem::size_of_val(srs.b_g2), |q| std::mem::size_of_val(srs.query(q)))
         };
+        let g1_bytes: usize = secs.iter().filter(|(_, q)| q.is_some()).map(|&(_, q)| host_bytes(q)).sum();
+        let lock_g2 = self.g2().would_fit(gpu, srs.b_g2, g1_bytes);
         std::thread::scope(|sc| {
-            // One section locked ahead of the copy (a registration costs 8–12 ms a 2 KiB C2 section).
+            // One section locked ahead of the copy (a registration costs 8–12 ms a 2 KiB C2 section); B_G2
+            // only when it will go up.
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             let ahead = secs.clone();
             sc.spawn(move || {
                 for (_, q) in ahead {
                     let locked = match q {
                         Some(q) => lock_in_place(gpu, srs.query(q)),
-                        None => lock_in_place(gpu, srs.b_g2),
+                        None if lock_g2 => lock_in_place(gpu, srs.b_g2),
+                        None => None,
                     };
                     if tx.send(locked).is_err() {
                         break;

@@ -114,6 +114,15 @@ impl G2Dev {
         }
     }
 
+    /// Whether `host` and its scratch would fit beside `also` more bytes, freeing and saying nothing: a stager
+    /// page-locks the bases ahead only when they will go up (a 2 KiB C2's registration costs 8–12 ms).
+    pub fn would_fit(&self, gpu: &Gpu, host: &[G2Affine], also: usize) -> bool {
+        let need = std::mem::size_of_val(host) + g2_scratch_bytes(host.len());
+        let held = self.bases.as_ref().map_or(0, |(_, _, d)| d.len() * 8);
+        let free = gpu.free_mem().unwrap_or(0) + held;
+        need + also <= free && self.limit.is_none_or(|l| need <= l)
+    }
+
     /// Whether `host` of `params` is resident and its sampled points still match.
     pub fn holds(&self, gpu: &Gpu, params: ParamsId, host: &[G2Affine]) -> bool {
         matches!(&self.bases, Some((p, len, dev)) if *p == params && *len == host.len() && matches(gpu, dev, host))
