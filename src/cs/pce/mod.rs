@@ -171,9 +171,21 @@ impl Pce {
             None => Evals::Heap(spmv::touched(rows)),
         };
         // The witness on the caller's thread, not as a rayon job another wait could pick up (`util::long`).
+        // The three buffers at once: a fresh process's three page-locked blocks took 17, 17 and 32 ms one
+        // after another at 2 KiB, and the SpMV waited for the last (docs/PERF.md, session an).
         let (w, bufs) = crate::util::long::join(
-            || WitnessOnly::synthesize(circuit, Some(shape)),
-            || [buf(), buf(), buf()],
+            || {
+                let w = WitnessOnly::synthesize(circuit, Some(shape));
+                crate::util::marks::mark("witness_done");
+                w
+            },
+            || {
+                let v = crate::util::long::map(&[(); 3], |_, _| buf());
+                crate::util::marks::mark("abc_lent");
+                let mut v = v.into_iter();
+                let mut next = || v.next().unwrap_or_else(|| Evals::Heap(Vec::new()));
+                [next(), next(), next()]
+            },
         );
         Pending { witness: w, bufs }
     }

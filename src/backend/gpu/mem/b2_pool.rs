@@ -128,14 +128,20 @@ impl PinnedPool {
         self.held.load(Ordering::Relaxed)
     }
 
+    /// Counts `bytes` as held if that stays within `cap`: blocks are allocated concurrently (a circuit's a,
+    /// b and c at once), so the check and the count are one step.
+    fn reserve(&self, bytes: u64, cap: u64) -> bool {
+        let fits = |h: u64| (h.saturating_add(bytes) <= cap).then_some(h.saturating_add(bytes));
+        self.held.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits).is_ok()
+    }
+
     fn alloc(&self, scalars: usize, cap: u64) -> Option<Mem> {
         let bytes = scalars.checked_mul(32)?;
-        let held = self.held.load(Ordering::Relaxed);
-        if held.saturating_add(bytes as u64) > cap {
+        if !self.reserve(bytes as u64, cap) {
             // Free idle blocks first: a smaller circuit's blocks should not keep a larger one off the pool.
             let idle: Vec<Mem> = std::mem::take(&mut *crate::util::lock(&self.idle));
             idle.into_iter().for_each(|m| self.free(m));
-            if self.held.load(Ordering::Relaxed).saturating_add(bytes as u64) > cap {
+            if !self.reserve(bytes as u64, cap) {
                 self.capped.call_once(|| {
                     tracing::warn!(
                         "pinned pool: {bytes} more bytes would pass its cap of {cap} bytes \
@@ -151,11 +157,9 @@ impl PinnedPool {
         let r = Mem::new(&self.ctx, bytes, scalars);
         crate::util::marks::mark("b2_alloc_done");
         match r {
-            Ok(m) => {
-                self.held.fetch_add(bytes as u64, Ordering::Relaxed);
-                Some(m)
-            }
+            Ok(m) => Some(m),
             Err(e) => {
+                self.held.fetch_sub(bytes as u64, Ordering::Relaxed);
                 self.warned.call_once(|| tracing::warn!("pinned pool: {e}; a/b/c go through the heap"));
                 None
             }
