@@ -27,28 +27,6 @@ pub(super) fn h_scratch(n: usize, m: usize) -> usize {
     ntt::scratch_bytes(n.trailing_zeros()) + msm::scratch_bytes(m.max(1), msm::window_for(m.max(1)))
 }
 
-/// A fresh lane's first `ntt_msm_h` over `h_len` H bases made ready while the SRS goes up beside synthesis:
-/// one a/b/c set, the NTT tables and kernels, the MSM's kernels and scratch (kept by the device pool). A
-/// fresh process's first `ntt_h` at 2 KiB took 30.7 ms against 7.5 warm and its `msm_h` 65.7 against ~35
-/// (docs/PERF.md, session am). Skipped where that memory is not free beside `beside` bytes still to come.
-pub(super) fn warm(core: &LaneCore, h_len: usize, beside: usize) -> GResult<()> {
-    let gpu = &*core.gpu;
-    let n = h_len.max(1).next_power_of_two();
-    let m = n.min(h_len);
-    let overlap = core.opts().msm_overlap;
-    {
-        let mut held = lock(&core.abc);
-        let need = held.extra_bytes(n, 1) + h_scratch(n, m) + beside;
-        if gpu.check_mem("the first call's set-up ahead", need).is_err() {
-            return Ok(());
-        }
-        let bufs = held.take(gpu, n)?;
-        held.keep(bufs);
-    }
-    ntt::warm(gpu, n.trailing_zeros())?;
-    msm::warm_g1(gpu, &gpu.stream, m, overlap)
-}
-
 /// H of circuit `circuit` on the lane's own streams, then its MSM over the first `min(n, |h|)` H bases.
 pub(super) fn one(
     core: &LaneCore,

@@ -197,16 +197,7 @@ impl GpuLane {
         };
         let g1_bytes: usize = secs.iter().filter(|(_, q)| q.is_some()).map(|&(_, q)| host_bytes(q)).sum();
         let lock_g2 = self.g2().would_fit(gpu, srs.b_g2, g1_bytes);
-        let h_len = secs.iter().any(|(_, q)| *q == Some(Query::H)).then(|| srs.query(Query::H).len());
         std::thread::scope(|sc| {
-            // The first call's own set-up beside the copies (a failure leaves it to the call).
-            if let (Some(h_len), true) = (h_len, warm_on()) {
-                let beside = g1_bytes + if lock_g2 { host_bytes(None) } else { 0 };
-                sc.spawn(move || {
-                    let _ = h::warm(core, h_len, beside);
-                    crate::util::marks::mark("gpu_first_call_warm");
-                });
-            }
             // One section locked ahead of the copy (a registration costs 8–12 ms a 2 KiB C2 section); B_G2
             // only when it will go up.
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -454,9 +445,4 @@ impl Backend for GpuLane {
     ) -> BResult<()> {
         fixed_base::fixed_base_g2(&self.core.gpu, base, scalars, out, tick).map_err(berr("fixed_base_g2"))
     }
-}
-
-/// `CUZK_WARM=0` turns the first call's set-up ahead off (an A/B knob while it is measured).
-fn warm_on() -> bool {
-    std::env::var("CUZK_WARM").map_or(true, |v| v != "0")
 }

@@ -138,18 +138,6 @@ pub fn msm_g1_launch(
     launch(gpu, s, Curve::G1, bases, scalars, n, c, Schedule::overlap(overlap), None)
 }
 
-/// A G1 MSM of `n` points made ready without running it: its kernels looked up and its scratch allocated
-/// and freed on `s`, so the device pool holds the scratch mapped for the first real MSM (`h::warm`).
-pub fn warm_g1(gpu: &Gpu, s: &Arc<CudaStream>, n: usize, overlap: bool) -> GResult<()> {
-    if n == 0 {
-        return Ok(());
-    }
-    let split = split_for(n).clamp(1, MAX_PASSES);
-    let p = plan(Curve::G1, n, window_for(n), split, false);
-    drop(Stages::new(gpu, s, &p, n, n, false, sets(&p, n, overlap))?);
-    Ok(())
-}
-
 /// An MSM whose launches are queued on a stream: its window sums on the device.
 pub struct Pending {
     /// The window (or folded slot) sums, Jacobian; `None` for an empty MSM.

@@ -191,13 +191,6 @@ fn grid(threads: usize) -> LaunchConfig {
     LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// compute_h of a domain of 2^`log_n` made ready without running it: its tables built and its kernels
-/// looked up (`h::warm`).
-pub fn warm(gpu: &Gpu, log_n: u32) -> GResult<()> {
-    tables(gpu, log_n)?;
-    Kernels::new(gpu).map(drop)
-}
-
 fn tables(gpu: &Gpu, log_n: u32) -> GResult<Arc<NttTables>> {
     gpu.cached(&format!("ntt_tables_{log_n}"), || build_tables(gpu, log_n))
 }
