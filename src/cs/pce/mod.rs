@@ -171,8 +171,9 @@ impl Pce {
             None => Evals::Heap(spmv::touched(rows)),
         };
         // The witness on the caller's thread, not as a rayon job another wait could pick up (`util::long`).
-        // The three buffers at once: a fresh process's three page-locked blocks took 17, 17 and 32 ms one
-        // after another at 2 KiB, and the SpMV waited for the last (docs/PERF.md, session an).
+        // The three buffers one after another: lent at once (session an) they were all lent 40–58 ms after the
+        // device started against ~66 one by one, but the one-shot was no faster (median 617 against 611 ms:
+        // the SRS staging bounds it; docs/PERF.md). The marks show how long the SpMV waits after the witness.
         let (w, bufs) = crate::util::long::join(
             || {
                 let w = WitnessOnly::synthesize(circuit, Some(shape));
@@ -180,11 +181,9 @@ impl Pce {
                 w
             },
             || {
-                let v = crate::util::long::map(&[(); 3], |_, _| buf());
+                let v = [buf(), buf(), buf()];
                 crate::util::marks::mark("abc_lent");
-                let mut v = v.into_iter();
-                let mut next = || v.next().unwrap_or_else(|| Evals::Heap(Vec::new()));
-                [next(), next(), next()]
+                v
             },
         );
         Pending { witness: w, bufs }
