@@ -5,13 +5,23 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda");
+    // The package's folder as cargo gives it to this run, not as it was when the script was compiled: a
+    // script built for another checkout sharing the target folder embedded nothing (docs/PERF.md, session an).
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let dir = Path::new(&root).join("cuda");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
-        .unwrap_or_default();
+    let mut files: Vec<_> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).collect(),
+        Err(e) => panic!("build.rs: cannot read the kernels' folder {}: {e}", dir.display()),
+    };
     files.retain(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh")));
     files.sort();
+    if files.is_empty() {
+        panic!(
+            "build.rs: {} holds no .cu or .cuh file: a build without kernels cannot run on a GPU",
+            dir.display()
+        );
+    }
     let mut out = String::from(
         "/// Every embedded kernel source: (file name, text).\npub const SOURCES: &[(&str, &str)] = &[\n",
     );
