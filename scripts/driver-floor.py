@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""driver-floor.py — what a CUDA process costs before and after any work of ours: `cuInit`, the primary
+context, optional allocations, their release and the process's exit, through libcuda alone (ctypes, no
+cuzk). The floor a fresh `cuzk prove` cannot go under (docs/PERF.md, session ao).
+
+    scripts/driver-floor.py MODE [ROUNDS]
+
+MODE is any mix of: dev (1.25 GB of device memory, written), pin (258 MB page-locked host memory, as B2's
+three first blocks at 2 KiB), free (both freed and the context released before the end), _exit (end with
+os._exit, skipping Python's and the driver's exit handlers). Prints each step's ms and the time from the
+last step to the process's end, measured from outside by re-running itself as a child.
+"""
+import ctypes, os, subprocess, sys, time
+
+MB = 1 << 20
+
+
+def child(mode):
+    t = [time.time()]
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        sys.exit("no CUDA driver (libcuda.so.1 not found)")
+    if cu.cuInit(0) != 0:
+        sys.exit("cuInit failed")
+    t.append(time.time())
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    cu.cuDeviceGet(ctypes.byref(dev), 0)
+    if cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) != 0:
+        sys.exit("cuDevicePrimaryCtxRetain failed")
+    cu.cuCtxSetCurrent(ctx)
+    t.append(time.time())
+    dptr, hptr = [], []
+    if "dev" in mode:
+        for _ in range(5):
+            p = ctypes.c_uint64()
+            if cu.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(256 * MB)) != 0:
+                sys.exit("cuMemAlloc failed")
+            cu.cuMemsetD8_v2(p, ctypes.c_ubyte(1), ctypes.c_size_t(256 * MB))
+            dptr.append(p)
+        cu.cuCtxSynchronize()
+    t.append(time.time())
+    if "pin" in mode:
+        for _ in range(3):
+            p = ctypes.c_void_p()
+            if cu.cuMemHostAlloc(ctypes.byref(p), ctypes.c_size_t(86 * MB), 0) != 0:
+                sys.exit("cuMemHostAlloc failed")
+            ctypes.memset(p, 1, 86 * MB)
+            hptr.append(p)
+    t.append(time.time())
+    if "free" in mode:
+        for p in dptr:
+            cu.cuMemFree_v2(p)
+        for p in hptr:
+            cu.cuMemFreeHost(p)
+        t.append(time.time())
+        cu.cuDevicePrimaryCtxRelease(dev)
+        t.append(time.time())
+    steps = [round((b - a) * 1e3, 1) for a, b in zip(t, t[1:])]
+    print(f"steps_ms={steps} last={t[-1]:.6f}", flush=True)
+    if "_exit" in mode:
+        os._exit(0)
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        return child(sys.argv[2])
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    mode, rounds = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    names = "init, context, dev, pin" + (", free, release" if "free" in mode else "")
+    print(f"{mode}: steps ({names}) and exit, ms")
+    for _ in range(rounds):
+        s = time.time()
+        out = subprocess.run([sys.executable, __file__, "--child", mode], capture_output=True, text=True)
+        e = time.time()
+        if out.returncode != 0:
+            sys.exit(f"{mode}: {out.stderr.strip() or out.stdout.strip()}")
+        line = out.stdout.strip().splitlines()[-1]
+        last = float(line.split("last=")[1])
+        print(f"  {line.split(' last=')[0]} total_ms={(e - s) * 1e3:.1f} exit_ms={(e - last) * 1e3:.1f}")
+
+
+if __name__ == "__main__":
+    main()
