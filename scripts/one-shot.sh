@@ -38,10 +38,14 @@ for line in open(path):
     if not line.startswith("CUZK_TIMING: "):
         continue
     w = line[13:].split()
-    if w[0] == "process":
-        marks.setdefault(w[1], float(w[2].split("=")[1]))
-    else:
-        phases.setdefault(w[0], []).append(float(w[1].split("=")[1]))
+    kv = dict(x.split("=", 1) for x in w if "=" in x)
+    try:
+        if w[0] == "process":
+            marks.setdefault(w[1], float(kv["at_ms"]))
+        else:
+            phases.setdefault(w[0], []).append(float(kv["dur_ms"]))
+    except (IndexError, KeyError, ValueError):
+        continue  # a mark of another shape (e.g. an experiment's) is not the table's
 keys = ["cuda_initialised", "run_begins", "gpu_contexts_open", "device_started", "params_h_decoded",
         "params_b_g2_decoded", "params_h_read", "params_b_g2_read", "params_h_staged", "params_b_g2_staged", "gpu_h_staged", "gpu_b_g2_staged",
         "run_ended", "command_done"]
