@@ -67,7 +67,10 @@ def main():
         return child(sys.argv[2])
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    mode, rounds = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    mode, rounds = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "3"
+    if not rounds.isdigit() or int(rounds) < 1:
+        sys.exit(f"driver-floor.py: ROUNDS: expected a whole number ≥ 1, got {rounds!r}")
+    rounds = int(rounds)
     names = "init, context, dev, pin" + (", free, release" if "free" in mode else "")
     print(f"{mode}: steps ({names}) and exit, ms")
     for _ in range(rounds):
