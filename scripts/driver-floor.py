@@ -7,8 +7,9 @@ cuzk). The floor a fresh `cuzk prove` cannot go under (docs/PERF.md, session ao)
 
 MODE is any mix of: dev (1.25 GB of device memory, written), pin (258 MB page-locked host memory, as B2's
 three first blocks at 2 KiB), free (both freed and the context released before the end), _exit (end with
-os._exit, skipping Python's and the driver's exit handlers). Prints each step's ms and the time from the
-last step to the process's end, measured from outside by re-running itself as a child.
+os._exit, skipping Python's and the driver's exit handlers); a MODE naming none of them (e.g. ctx) runs only
+`cuInit` and the context. Prints each step's ms and the time from the last step to the process's end,
+measured from outside by re-running itself as a child.
 """
 import ctypes, os, subprocess, sys, time
 
@@ -25,7 +26,8 @@ def child(mode):
         sys.exit("cuInit failed")
     t.append(time.time())
     dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-    cu.cuDeviceGet(ctypes.byref(dev), 0)
+    if cu.cuDeviceGet(ctypes.byref(dev), 0) != 0:
+        sys.exit("cuDeviceGet failed: no device 0")
     if cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) != 0:
         sys.exit("cuDevicePrimaryCtxRetain failed")
     cu.cuCtxSetCurrent(ctx)
