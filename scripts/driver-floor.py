@@ -7,8 +7,11 @@ cuzk). The floor a fresh `cuzk prove` cannot go under (docs/PERF.md, session ao)
 
 MODE is any mix of: dev (1.25 GB of device memory, written), pin (258 MB page-locked host memory, as B2's
 three first blocks at 2 KiB), free (both freed and the context released before the end), _exit (end with
-os._exit, skipping Python's and the driver's exit handlers); a MODE naming none of them (e.g. ctx) runs only
-`cuInit` and the context. Prints each step's ms and the time from the last step to the process's end,
+os._exit, skipping Python's and the driver's exit handlers), faults (8 threads of this process map, touch
+and unmap 64 MB of fresh memory over and over while `cuInit` and the context run: page faults in the
+driver's own address space, as a one-shot's params read and witness make them), touch (the same threads each
+map 2 GB once and only touch it, 64 MB at a time: page faults without the mappings' churn); a MODE naming none of them
+(e.g. ctx) runs only `cuInit` and the context. Prints each step's ms and the time from the last step to the process's end,
 measured from outside by re-running itself as a child.
 """
 import ctypes, os, subprocess, sys, time
@@ -16,7 +19,43 @@ import ctypes, os, subprocess, sys, time
 MB = 1 << 20
 
 
+def faulting(stop, size=64 * MB):
+    """Maps, touches and unmaps `size` bytes of fresh anonymous memory until `stop` is set."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    while not stop.is_set():
+        p = libc.mmap(None, size, 3, 0x22, -1, 0)  # PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS
+        if p in (None, ctypes.c_void_p(-1).value):
+            return
+        ctypes.memset(p, 1, size)  # releases the GIL: the threads fault at once
+        libc.munmap(p, size)
+
+
+def touching(stop, size=2048 * MB, step=64 * MB):
+    """Maps `size` bytes once and touches them `step` at a time until `stop` is set or they are all touched."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    p = libc.mmap(None, size, 3, 0x22, -1, 0)
+    if p in (None, ctypes.c_void_p(-1).value):
+        return
+    for off in range(0, size, step):
+        if stop.is_set():
+            return
+        ctypes.memset(p + off, 1, step)
+
+
 def child(mode):
+    stop = None
+    if "faults" in mode or "touch" in mode:
+        import threading
+
+        stop = threading.Event()
+        work = touching if "touch" in mode else faulting
+        for _ in range(8):
+            threading.Thread(target=work, args=(stop,), daemon=True).start()
     t = [time.time()]
     try:
         cu = ctypes.CDLL("libcuda.so.1")
@@ -32,6 +71,8 @@ def child(mode):
         sys.exit("cuDevicePrimaryCtxRetain failed")
     cu.cuCtxSetCurrent(ctx)
     t.append(time.time())
+    if stop is not None:
+        stop.set()
     dptr, hptr = [], []
     if "dev" in mode:
         for _ in range(5):

@@ -27,11 +27,14 @@ fn sigpipe(quiet_end: bool) {
 fn main() -> ExitCode {
     cuzk::util::marks::start();
     sigpipe(true);
-    if let Err(e) = cuzk::util::alloc::check_env() {
-        eprintln!("error: {e}");
-        return ExitCode::FAILURE;
+    for check in [cuzk::util::alloc::check_env, cuzk::util::alloc::check_malloc_tune_env] {
+        if let Err(e) = check() {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     cuzk::util::alloc::cap_malloc_arenas();
+    cuzk::util::alloc::tune_malloc();
     let cli: Cli = match cuzk::cli::parse() {
         Ok(cli) => cli,
         Err(code) => return code,

@@ -123,11 +123,11 @@ impl<T: Track> Book<T> {
             Some(h) => {
                 track.reserve(h);
                 // A vector of the run's earlier circuit, its pages mapped (`util::recycle`), else a fresh one
-                // mapped in one call: faulted page by page the aux vector cost a third of witness-only
-                // synthesis of the real 2 KiB C2 (docs/PERF.md).
+                // in huge pages or mapped in one call: faulted in 4 KiB pages the aux vector cost a third of
+                // witness-only synthesis of the real 2 KiB C2 (docs/PERF.md).
                 let aux = crate::util::recycle::take(h.aux + aux_extra).unwrap_or_else(|| {
                     let mut aux = Vec::with_capacity(h.aux + aux_extra);
-                    crate::util::mem::populate(&mut aux);
+                    crate::util::mem::prepare(&mut aux);
                     aux
                 });
                 (Vec::with_capacity(h.inputs), aux)

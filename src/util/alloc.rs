@@ -155,6 +155,69 @@ pub fn cap_malloc_arenas() {
     }
 }
 
+/// The variable that keeps glibc's own malloc thresholds (`off`; unset or `on`: [`tune_malloc`]'s).
+pub const MALLOC_TUNE_ENV: &str = "CUZK_MALLOC_TUNE";
+
+/// Blocks from which glibc maps each one on its own: 32 MiB, glibc's own ceiling for its moving threshold,
+/// fixed from the start. Below it blocks come from the arenas and their freed pages serve the next ones,
+/// instead of being mapped, faulted and unmapped one by one while the device's context starts beside them
+/// (each map, unmap and heap growth takes the address space's lock the driver's start needs; a fresh
+/// process's one-shot at 2 KiB ran ~30 ms sooner, docs/PERF.md, session aq).
+pub const MALLOC_MMAP_THRESHOLD: i32 = 32 << 20;
+
+/// The main heap's growth per step: 64 MiB, so it grows in a few steps rather than hundreds.
+pub const MALLOC_TOP_PAD: i32 = 64 << 20;
+
+/// Free bytes at a heap's top before glibc hands them back on its own: 1 GiB, so a run's freed buffers are
+/// reused rather than returned and faulted in again; long-lived processes still hand free pages back after
+/// each run ([`release_free_memory`]).
+pub const MALLOC_TRIM_THRESHOLD: i32 = 1 << 30;
+
+/// Sets glibc's thresholds above ([`MALLOC_MMAP_THRESHOLD`], [`MALLOC_TOP_PAD`], [`MALLOC_TRIM_THRESHOLD`])
+/// when glibc serves the process, unless `CUZK_MALLOC_TUNE=off` or `GLIBC_TUNABLES` sets malloc's own. Called
+/// first thing by the binary, before threads exist.
+pub fn tune_malloc() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if active() == Allocator::System && malloc_tune_wanted() {
+        // SAFETY: mallopt only sets an allocator parameter; no preconditions.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, MALLOC_MMAP_THRESHOLD);
+            libc::mallopt(libc::M_TOP_PAD, MALLOC_TOP_PAD);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, MALLOC_TRIM_THRESHOLD);
+        }
+    }
+}
+
+/// Whether [`tune_malloc`] applies: not with `CUZK_MALLOC_TUNE=off`, nor where `GLIBC_TUNABLES` names malloc.
+fn malloc_tune_wanted() -> bool {
+    let tune = std::env::var(MALLOC_TUNE_ENV).ok();
+    let tunables = std::env::var("GLIBC_TUNABLES").ok();
+    tune_applies(tune.as_deref(), tunables.as_deref())
+}
+
+/// [`malloc_tune_wanted`] for the two variables' values.
+fn tune_applies(tune: Option<&str>, tunables: Option<&str>) -> bool {
+    let off = tune.is_some_and(|v| v.trim().eq_ignore_ascii_case("off"));
+    !off && !tunables.is_some_and(|v| v.contains("glibc.malloc."))
+}
+
+/// `CUZK_MALLOC_TUNE`'s value checked: unset, `on` or `off`; else the one-line error the binary exits with.
+pub fn check_malloc_tune_env() -> Result<(), String> {
+    match std::env::var(MALLOC_TUNE_ENV) {
+        Err(std::env::VarError::NotPresent) => Ok(()),
+        Ok(v) => check_malloc_tune(&v),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!("{MALLOC_TUNE_ENV}={v:?}: expected on or off")),
+    }
+}
+
+/// [`check_malloc_tune_env`] for a value.
+fn check_malloc_tune(v: &str) -> Result<(), String> {
+    if v.trim().eq_ignore_ascii_case("on") || v.trim().eq_ignore_ascii_case("off") {
+        return Ok(());
+    }
+    Err(format!("{MALLOC_TUNE_ENV}={v:?}: expected on or off"))
+}
+
 /// Hands the allocator's free pages back to the system once a run's buffers are freed, for long-lived
 /// processes (the console, the daemon, `cuzk soak`): mimalloc's `mi_collect`, glibc's `malloc_trim`.
 pub fn release_free_memory() {
@@ -195,5 +258,23 @@ pub fn heap_in_use_bytes() -> Option<u64> {
             #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thresholds apply by default and with `on`, not with `off`, nor where `GLIBC_TUNABLES` sets
+    /// malloc's own (another tunable leaves them on); only `on` and `off` are accepted.
+    #[test]
+    fn malloc_tuning_follows_its_switch_and_the_tunables() {
+        assert!(tune_applies(None, None));
+        assert!(tune_applies(Some("on"), None));
+        assert!(!tune_applies(Some(" OFF "), None));
+        assert!(!tune_applies(None, Some("glibc.malloc.mmap_threshold=4096")));
+        assert!(tune_applies(None, Some("glibc.rtld.optional_static_tls=512")));
+        assert!(check_malloc_tune("off").is_ok() && check_malloc_tune("On").is_ok());
+        assert_eq!(check_malloc_tune("yes"), Err("CUZK_MALLOC_TUNE=\"yes\": expected on or off".into()));
     }
 }

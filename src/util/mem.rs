@@ -5,7 +5,9 @@
 //! third of its time. `madvise(MADV_POPULATE_WRITE)` (Linux ≥ 5.14) maps the whole range in one kernel entry;
 //! `MADV_HUGEPAGE` first makes those pages 2 MiB ones where transparent huge pages are `madvise` or `always`:
 //! the kernel's share of that witness-only pass then fell from ~35% to the zeroing alone (~22%), 94 → 48 ms
-//! on dev-2c (docs/PERF.md, session z).
+//! on dev-2c (docs/PERF.md, session z). A buffer that gets huge pages is left to fault in as it is written
+//! ([`prepare`]): a populate holds the address space's lock for the whole range, and a fresh process's device
+//! start waits on that lock (docs/PERF.md, session aq).
 
 /// Bytes from which a buffer is worth huge pages (one 2 MiB page; smaller ones stay in 4 KiB pages).
 const HUGE_MIN: usize = 2 << 20;
@@ -65,8 +67,9 @@ fn spare_pages<T>(v: &mut Vec<T>) -> (usize, usize) {
 
 /// Asks for `v`'s spare capacity in transparent huge pages (from `HUGE_MIN` bytes; Linux; not with
 /// `CUZK_HUGE_PAGES=off`, nor where that much memory is not free already, `MemFree`). Advice only: with huge
-/// pages off, or where the kernel refuses, the pages stay 4 KiB and nothing else changes.
-pub fn advise_huge<T>(v: &mut Vec<T>) {
+/// pages off, or where the kernel refuses, the pages stay 4 KiB and nothing else changes. Says whether the
+/// kernel took the advice and transparent huge pages are not off (`never`) on this host.
+pub fn advise_huge<T>(v: &mut Vec<T>) -> bool {
     #[cfg(target_os = "linux")]
     {
         let (first, last) = spare_pages(v);
@@ -74,13 +77,42 @@ pub fn advise_huge<T>(v: &mut Vec<T>) {
             // SAFETY: [first, last) lies inside `v`'s allocation, which `v` owns, past its initialized
             // elements; MADV_HUGEPAGE only sets how the range's pages are backed and changes no byte. An error
             // (huge pages unsupported) is ignored: the advice is optional.
-            unsafe {
-                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
-            }
+            let r = unsafe { libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE) };
+            return r == 0 && thp_enabled();
         }
+        false
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = v;
+    {
+        let _ = v;
+        false
+    }
+}
+
+/// Whether this host's transparent huge pages are on for advised ranges (`always` or `madvise` in
+/// `/sys/kernel/mm/transparent_hugepage/enabled`; read once; unreadable: off).
+#[cfg(target_os = "linux")]
+fn thp_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").is_ok_and(|s| thp_mode_on(&s))
+    })
+}
+
+/// The THP mode file's text says `always` or `madvise` is the selected mode (the one in brackets).
+#[cfg(any(target_os = "linux", test))]
+fn thp_mode_on(s: &str) -> bool {
+    s.contains("[always]") || s.contains("[madvise]")
+}
+
+/// Readies a fresh buffer that this thread will write: in huge pages where the kernel gives them, left to
+/// fault in 2 MiB at a time as it is written (512× fewer faults than 4 KiB pages, and no `populate` holding
+/// the address space's lock for the whole range: beside a fresh process's device start that populate of the
+/// witness delayed the context ~13 ms, docs/PERF.md, session aq), else mapped in one call ([`populate`]).
+pub fn prepare<T>(v: &mut Vec<T>) {
+    if !advise_huge(v) {
+        populate_pages(v);
+    }
 }
 
 /// Maps the pages of `v`'s spare capacity now (huge pages advised first, [`advise_huge`]) and says whether it
@@ -88,6 +120,11 @@ pub fn advise_huge<T>(v: &mut Vec<T>) {
 /// they are written.
 pub fn populate<T>(v: &mut Vec<T>) -> bool {
     advise_huge(v);
+    populate_pages(v)
+}
+
+/// [`populate`] without the huge-page advice.
+fn populate_pages<T>(v: &mut Vec<T>) -> bool {
     #[cfg(target_os = "linux")]
     {
         let (first, last) = spare_pages(v);
@@ -140,6 +177,31 @@ mod tests {
         assert!(!huge_fits(4 * gib, 5 * gib - 1), "the slack is kept");
         assert!(!huge_fits(4 * gib, 2 * gib));
         assert!(!huge_fits(u64::MAX, u64::MAX - 1));
+    }
+
+    /// Only the bracketed mode counts: `never` selected is off even though the file names the others.
+    #[test]
+    fn thp_mode_is_the_bracketed_one() {
+        assert!(thp_mode_on("always [madvise] never\n"));
+        assert!(thp_mode_on("[always] madvise never\n"));
+        assert!(!thp_mode_on("always madvise [never]\n"));
+        assert!(!thp_mode_on(""));
+    }
+
+    /// `prepare` keeps every value and the capacity, whether it advised huge pages or mapped the pages.
+    #[test]
+    fn prepare_keeps_every_value() {
+        let n = 3 << 20;
+        let mut v: Vec<u64> = Vec::with_capacity(n);
+        v.extend((0..777u64).map(|i| i ^ 0x5555));
+        prepare(&mut v);
+        assert_eq!(v.capacity(), n);
+        v.extend((777..n as u64).map(|i| i ^ 0x5555));
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u64 ^ 0x5555));
+        let mut small: Vec<u32> = Vec::with_capacity(10);
+        prepare(&mut small);
+        small.push(9);
+        assert_eq!(small, [9]);
     }
 
     /// The advice and the mapping change no byte: values written before stay, values written after land,

@@ -101,5 +101,28 @@ fn the_allocator_is_chosen_by_cuzk_alloc_and_recorded() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.trim(), "error: CUZK_ALLOC=\"jemalloc\": expected system or mimalloc");
+    // glibc's thresholds: `off` keeps glibc's own and is recorded; an unknown value is a one-line error.
+    let tuned = |v: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cuzk"));
+        c.args(["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--json"])
+            .env("CUZK_CACHE", dir.join("cache"))
+            .env("CUZK_HOME", dir.join("home"))
+            .env_remove("CUZK_ALLOC")
+            .env("CUZK_MALLOC_TUNE", v);
+        c.output().unwrap_or_else(|e| panic!("run cuzk: {e}"))
+    };
+    let o = tuned("off");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("prove --json: {e}"));
+    assert_eq!(v["verified"], true, "{v}");
+    let path = v["record"].as_str().unwrap_or_else(|| panic!("no record path: {v}")).to_string();
+    let rec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(rec["host"]["settings"]["CUZK_MALLOC_TUNE"], "off", "the record holds the setting");
+    let o = tuned("maybe");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim(), "error: CUZK_MALLOC_TUNE=\"maybe\": expected on or off");
     let _ = std::fs::remove_dir_all(&dir);
 }
