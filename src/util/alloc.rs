@@ -162,7 +162,7 @@ pub const MALLOC_TUNE_ENV: &str = "CUZK_MALLOC_TUNE";
 /// fixed from the start. Below it blocks come from the arenas and their freed pages serve the next ones,
 /// instead of being mapped, faulted and unmapped one by one while the device's context starts beside them
 /// (each map, unmap and heap growth takes the address space's lock the driver's start needs; a fresh
-/// process's one-shot at 2 KiB ran ~30 ms sooner, docs/PERF.md, session aq).
+/// process's one-shot at 2 KiB ran 18–28 ms sooner by the median, docs/PERF.md, session aq).
 pub const MALLOC_MMAP_THRESHOLD: i32 = 32 << 20;
 
 /// The main heap's growth per step: 64 MiB, so it grows in a few steps rather than hundreds.
