@@ -8,38 +8,47 @@ cuzk). The floor a fresh `cuzk prove` cannot go under (docs/PERF.md, session ao)
 MODE is any mix of: dev (1.25 GB of device memory, written), pin (258 MB page-locked host memory, as B2's
 three first blocks at 2 KiB), free (both freed and the context released before the end), _exit (end with
 os._exit, skipping Python's and the driver's exit handlers), faults (8 threads of this process map, touch
-and unmap 64 MB of fresh memory over and over while `cuInit` and the context run: page faults in the
-driver's own address space, as a one-shot's params read and witness make them), touch (the same threads each
-map 2 GB once and only touch it, 64 MB at a time: page faults without the mappings' churn); a MODE naming none of them
-(e.g. ctx) runs only `cuInit` and the context. Prints each step's ms and the time from the last step to the process's end,
-measured from outside by re-running itself as a child.
+and unmap 64 MB of fresh memory over and over while `cuInit` and the context run: mappings made and removed
+in the driver's own address space), touch (the same threads each map 2 GB once and only touch it, 64 MB at
+a time: page faults without the mappings' churn); a MODE naming none of them (e.g. ctx) runs only `cuInit`
+and the context. Prints each step's ms and the time from the last step to the process's end, measured from
+outside by re-running itself as a child.
 """
 import ctypes, os, subprocess, sys, time
 
 MB = 1 << 20
 
 
+def libc():
+    """The C library with `mmap` and `munmap` typed."""
+    c = ctypes.CDLL(None, use_errno=True)
+    c.mmap.restype = ctypes.c_void_p
+    c.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    c.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return c
+
+
+def fresh(c, size):
+    """`size` bytes of fresh anonymous memory (PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS), or None."""
+    p = c.mmap(None, size, 3, 0x22, -1, 0)
+    return None if p in (None, ctypes.c_void_p(-1).value) else p
+
+
 def faulting(stop, size=64 * MB):
     """Maps, touches and unmaps `size` bytes of fresh anonymous memory until `stop` is set."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    c = libc()
     while not stop.is_set():
-        p = libc.mmap(None, size, 3, 0x22, -1, 0)  # PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS
-        if p in (None, ctypes.c_void_p(-1).value):
+        p = fresh(c, size)
+        if p is None:
             return
         ctypes.memset(p, 1, size)  # releases the GIL: the threads fault at once
-        libc.munmap(p, size)
+        c.munmap(p, size)
 
 
 def touching(stop, size=2048 * MB, step=64 * MB):
     """Maps `size` bytes once and touches them `step` at a time until `stop` is set or they are all touched."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    p = libc.mmap(None, size, 3, 0x22, -1, 0)
-    if p in (None, ctypes.c_void_p(-1).value):
+    p = fresh(libc(), size)
+    if p is None:
         return
     for off in range(0, size, step):
         if stop.is_set():

@@ -74,14 +74,11 @@ pub fn path_of(params: &Path) -> PathBuf {
 /// warned about and ignored).
 fn enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| match std::env::var(NATIVE_ENV).ok().as_deref().map(str::trim) {
-        None | Some("") => true,
-        Some(s) if s.eq_ignore_ascii_case("on") => true,
-        Some(s) if s.eq_ignore_ascii_case("off") => false,
-        Some(s) => {
+    *ON.get_or_init(|| {
+        crate::util::switch::on_off(std::env::var(NATIVE_ENV).ok().as_deref()).unwrap_or_else(|s| {
             tracing::warn!("{NATIVE_ENV}={s}: expected on or off; native params copies stay on");
             true
-        }
+        })
     })
 }
 

@@ -195,10 +195,10 @@ fn malloc_tune_wanted() -> bool {
     tune_applies(tune.as_deref(), tunables.as_deref())
 }
 
-/// [`malloc_tune_wanted`] for the two variables' values.
+/// [`malloc_tune_wanted`] for the two variables' values (a bad switch, refused at start, counts as on).
 fn tune_applies(tune: Option<&str>, tunables: Option<&str>) -> bool {
-    let off = tune.is_some_and(|v| v.trim().eq_ignore_ascii_case("off"));
-    !off && !tunables.is_some_and(|v| v.contains("glibc.malloc."))
+    crate::util::switch::on_off(tune).unwrap_or(true)
+        && !tunables.is_some_and(|v| v.contains("glibc.malloc."))
 }
 
 /// `CUZK_MALLOC_TUNE`'s value checked: unset, `on` or `off`; else the one-line error the binary exits with.
@@ -212,10 +212,8 @@ pub fn check_malloc_tune_env() -> Result<(), String> {
 
 /// [`check_malloc_tune_env`] for a value.
 fn check_malloc_tune(v: &str) -> Result<(), String> {
-    if v.trim().eq_ignore_ascii_case("on") || v.trim().eq_ignore_ascii_case("off") {
-        return Ok(());
-    }
-    Err(format!("{MALLOC_TUNE_ENV}={v:?}: expected on or off"))
+    let bad = |_| format!("{MALLOC_TUNE_ENV}={v:?}: expected on or off");
+    crate::util::switch::on_off(Some(v)).map(|_| ()).map_err(bad)
 }
 
 /// Hands the allocator's free pages back to the system once a run's buffers are freed, for long-lived

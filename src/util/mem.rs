@@ -22,7 +22,7 @@ fn huge_pages() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| {
         let v = std::env::var(HUGE_PAGES_ENV).ok();
-        huge_pages_from(v.as_deref()).unwrap_or_else(|bad| {
+        crate::util::switch::on_off(v.as_deref()).unwrap_or_else(|bad| {
             tracing::warn!("{HUGE_PAGES_ENV}={bad}: expected on or off; huge pages stay on");
             true
         })
@@ -44,16 +44,6 @@ fn huge_for(bytes: usize) -> bool {
 /// [`huge_for`]'s test of free memory (`free` 0: unknown, so the advice stays).
 fn huge_fits(bytes: u64, free: u64) -> bool {
     free == 0 || free >= bytes.saturating_add(HUGE_SLACK)
-}
-
-/// `CUZK_HUGE_PAGES`'s value: unset or `on` → true, `off` → false, anything else an error naming it.
-fn huge_pages_from(v: Option<&str>) -> Result<bool, String> {
-    match v.map(str::trim) {
-        None => Ok(true),
-        Some(s) if s.eq_ignore_ascii_case("on") || s.is_empty() => Ok(true),
-        Some(s) if s.eq_ignore_ascii_case("off") => Ok(false),
-        Some(s) => Err(s.to_string()),
-    }
 }
 
 /// The whole pages of `v`'s spare capacity: (first, last) addresses, page-aligned (madvise needs that).
@@ -270,14 +260,5 @@ mod tests {
             want[at] = v;
         }
         assert!(map[..] == want[..]);
-    }
-
-    #[test]
-    fn the_huge_page_switch_reads_on_and_off_and_names_anything_else() {
-        assert_eq!(huge_pages_from(None), Ok(true));
-        assert_eq!(huge_pages_from(Some(" ON ")), Ok(true));
-        assert_eq!(huge_pages_from(Some("off")), Ok(false));
-        assert_eq!(huge_pages_from(Some("Off\n")), Ok(false));
-        assert_eq!(huge_pages_from(Some("no")), Err("no".to_string()));
     }
 }

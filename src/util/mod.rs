@@ -2,7 +2,7 @@
 //! cache folders, digit grouping, /proc memory facts, page-cache residency, the removal of temp files that
 //! killed processes left, the median, unpoisoned locks, this build's identity, process milestones, large
 //! vectors kept between a run's circuits, vectors filled and cut for parallel writers, long jobs kept off
-//! rayon's workers.
+//! rayon's workers, the `on`/`off` environment switches.
 
 pub mod alloc;
 pub mod atomic;
@@ -19,6 +19,7 @@ pub mod pagecache;
 pub mod par;
 pub mod recycle;
 pub mod stale;
+pub mod switch;
 pub mod sync;
 
 pub use atomic::{publish_dir, write_atomic, write_atomic_new, write_atomic_with};

@@ -71,18 +71,22 @@ fn compare_names_the_settings_that_differ() {
 #[test]
 fn the_allocator_is_chosen_by_cuzk_alloc_and_recorded() {
     let dir = temp("alloc");
-    let run = |alloc: Option<&str>| {
+    // A verified proof with variable `var` set to `val` (`None`: unset; CUZK_ALLOC unset unless it is `var`).
+    let run_with = |var: &str, val: Option<&str>| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_cuzk"));
         c.args(["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--json"])
             .env("CUZK_CACHE", dir.join("cache"))
             .env("CUZK_HOME", dir.join("home"))
-            .env_remove("CUZK_ALLOC");
-        if let Some(a) = alloc {
-            c.env("CUZK_ALLOC", a);
+            .env_remove("CUZK_ALLOC")
+            .env_remove(var);
+        if let Some(a) = val {
+            c.env(var, a);
         }
         c.output().unwrap_or_else(|e| panic!("run cuzk: {e}"))
     };
-    let allocator_of = |o: std::process::Output| {
+    let run = |alloc: Option<&str>| run_with("CUZK_ALLOC", alloc);
+    // The record's value of setting `name`, "(absent)" when it holds none.
+    let setting_of = |o: std::process::Output, name: &str| {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let v: serde_json::Value =
             serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("prove --json: {e}"));
@@ -91,8 +95,9 @@ fn the_allocator_is_chosen_by_cuzk_alloc_and_recorded() {
         let rec: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
                 .unwrap_or_else(|e| panic!("{path}: {e}"));
-        rec["host"]["settings"]["CUZK_ALLOC"].as_str().unwrap_or("(absent)").to_string()
+        rec["host"]["settings"][name].as_str().unwrap_or("(absent)").to_string()
     };
+    let allocator_of = |o| setting_of(o, "CUZK_ALLOC");
     // The default is recorded as nothing (as every record before the setting), the other allocator by name.
     assert_eq!(allocator_of(run(None)), "(absent)");
     assert_eq!(allocator_of(run(Some("mimalloc"))), "mimalloc");
@@ -102,24 +107,8 @@ fn the_allocator_is_chosen_by_cuzk_alloc_and_recorded() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.trim(), "error: CUZK_ALLOC=\"jemalloc\": expected system or mimalloc");
     // glibc's thresholds: `off` keeps glibc's own and is recorded; an unknown value is a one-line error.
-    let tuned = |v: &str| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_cuzk"));
-        c.args(["prove", "--sample", "samples/porep-tiny.toml", "--backend", "cpu", "--json"])
-            .env("CUZK_CACHE", dir.join("cache"))
-            .env("CUZK_HOME", dir.join("home"))
-            .env_remove("CUZK_ALLOC")
-            .env("CUZK_MALLOC_TUNE", v);
-        c.output().unwrap_or_else(|e| panic!("run cuzk: {e}"))
-    };
-    let o = tuned("off");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value =
-        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("prove --json: {e}"));
-    assert_eq!(v["verified"], true, "{v}");
-    let path = v["record"].as_str().unwrap_or_else(|| panic!("no record path: {v}")).to_string();
-    let rec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(rec["host"]["settings"]["CUZK_MALLOC_TUNE"], "off", "the record holds the setting");
+    let tuned = |v: &str| run_with("CUZK_MALLOC_TUNE", Some(v));
+    assert_eq!(setting_of(tuned("off"), "CUZK_MALLOC_TUNE"), "off", "the record holds the setting");
     let o = tuned("maybe");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
