@@ -56,6 +56,14 @@ print(" " * 13 + " ".join(f"{n}=" + "+".join(f"{x:.0f}" for x in phases[n]) for 
 PY
 }
 
+# The host's facts that move a fresh process's figure: hosts of one kind differ by up to ~80 ms on one binary
+# (docs/PERF.md, session aq), and where freed huge pages go back to a hypervisor at once (free page reporting)
+# a fresh huge page costs a fault on the host too (session ar).
+thp() { cat "/sys/kernel/mm/transparent_hugepage/$1" 2>/dev/null | grep -o '\[[a-z+]*\]' | tr -d '[]'; }
+rep=/sys/module/page_reporting/parameters
+echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; THP $(thp enabled)," \
+  "defrag $(thp defrag); free page reporting: $([ -d $rep ] && echo "order $(cat $rep/page_reporting_order)," \
+  "min_free_ms $(cat $rep/min_free_ms 2>/dev/null || echo -)" || echo none)"
 for i in "${!bins[@]}"; do
   c=$(cache_of "$i"); [ -n "$c" ] && mkdir -p "$c"
   CUZK_CACHE=$c "${bins[$i]}" prove --c1 "$c1" --backend "${BACKEND:-gpu}" --seed "${SEED:-42}" \
